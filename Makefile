@@ -1,0 +1,27 @@
+# MONet-open: the two commands a new user needs.
+#   make demo   installs what is missing, builds the sim once, prints remote latency over distance.
+#   make test   installs what is missing and runs the tests (unit tests of the cores, then the sim SoC).
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: setup demo test test-cores test-sim clean
+
+setup:
+	@bash tools/setup.sh
+
+demo: setup
+	$(VENV)/bin/monet demo --out build/demo
+
+test: setup
+	$(PY) -m pytest -p no:cacheprovider
+
+test-cores: setup
+	$(PY) -m pytest -p no:cacheprovider litex/cores
+
+test-sim: setup
+	$(PY) -m pytest -p no:cacheprovider host/tests
+
+clean:
+	rm -rf build

@@ -1,0 +1,353 @@
+/* MONet-open bare-metal console for the compute card's soft CPU.
+ * One command per line; every command answers exactly one JSON line (errors too: {"error": "..."}). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#include <generated/csr.h>
+#include <generated/mem.h>
+#include <generated/soc.h>
+#include <irq.h>
+#include <libbase/uart.h>
+
+#include "monet_hal.h"
+#include "remat.h"
+
+#define MAX_ARGS     12
+#define MAX_SAMPLES  1024
+#define LINE_BYTES   64
+
+static uint32_t cpu_samples[MAX_SAMPLES], hw_samples[MAX_SAMPLES];
+
+/* Counters ----------------------------------------------------------------------------------- */
+
+static inline uint32_t rdcycle32(void) { uint32_t v; __asm__ volatile("csrr %0, mcycle" : "=r"(v)); return v; }
+
+static uint64_t rd64(int instret) {
+    uint32_t hi, lo, hi2;
+    do {
+        if (instret) {
+            __asm__ volatile("csrr %0, minstreth" : "=r"(hi));
+            __asm__ volatile("csrr %0, minstret"  : "=r"(lo));
+            __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
+        } else {
+            __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
+            __asm__ volatile("csrr %0, mcycle"  : "=r"(lo));
+            __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
+        }
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Arguments: key=value pairs after the command word. ------------------------------------------ */
+
+struct args { int n; char *key[MAX_ARGS]; char *val[MAX_ARGS]; };
+
+static int parse(char *line, char **cmd, struct args *a) {
+    a->n = 0;
+    *cmd = strtok(line, " \t");
+    if (!*cmd) return -1;
+    char *tok;
+    while ((tok = strtok(NULL, " \t")) && a->n < MAX_ARGS) {
+        char *eq = strchr(tok, '=');
+        if (!eq) return -1;
+        *eq = 0;
+        a->key[a->n] = tok;
+        a->val[a->n] = eq + 1;
+        a->n++;
+    }
+    return 0;
+}
+
+static const char *arg_str(struct args *a, const char *key, const char *def) {
+    for (int i = 0; i < a->n; i++) if (!strcmp(a->key[i], key)) return a->val[i];
+    return def;
+}
+
+static uint32_t arg_u32(struct args *a, const char *key, uint32_t def) {
+    const char *v = arg_str(a, key, NULL);
+    return v ? strtoul(v, NULL, 0) : def;
+}
+
+static void error(const char *what) { printf("{\"error\": \"%s\"}\n", what); }
+
+/* Data pattern: xorshift32, seeded. ------------------------------------------------------------ */
+
+static uint32_t pattern_seed(uint32_t seed) { uint32_t s = seed ^ 0x9e3779b9u; return s ? s : 1; }
+static uint32_t pattern_next(uint32_t *s) {
+    uint32_t x = *s;
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    return *s = x;
+}
+
+static volatile uint32_t *remote(uint32_t offset) { return (volatile uint32_t *)(REMOTE_BASE + offset); }
+
+static int window_ok(uint32_t offset, uint32_t bytes) {
+    uint32_t window = REMOTE_SECTIONS << REMOTE_SECTION_BITS;
+    return offset < window && bytes <= window - offset && (offset & 3) == 0;
+}
+
+/* Commands ----------------------------------------------------------------------------------- */
+
+static void cmd_info(struct args *a) {
+    (void)a;
+    printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
+           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u}\n",
+           (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
+           (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE);
+}
+
+static void print_link(void) {
+    struct link_settings s;
+    uint32_t fc, cc, fm, cm, ba, bb;
+    link_get(&s);
+    link_counters(&fc, &cc, &fm, &cm, &ba, &bb);
+    printf("{\"lanes\": %u, \"block_ps\": %u, \"delay\": %u, \"skew\": [", (unsigned)s.lanes,
+           (unsigned)s.block_ps, (unsigned)s.delay);
+    for (int i = 0; i < 8; i++) printf("%s%u", i ? ", " : "", s.skew[i]);
+    printf("], \"memlat\": %u, \"frames_c\": %u, \"crc_errors_c\": %u, \"frames_m\": %u, \"crc_errors_m\": %u, "
+           "\"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)memcard_latency(), (unsigned)fc, (unsigned)cc,
+           (unsigned)fm, (unsigned)cm, (unsigned)ba, (unsigned)bb);
+}
+
+/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memlat=C] */
+static void cmd_link(struct args *a) {
+    struct link_settings s;
+    link_get(&s);
+    s.lanes    = arg_u32(a, "lanes", s.lanes);
+    s.block_ps = arg_u32(a, "block_ps", s.block_ps);
+    s.delay    = arg_u32(a, "delay", s.delay);
+    const char *skew = arg_str(a, "skew", NULL);
+    if (skew) {
+        for (int i = 0; i < 8; i++) s.skew[i] = 0;
+        char *p = (char *)skew;
+        for (int i = 0; i < 8 && *p; i++) {
+            s.skew[i] = strtoul(p, &p, 0);
+            if (*p == ',') p++;
+        }
+    }
+    if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
+    if (s.delay > 1000) { error("delay must be 0..1000 cycles"); return; }
+    if (link_set(&s) < 0) { error("lanes must be 1, 2, 4 or 8"); return; }
+    memcard_set_latency(arg_u32(a, "memlat", memcard_latency()));
+    print_link();
+}
+
+static void print_bfct(uint32_t idx) {
+    struct bfct_entry e;
+    bfct_read(idx, &e);
+    printf("{\"idx\": %u, \"en\": %d, \"r\": %d, \"w\": %d, \"target\": %u, \"base\": %u}\n",
+           (unsigned)idx, e.enable, e.read, e.write, (unsigned)e.target, (unsigned)e.base);
+}
+
+/* bfct idx=I [en=0|1 r=0|1 w=0|1 target=T base=B]: with any field, programs the entry. */
+static void cmd_bfct(struct args *a) {
+    uint32_t idx = arg_u32(a, "idx", REMOTE_SECTIONS);
+    if (idx >= REMOTE_SECTIONS) { error("idx must be below the number of sections"); return; }
+    if (a->n > 1) {
+        struct bfct_entry e;
+        bfct_read(idx, &e);
+        e.enable = arg_u32(a, "en", e.enable);
+        e.read   = arg_u32(a, "r", e.read);
+        e.write  = arg_u32(a, "w", e.write);
+        e.target = arg_u32(a, "target", e.target);
+        e.base   = arg_u32(a, "base", e.base);
+        bfct_write(idx, &e);
+    }
+    print_bfct(idx);
+}
+
+static void print_faults(uint32_t before) {
+    struct remat_faults f;
+    remat_faults(&f);
+    printf("\"fault\": %s, \"faults\": %u, \"fault_addr\": %u, \"fault_kind\": %u",
+           f.count != before ? "true" : "false", (unsigned)f.count, (unsigned)f.addr, (unsigned)f.kind);
+}
+
+/* rd addr=OFF / wr addr=OFF val=V : one 32-bit access at a window offset. */
+static void cmd_access(struct args *a, int write) {
+    uint32_t off = arg_u32(a, "addr", 0);
+    if (!window_ok(off, 4)) { error("addr must be a 4-aligned offset inside the remote window"); return; }
+    struct remat_faults f0;
+    remat_faults(&f0);
+    uint32_t val = arg_u32(a, "val", 0);
+    if (write) *remote(off) = val; else val = *remote(off);
+    printf("{\"addr\": %u, \"val\": %u, ", (unsigned)off, (unsigned)val);
+    print_faults(f0.count);
+    printf("}\n");
+}
+
+/* fill / check addr=OFF bytes=B seed=S : seeded pseudo-random words. */
+static void cmd_fill_check(struct args *a, int check) {
+    uint32_t off = arg_u32(a, "addr", 0), bytes = arg_u32(a, "bytes", 4096), seed = arg_u32(a, "seed", 1);
+    if (!window_ok(off, bytes)) { error("addr/bytes must lie inside the remote window, 4-aligned"); return; }
+    struct remat_faults f0;
+    remat_faults(&f0);
+    uint32_t s = pattern_seed(seed ^ off), errors = 0, first_bad = 0xffffffffu;
+    uint32_t t0 = rdcycle32();
+    for (uint32_t i = 0; i < bytes; i += 4) {
+        uint32_t want = pattern_next(&s);
+        if (check) {
+            if (*remote(off + i) != want) { if (!errors) first_bad = off + i; errors++; }
+        } else {
+            *remote(off + i) = want;
+        }
+    }
+    uint32_t cycles = rdcycle32() - t0;
+    printf("{\"addr\": %u, \"bytes\": %u, \"seed\": %u, \"errors\": %u, \"first_bad\": %d, \"cycles\": %u, ",
+           (unsigned)off, (unsigned)bytes, (unsigned)seed, (unsigned)errors,
+           errors ? (int)first_bad : -1, (unsigned)cycles);
+    print_faults(f0.count);
+    printf("}\n");
+}
+
+static void print_samples(const char *name, const uint32_t *v, uint32_t n) {
+    printf("\"%s\": [", name);
+    for (uint32_t i = 0; i < n; i++) printf("%s%u", i ? "," : "", (unsigned)v[i]);
+    printf("]");
+}
+
+/* lat op=read|write addr=OFF n=K stride=S : K single accesses, CPU cycles and ReMAT cycles of each. */
+static void cmd_lat(struct args *a) {
+    const char *op = arg_str(a, "op", "read");
+    int write = !strcmp(op, "write");
+    if (!write && strcmp(op, "read")) { error("op must be read or write"); return; }
+    uint32_t off = arg_u32(a, "addr", 0), n = arg_u32(a, "n", 100), stride = arg_u32(a, "stride", LINE_BYTES);
+    if (n == 0 || n > MAX_SAMPLES) { error("n must be 1..1024"); return; }
+    if (!window_ok(off, (n - 1) * stride + 4) || (stride & 3)) { error("accesses must lie inside the remote window"); return; }
+    struct remat_faults f0;
+    remat_faults(&f0);
+    /* The cost of reading the counter itself, taken off every sample. */
+    uint32_t t0 = rdcycle32(), overhead = rdcycle32() - t0;
+    for (uint32_t i = 0; i < n; i++) {
+        volatile uint32_t *p = remote(off + i * stride);
+        uint32_t start, end;
+        if (write) {
+            start = rdcycle32(); *p = i; end = rdcycle32();
+        } else {
+            uint32_t v;
+            start = rdcycle32(); v = *p; __asm__ volatile("" :: "r"(v)); end = rdcycle32();
+        }
+        cpu_samples[i] = end - start - overhead;
+        hw_samples[i]  = hal_read32(CSR_REMOTE_REMAT_LAT_LAST_ADDR);
+    }
+    printf("{\"op\": \"%s\", \"n\": %u, \"counter_overhead\": %u, ", op, (unsigned)n, (unsigned)overhead);
+    print_samples("cpu_cycles", cpu_samples, n);
+    printf(", ");
+    print_samples("hw_cycles", hw_samples, n);
+    printf(", ");
+    print_faults(f0.count);
+    printf("}\n");
+}
+
+/* chase addr=OFF lines=L n=K seed=S : dependent loads around a seeded random cycle of L lines. */
+static void cmd_chase(struct args *a) {
+    uint32_t off = arg_u32(a, "addr", 0), lines = arg_u32(a, "lines", 256), n = arg_u32(a, "n", 1000);
+    uint32_t seed = arg_u32(a, "seed", 1);
+    if (lines < 2 || lines > MAX_SAMPLES) { error("lines must be 2..1024"); return; }
+    if (!window_ok(off, lines * LINE_BYTES)) { error("the chain must lie inside the remote window"); return; }
+    /* Sattolo's algorithm: a single cycle through every line. */
+    static uint32_t order[MAX_SAMPLES];
+    uint32_t s = pattern_seed(seed);
+    for (uint32_t i = 0; i < lines; i++) order[i] = i;
+    for (uint32_t i = lines - 1; i > 0; i--) {
+        uint32_t j = pattern_next(&s) % i, t = order[i];
+        order[i] = order[j]; order[j] = t;
+    }
+    for (uint32_t i = 0; i < lines; i++)
+        *remote(off + order[i] * LINE_BYTES) = REMOTE_BASE + off + order[(i + 1) % lines] * LINE_BYTES;
+    remat_latency_clear();
+    uint32_t p = REMOTE_BASE + off + order[0] * LINE_BYTES;
+    uint64_t c0 = rd64(0), i0 = rd64(1);
+    for (uint32_t i = 0; i < n; i++) p = *(volatile uint32_t *)p;
+    uint64_t cycles = rd64(0) - c0, instret = rd64(1) - i0;
+    struct remat_latency l;
+    remat_latency(&l);
+    printf("{\"lines\": %u, \"n\": %u, \"cycles\": %u, \"instret\": %u, \"cycles_per_load\": %u, "
+           "\"hw_min\": %u, \"hw_max\": %u, \"hw_sum\": %u, \"hw_count\": %u, \"end\": %u}\n",
+           (unsigned)lines, (unsigned)n, (unsigned)cycles, (unsigned)instret, (unsigned)(cycles / n),
+           (unsigned)l.min, (unsigned)l.max, (unsigned)l.sum, (unsigned)l.count, (unsigned)p);
+}
+
+static void cmd_counters(struct args *a) {
+    (void)a;
+    uint64_t c = rd64(0), i = rd64(1);
+    printf("{\"mcycle\": %llu, \"minstret\": %llu}\n", (unsigned long long)c, (unsigned long long)i);
+}
+
+static void cmd_faults(struct args *a) {
+    (void)a;
+    struct remat_faults f;
+    remat_faults(&f);
+    printf("{\"faults\": %u, \"fault_addr\": %u, \"fault_kind\": %u, \"requests\": %u}\n",
+           (unsigned)f.count, (unsigned)f.addr, (unsigned)f.kind, (unsigned)remat_requests());
+}
+
+static void cmd_exit(struct args *a) {
+    (void)a;
+    printf("{\"exit\": true}\n");
+    fflush(stdout);
+    for (volatile int i = 0; i < 20000; i++);  /* let the UART drain */
+    sim_exit_finish_write(1);
+}
+
+struct command { const char *name; void (*fn)(struct args *); const char *help; };
+
+static void cmd_help(struct args *a);
+static void cmd_rd(struct args *a) { cmd_access(a, 0); }
+static void cmd_wr(struct args *a) { cmd_access(a, 1); }
+static void cmd_fill(struct args *a) { cmd_fill_check(a, 0); }
+static void cmd_check(struct args *a) { cmd_fill_check(a, 1); }
+
+static const struct command commands[] = {
+    {"help",     cmd_help,     "this list"},
+    {"info",     cmd_info,     "SoC facts"},
+    {"link",     cmd_link,     "[lanes= block_ps= delay= skew=a,b,.. memlat=]"},
+    {"bfct",     cmd_bfct,     "idx= [en= r= w= target= base=]"},
+    {"rd",       cmd_rd,       "addr="},
+    {"wr",       cmd_wr,       "addr= val="},
+    {"fill",     cmd_fill,     "addr= bytes= seed="},
+    {"check",    cmd_check,    "addr= bytes= seed="},
+    {"lat",      cmd_lat,      "op=read|write addr= n= stride="},
+    {"chase",    cmd_chase,    "addr= lines= n= seed="},
+    {"counters", cmd_counters, "mcycle, minstret"},
+    {"faults",   cmd_faults,   "fault counter and latch"},
+    {"exit",     cmd_exit,     "end the simulation"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void cmd_help(struct args *a) {
+    (void)a;
+    printf("{\"commands\": {");
+    for (unsigned i = 0; i < N_COMMANDS; i++)
+        printf("%s\"%s\": \"%s\"", i ? ", " : "", commands[i].name, commands[i].help);
+    printf("}}\n");
+}
+
+int main(void) {
+    static char line[256];
+    /* The UART driver is interrupt driven (as in the LiteX BIOS): without it input is never seen and
+     * output is dropped when the TX FIFO fills. */
+    irq_setmask(0);
+    irq_setie(1);
+    uart_init();
+    printf("{\"ready\": true, \"firmware\": \"monet-console\"}\n");
+    for (;;) {
+        unsigned len = 0;
+        for (;;) {
+            int c = getchar();
+            if (c == '\r' || c == '\n') { if (len) break; else continue; }
+            if (len < sizeof(line) - 1) line[len++] = c;
+        }
+        line[len] = 0;
+        char *cmd;
+        struct args a;
+        if (parse(line, &cmd, &a) < 0) { error("expected: command key=value ..."); continue; }
+        unsigned i;
+        for (i = 0; i < N_COMMANDS; i++)
+            if (!strcmp(cmd, commands[i].name)) { commands[i].fn(&a); break; }
+        if (i == N_COMMANDS) printf("{\"error\": \"unknown command %s, try help\"}\n", cmd);
+    }
+    return 0;
+}

@@ -1,0 +1,190 @@
+"""The `monet` command: build and run the board-free sim, run benchmarks."""
+
+import argparse
+import json
+import sys
+import time
+
+from monet import link_model
+
+OPS = ("read", "write")
+
+
+class UsageError(Exception):
+    pass
+
+
+def _distance(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"distance {text!r} is not a number; give metres, round trip, >= 0")
+    limit = link_model.max_distance_m(min(link_model.RATES_GBPS))
+    if value < 0 or value > limit:
+        raise argparse.ArgumentTypeError(f"distance {value:g} m is out of range; accepted: 0 to {limit:.0f} m "
+                                         "(round trip)")
+    return value
+
+
+def _lanes(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in link_model.LANES:
+        raise argparse.ArgumentTypeError(f"lanes {text!r} is not accepted; accepted: 1, 2, 4 or 8")
+    return value
+
+
+def _rate(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value not in link_model.RATES_GBPS:
+        accepted = ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)
+        raise argparse.ArgumentTypeError(f"rate {text!r} is not accepted; accepted: {accepted} (Gb/s per lane)")
+    return value
+
+
+def _positive(name, upper):
+    def parse(text):
+        try:
+            value = int(text, 0)
+        except ValueError:
+            value = None
+        if value is None or value < 1 or value > upper:
+            raise argparse.ArgumentTypeError(f"{name} {text!r} is not accepted; accepted: 1 to {upper}")
+        return value
+    return parse
+
+
+def _nonnegative(name):
+    def parse(text):
+        try:
+            value = int(text, 0)
+        except ValueError:
+            value = None
+        if value is None or value < 0:
+            raise argparse.ArgumentTypeError(f"{name} {text!r} is not accepted; accepted: an integer >= 0")
+        return value
+    return parse
+
+
+def _open_sim(args):
+    from monet.sim import SimBuild, SimTarget
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True))
+    build = SimBuild(log=log).ensure()
+    return build, SimTarget(build)
+
+
+def _print_table(rows, headers):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(str(h).ljust(w) for h, w in zip(headers, widths)))
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+def cmd_bench_latency(args):
+    from monet import bench
+    build, target = _open_sim(args)
+    with target:
+        t0 = time.time()
+        result = bench.latency(target, args.op, args.distance, args.lanes, args.rate, args.samples)
+        result["gateware_hash"] = build.hash
+        result["firmware_hash"] = build.firmware_hash
+        result["wall_seconds"] = round(time.time() - t0, 2)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    ns, cy = result["latency_ns"], result["latency_cycles"]
+    print(f"remote {args.op} latency, {args.distance:g} m round trip, {args.lanes} x {args.rate:g} Gb/s "
+          f"({result['samples']} samples, ns at {link_model.NOMINAL_CLK_HZ / 1e6:.0f} MHz)")
+    _print_table([[k, f"{ns[k]:.1f}", f"{cy[k]:.1f}"] for k in ("min", "mean", "p50", "p99", "max")],
+                 ["stat", "ns", "cycles"])
+    print("\nbreakdown of one 64 B remote read (p50):")
+    bd = result["breakdown"]
+    _print_table([[k, f"{v:.1f}" if isinstance(v, float) else v] for k, v in bd.items()], ["part", "value"])
+    target_cycles = 40
+    verdict = "PASS" if bd["remat_link_logic_cycles"] <= target_cycles else "FAIL"
+    print(f"\nReMAT + link logic: {bd['remat_link_logic_cycles']} cycles (target <= {target_cycles}): {verdict}")
+    return 0
+
+
+def cmd_bench_memtest(args):
+    from monet import bench
+    build, target = _open_sim(args)
+    with target:
+        result = bench.memtest(target, args.bytes, args.seed)
+        result["gateware_hash"] = build.hash
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_table([[f"{w['offset']:#x}", w["bytes"], w["errors"]] for w in result["windows"]],
+                     ["window offset", "bytes", "errors"])
+        print(f"total {result['bytes']} bytes, {result['errors']} errors, seed {result['seed']}: "
+              + ("PASS" if result["errors"] == 0 and result["faults"] == 0 else "FAIL"))
+    return 0 if result["errors"] == 0 and result["faults"] == 0 else 1
+
+
+def cmd_sim_build(args):
+    from monet.sim import SimBuild
+    build = SimBuild(log=lambda m: print(m, file=sys.stderr, flush=True)).ensure()
+    print(json.dumps({"gateware_hash": build.hash, "dir": str(build.dir), "firmware_hash": build.firmware_hash}))
+    return 0
+
+
+def cmd_demo(args):
+    from monet.demo import run_demo
+    return run_demo(args.out)
+
+
+def make_parser():
+    parser = argparse.ArgumentParser(prog="monet", description="MONet-open: remote memory over serial links, "
+                                     "board-free on a cycle-accurate LiteX sim.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    bench = sub.add_parser("bench", help="run one benchmark").add_subparsers(dest="bench", required=True)
+    lat = bench.add_parser("latency", help="remote read/write latency and its breakdown")
+    lat.add_argument("--op", required=True, type=str, help="read or write")
+    lat.add_argument("--distance", type=_distance, default=8.0, help="round-trip fiber length, metres (default 8)")
+    lat.add_argument("--lanes", type=_lanes, default=8, help="bonded lanes: 1, 2, 4 or 8 (default 8)")
+    lat.add_argument("--rate", type=_rate, default=15.0, help="lane rate, Gb/s: 10, 12.5, 15, 25 (default 15)")
+    lat.add_argument("--samples", type=_positive("samples", 1024), default=200, help="accesses (1..1024)")
+    lat.add_argument("--json", action="store_true", help="print one JSON object")
+    lat.set_defaults(func=cmd_bench_latency)
+
+    mt = bench.add_parser("memtest", help="seeded data through every remote window")
+    mt.add_argument("--bytes", type=_positive("bytes", 4 * 1024 * 1024), default=64 * 1024)
+    mt.add_argument("--seed", type=_nonnegative("seed"), default=1)
+    mt.add_argument("--json", action="store_true")
+    mt.set_defaults(func=cmd_bench_memtest)
+
+    sim = sub.add_parser("sim", help="the sim model").add_subparsers(dest="sim", required=True)
+    sb = sim.add_parser("build", help="build (or reuse) the Verilator model and the firmware")
+    sb.set_defaults(func=cmd_sim_build)
+
+    demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
+    demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None):
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "op", None) is not None and args.op not in OPS:
+        parser.error(f"--op {args.op!r} is not accepted; accepted: read, write")
+    from monet.sim import SimError
+    try:
+        return args.func(args)
+    except SimError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("monet: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Physical model of the link: lane rate, PHY and fiber latencies, and their cost in cycles.
+
+Sources of the defaults (shared/reference/phy-latency.md):
+- 64b/66b: a 64-bit block takes 66 line bits, so one block lasts 66 / rate ns.
+- PHY: Xilinx PG056, GTHE4 64-bit (64b/66b) fixed delay: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s of
+  line rate above 2 Gb/s. UI = 1 / line rate.
+- Fiber: 4.9 ns per metre one way (single-mode fiber, group index 1.468). Distances on the CLI are round
+  trip, as in the MONet paper: 8 m round trip is 4 m of fiber each way.
+"""
+
+import math
+
+LANES           = (1, 2, 4, 8)
+RATES_GBPS      = (10.0, 12.5, 15.0, 25.0)
+FIBER_NS_PER_M  = 4.9
+PHY_TX_UI       = 176.0
+PHY_RX_UI       = 125.5
+NOMINAL_CLK_HZ  = 250_000_000
+CLK_PS          = 10**12 // NOMINAL_CLK_HZ
+MAX_DELAY       = 1000          # cycles one way, bounded by the channel's delay lines.
+BEAT_BLOCKS     = 8
+
+
+def block_ps(rate_gbps):
+    return round(66_000 / rate_gbps)
+
+
+def phy_ns(rate_gbps, tx_ui=PHY_TX_UI, rx_ui=PHY_RX_UI):
+    """One-way PHY latency (TX + RX) at a lane rate."""
+    ui_ns = 1.0 / rate_gbps
+    return (tx_ui + rx_ui + max(rate_gbps - 2.0, 0.0)) * ui_ns
+
+
+def fiber_ns(distance_rt_m):
+    """One-way fiber latency for a round-trip distance."""
+    return FIBER_NS_PER_M * distance_rt_m / 2.0
+
+
+def delay_cycles(distance_rt_m, rate_gbps):
+    """One-way channel delay (PHY + fiber) in whole cycles, as programmed in the channel."""
+    return round((phy_ns(rate_gbps) + fiber_ns(distance_rt_m)) * 1000 / CLK_PS)
+
+
+def max_distance_m(rate_gbps):
+    """Largest round-trip distance the channel's delay lines hold at this rate."""
+    return (MAX_DELAY * CLK_PS / 1000 - phy_ns(rate_gbps)) * 2 / FIBER_NS_PER_M
+
+
+def serialization_cycles(blocks, lanes, rate_gbps):
+    """Cycles a frame of `blocks` takes on the wire: beats of 8 blocks, ceil(k/N) block times each."""
+    ps, left = 0, blocks
+    while left > 0:
+        k = min(left, BEAT_BLOCKS)
+        ps += math.ceil(k / lanes) * block_ps(rate_gbps)
+        left -= k
+    return max(1, math.ceil(ps / CLK_PS))
+
+
+def cycles_to_ns(cycles):
+    return cycles * CLK_PS / 1000.0
+
+
+def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memlat=0):
+    """Splits a measured 64 B remote read (ReMAT port to port, cycles) into its parts, in ns.
+
+    fiber and PHY come from the model; `channel_rounding` is what rounding the one-way delay to whole
+    cycles adds; serialization is a 2-block request plus a 10-block response; memory is the on-card
+    SRAM read (1 cycle) plus the programmed extra latency; ReMAT + link logic is the rest.
+    """
+    delay = delay_cycles(distance_rt_m, rate_gbps)
+    fiber = 2 * fiber_ns(distance_rt_m)
+    phy = 2 * phy_ns(rate_gbps)
+    rounding = cycles_to_ns(2 * delay) - fiber - phy
+    ser_cycles = serialization_cycles(2, lanes, rate_gbps) + serialization_cycles(10, lanes, rate_gbps)
+    mem_cycles = 1 + memlat
+    logic_cycles = hw_cycles - 2 * delay - ser_cycles - mem_cycles
+    return {
+        "total_ns": cycles_to_ns(hw_cycles),
+        "fiber_ns": fiber,
+        "phy_ns": phy,
+        "channel_rounding_ns": rounding,
+        "serialization_ns": cycles_to_ns(ser_cycles),
+        "memory_ns": cycles_to_ns(mem_cycles),
+        "remat_link_logic_ns": cycles_to_ns(logic_cycles),
+        "remat_link_logic_cycles": logic_cycles,
+    }

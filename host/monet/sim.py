@@ -1,0 +1,218 @@
+"""Sim target: builds the Verilator model once (cached by a hash of its configuration), builds the
+firmware, launches obj_dir/Vsim and talks to the firmware console over the simulated UART (a pty).
+
+Every wait has a timeout that ends in a SimError naming what was awaited and the last output seen.
+"""
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import pexpect
+
+REPO = Path(__file__).resolve().parents[2]
+GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
+FIRMWARE_DIR = REPO / "firmware"
+DEFAULT_BUILD_ROOT = REPO / "build" / "sim"
+PINNED = ("litex", "litedram", "liteeth", "liteiclink", "litescope", "migen", "pythondata-cpu-vexriscv")
+
+
+class SimError(RuntimeError):
+    """A build, launch or console exchange with the sim failed (with what was expected and seen)."""
+
+
+def _files(paths, suffixes):
+    for base in paths:
+        for p in sorted(base.rglob("*")):
+            if p.is_file() and p.suffix in suffixes and "tests" not in p.parts and "__pycache__" not in p.parts:
+                yield p
+
+
+def tool_versions():
+    versions = {name: _version(name) for name in PINNED}
+    versions["python"] = platform.python_version()
+    versions["verilator"] = _command_version(["verilator", "--version"])
+    versions["riscv-gcc"] = _command_version(["riscv64-unknown-elf-gcc", "--version"])
+    return versions
+
+
+def _version(dist):
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _command_version(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()[0].strip()
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return None
+
+
+def gateware_hash(config):
+    """Hash of everything that shapes the Verilator model: sources, SoC parameters, tool versions."""
+    h = hashlib.sha256()
+    h.update(json.dumps(config, sort_keys=True).encode())
+    h.update(json.dumps({k: v for k, v in tool_versions().items() if k != "riscv-gcc"}, sort_keys=True).encode())
+    for p in _files(GATEWARE_SOURCES, {".py"}):
+        h.update(str(p.relative_to(REPO)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class SimBuild:
+    """A built sim model and firmware in build/sim/<hash>/."""
+
+    def __init__(self, config=None, build_root=DEFAULT_BUILD_ROOT, log=print):
+        self.config = dict(config or {})
+        self.hash = gateware_hash(self.config)
+        self.dir = Path(build_root) / self.hash
+        self.gateware = self.dir / "gateware"
+        self.firmware = self.dir / "firmware"
+        self.log = log
+
+    @property
+    def model(self):
+        return self.gateware / "obj_dir" / "Vsim"
+
+    def ensure(self):
+        """Builds whatever is missing; a complete earlier build is reused as is."""
+        stamp = self.dir / "model.ok"
+        if not stamp.exists():
+            self._build_model()
+            stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions()}, indent=1))
+        else:
+            self.log(f"sim: reusing model {self.hash} ({self.dir})")
+        self._build_firmware()
+        return self
+
+    def _env(self):
+        env = dict(os.environ)
+        # The LiteX software Makefiles call `python3 -m litex...`: the venv's python must come first.
+        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+        return env
+
+    def _build_model(self):
+        self.log(f"sim: building model {self.hash} in {self.dir} (verilating and compiling, a few minutes)")
+        t0 = time.time()
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True)
+        logfile = self.dir / "build.log"
+        script = (
+            "import sys, json\n"
+            "from monet.soc.sim import build_sim\n"
+            f"build_sim({str(self.dir)!r}, **json.loads(sys.argv[1]))\n"
+        )
+        with open(logfile, "w") as out:
+            r = subprocess.run([sys.executable, "-c", script, json.dumps(self.config)], stdout=out,
+                               stderr=subprocess.STDOUT, env=self._env())
+            if r.returncode == 0:
+                r = subprocess.run(["bash", "build_sim.sh"], cwd=self.gateware, stdout=out,
+                                   stderr=subprocess.STDOUT, env=self._env())
+        if r.returncode != 0 or not self.model.exists():
+            raise SimError(f"sim model build failed; see {logfile}:\n" + _tail(logfile))
+        self.log(f"sim: model built in {time.time() - t0:.0f} s")
+
+    def _build_firmware(self):
+        self.firmware.mkdir(exist_ok=True)
+        logfile = self.firmware / "build.log"
+        with open(logfile, "w") as out:
+            r = subprocess.run(["make", "-s", "-C", str(FIRMWARE_DIR / "app"), f"BUILD_DIR={self.dir}",
+                                f"OUT={self.firmware}"], stdout=out, stderr=subprocess.STDOUT, env=self._env())
+        binary = self.firmware / "monet-console.bin"
+        if r.returncode != 0 or not binary.exists():
+            raise SimError(f"firmware build failed; see {logfile}:\n" + _tail(logfile))
+        # Vsim reads its memories' *.init files at start: the console replaces the BIOS in the ROM.
+        data = binary.read_bytes()
+        data += b"\0" * (-len(data) % 4)
+        words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+        (self.gateware / "sim_rom.init").write_text("".join(f"{w:08x}\n" for w in words))
+        self.firmware_hash = hashlib.sha256(data).hexdigest()[:16]
+
+
+def _tail(path, lines=25):
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+class SimTarget:
+    """A running sim: send console commands, get parsed JSON answers."""
+
+    def __init__(self, build, boot_timeout=120, command_timeout=300):
+        self.build = build
+        self.command_timeout = command_timeout
+        self.child = None
+        self.responsive = True  # False once an answer did not come: then close() does not ask, it ends Vsim.
+        self._boot(boot_timeout)
+
+    def _boot(self, timeout):
+        self.started = time.time()
+        self.child = pexpect.spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
+                                   codec_errors="replace", timeout=timeout, echo=False)
+        self.ready = self._read_json("the firmware's ready line", timeout)
+        self.boot_seconds = time.time() - self.started
+
+    def _read_json(self, what, timeout):
+        deadline = time.time() + timeout
+        seen = []
+        while True:
+            left = deadline - time.time()
+            try:
+                if left <= 0:
+                    raise pexpect.TIMEOUT("deadline")
+                self.child.expect(r"[^\r\n]*\r?\n", timeout=left)
+            except pexpect.TIMEOUT:
+                self.responsive = False
+                raise SimError(f"sim: timed out after {timeout} s waiting for {what}; last output:\n"
+                               + "\n".join(seen[-10:])) from None
+            except pexpect.EOF:
+                self.responsive = False
+                raise SimError(f"sim: Vsim exited while waiting for {what}; last output:\n"
+                               + "\n".join(seen[-10:] + [self.child.before or ""])) from None
+            line = self.child.after.strip()
+            seen.append(line)
+            start = line.find("{")
+            if start >= 0:
+                try:
+                    return json.loads(line[start:])
+                except json.JSONDecodeError:
+                    continue
+
+    def command(self, line, timeout=None):
+        """Sends one console command; returns its JSON answer. A firmware error raises SimError."""
+        self.child.sendline(line)
+        answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)
+        if "error" in answer:
+            raise SimError(f"firmware refused {line!r}: {answer['error']}")
+        return answer
+
+    def close(self):
+        if self.child is None:
+            return
+        try:
+            if self.child.isalive() and self.responsive:
+                self.child.sendline("exit")
+                self.child.expect(pexpect.EOF, timeout=30)
+        except (pexpect.TIMEOUT, OSError):
+            pass
+        finally:
+            if self.child.isalive():
+                self.child.terminate(force=True)
+            self.child = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

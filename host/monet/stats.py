@@ -1,0 +1,35 @@
+"""Latency statistics as the CLI reports them."""
+
+import math
+
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile (p in 0..100) of an already sorted list."""
+    if not sorted_values:
+        raise ValueError("no samples")
+    rank = max(1, math.ceil(p / 100.0 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def summary(values):
+    v = sorted(values)
+    return {
+        "min": v[0],
+        "mean": sum(v) / len(v),
+        "p50": percentile(v, 50),
+        "p99": percentile(v, 99),
+        "max": v[-1],
+    }
+
+
+def linear_fit(xs, ys):
+    """Least-squares line y = a + b x; returns (a, b, r2)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    b = sxy / sxx
+    a = my - b * mx
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    ss_res = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+    return a, b, (1 - ss_res / ss_tot) if ss_tot else 1.0

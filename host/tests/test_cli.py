@@ -1,0 +1,74 @@
+"""The `monet` CLI: bad values are refused before anything is built; good runs print the contract's JSON."""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from monet.sim import SimError, SimTarget
+
+
+def monet(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "monet.cli", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("args,accepted", [
+    (["--op", "read", "--distance", "-1"], "0 to"),
+    (["--op", "read", "--distance", "far"], "metres"),
+    (["--op", "read", "--lanes", "3"], "1, 2, 4 or 8"),
+    (["--op", "read", "--rate", "11"], "10, 12.5, 15, 25"),
+    (["--op", "fetch"], "read, write"),
+    (["--op", "read", "--samples", "0"], "1 to 1024"),
+])
+def test_bad_values_are_refused_with_the_accepted_ones(args, accepted):
+    t0 = time.time()
+    r = monet("bench", "latency", *args)
+    assert r.returncode == 2
+    assert accepted in r.stderr
+    assert "Traceback" not in r.stderr
+    assert time.time() - t0 < 30   # refused before any build or sim
+
+
+def test_memtest_refuses_a_negative_seed():
+    r = monet("bench", "memtest", "--seed", "-4", "--json")
+    assert r.returncode == 2 and "integer >= 0" in r.stderr
+
+
+def test_latency_json_contract(sim_build):
+    r = monet("bench", "latency", "--op", "read", "--distance", "18", "--lanes", "4", "--rate", "12.5",
+              "--samples", "50", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert (result["op"], result["distance_m"], result["lanes"], result["rate_gbps"], result["samples"]) == \
+        ("read", 18, 4, 12.5, 50)
+    for key in ("latency_ns", "latency_cycles"):
+        assert set(result[key]) >= {"min", "mean", "p50", "p99", "max"}
+        assert result[key]["min"] <= result[key]["p50"] <= result[key]["p99"] <= result[key]["max"]
+    assert result["gateware_hash"] == sim_build.hash
+    assert {"fiber_ns", "phy_ns", "serialization_ns", "memory_ns", "remat_link_logic_ns"} <= set(result["breakdown"])
+
+
+def test_latency_table_without_json(sim_build):
+    r = monet("bench", "latency", "--op", "write", "--distance", "0", "--samples", "20")
+    assert r.returncode == 0, r.stderr
+    assert "p99" in r.stdout and "ReMAT + link logic" in r.stdout
+
+
+def test_memtest_json_reports_zero_errors(sim_build):
+    r = monet("bench", "memtest", "--bytes", "16384", "--seed", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["bytes"] == 16384 and result["errors"] == 0 and len(result["windows"]) >= 2
+
+
+def test_a_command_that_outlasts_its_timeout_fails_clearly(sim_build):
+    target = SimTarget(sim_build)
+    try:
+        with pytest.raises(SimError, match="timed out after 1 s waiting for the answer to 'fill"):
+            target.command("fill addr=0 bytes=4194304 seed=1", timeout=1)
+    finally:
+        target.close()
+    assert target.child is None

@@ -1,0 +1,1 @@
+"""MONet-open gateware cores (Migen/LiteX): ReMAT, link, PHY models, memory card."""

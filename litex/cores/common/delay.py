@@ -1,0 +1,46 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Run-time programmable delay line for streams."""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+
+class DelayLine(LiteXModule):
+    """Delays each element of a stream by `delay` cycles, set at run time (0 .. depth-1 useful).
+
+    Elements are stamped on entry and released once `delay` cycles have passed, in order; the line holds
+    up to `depth` elements, so at one element a cycle `depth` bounds the delay. Latency: max(delay, 1)
+    cycles (the FIFO costs one). `sink.ready` drops only when the line is full.
+    """
+    def __init__(self, layout, depth, delay_bits=16):
+        self.sink   = sink   = stream.Endpoint(layout)
+        self.source = source = stream.Endpoint(layout)
+        self.delay  = Signal(delay_bits)
+
+        # # #
+
+        now = Signal(delay_bits)
+        self.sync += now.eq(now + 1)
+
+        stamped = [("due", delay_bits)] + list(stream.Endpoint(layout).description.payload_layout)
+        self.fifo = fifo = stream.SyncFIFO(stamped, depth, buffered=False)
+        self.comb += [
+            sink.connect(fifo.sink, omit={"due"}),
+            fifo.sink.due.eq(now + self.delay),
+        ]
+        # Released when due: (now - due) wraps to a small non-negative value once due has passed.
+        age = Signal(delay_bits)
+        due = Signal()
+        self.comb += [
+            age.eq(now - fifo.source.due),
+            due.eq(age[-1] == 0),
+            fifo.source.connect(source, omit={"due", "valid", "ready"}),
+            source.valid.eq(fifo.source.valid & due),
+            fifo.source.ready.eq(source.ready & due),
+        ]

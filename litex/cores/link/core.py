@@ -1,0 +1,53 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""One end of a MONet-open link: framer + striper out, deskew + deframer in."""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import *
+
+from monet.cores.link.common import *
+from monet.cores.link.framer import LinkFramer, LinkDeframer
+from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
+
+
+class LinkEndpoint(LiteXModule):
+    """Transactions in and out; lane words to and from the PHY (or the sim channel).
+
+    TX latency: 1 cycle (framer). RX latency: 1 cycle after the frame's last beat (deframer).
+    """
+    def __init__(self, lanes_log2):
+        self.sink   = stream.Endpoint(txn_layout)   # transactions to send.
+        self.source = stream.Endpoint(txn_layout)   # transactions received (always accept).
+
+        # # #
+
+        self.framer   = framer   = LinkFramer()
+        self.striper  = striper  = LaneStriper(lanes_log2)
+        self.deskew   = deskew   = LaneDeskew(lanes_log2)
+        self.deframer = deframer = LinkDeframer()
+        self.comb += [
+            self.sink.connect(framer.sink),
+            framer.source.connect(striper.sink),
+            deskew.source.connect(deframer.sink),
+            deframer.source.connect(self.source),
+        ]
+        self.tx_lanes = striper.source  # bundle of lane words, to the PHY.
+        self.rx_lanes = deskew.sinks    # one endpoint per lane, from the PHY.
+
+    def connect_phy(self, tx, rx_sources):
+        """Wires this endpoint's lanes to a channel direction (tx) and the opposite one (rx)."""
+        return [self.tx_lanes.connect(tx)] + [src.connect(snk) for src, snk in zip(rx_sources, self.rx_lanes)]
+
+    def add_status(self):
+        self._frames     = CSRStatus(32, description="Frames received with a good CRC or not.")
+        self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
+        self.comb += [
+            self._frames.status.eq(self.deframer.frames),
+            self._crc_errors.status.eq(self.deframer.crc_errors),
+        ]

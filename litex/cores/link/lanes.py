@@ -1,0 +1,90 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Striping of beats over 1, 2, 4 or 8 bonded lanes, and the receive-side deskew."""
+
+from functools import reduce
+from operator import and_, add
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from monet.cores.link.common import *
+
+MAX_LANES = 8
+
+
+def bundle_layout():
+    """All lanes' words side by side: lanes move in lockstep at the transmitter."""
+    layout = []
+    for lane in range(MAX_LANES):
+        layout += [(f"lane{lane}_{name}", width) for name, width in lane_layout(lane)]
+    return layout
+
+
+def _lanes_cases(lanes_log2, body):
+    """Case on the run-time lane count; body(n) gives the statements for n lanes."""
+    return Case(lanes_log2, {log2: body(1 << log2) for log2 in range(4)})
+
+
+class LaneStriper(LiteXModule):
+    """Deals the blocks of a beat round-robin over N lanes: lane i gets blocks i, i+N, ... (0 cycles).
+
+    With N lanes, a beat of k blocks occupies ceil(k/N) block times on every lane; lanes that have fewer
+    blocks send idles, as bonded lanes do.
+    """
+    def __init__(self, lanes_log2):
+        self.sink   = sink   = stream.Endpoint(beat_layout)
+        self.source = source = stream.Endpoint(bundle_layout())
+
+        # # #
+
+        self.comb += [source.valid.eq(sink.valid), sink.ready.eq(source.ready)]
+
+        def stripe(n):
+            stmts = []
+            for lane in range(n):
+                for slot in range(BEAT_BLOCKS // n):
+                    blk = lane + slot*n
+                    stmts += [
+                        getattr(source, f"lane{lane}_data")[64*slot:64*(slot+1)].eq(sink.data[64*blk:64*(blk+1)]),
+                        getattr(source, f"lane{lane}_ctrl")[slot].eq(sink.ctrl[blk]),
+                        getattr(source, f"lane{lane}_used")[slot].eq(sink.count > blk),
+                    ]
+            return stmts
+        self.comb += _lanes_cases(lanes_log2, stripe)
+
+
+class LaneDeskew(LiteXModule):
+    """Realigns N lanes that arrive with different delays and rebuilds beats (0 cycles once aligned).
+
+    Each lane's words queue in the lane's own buffer (the channel's delay line stands for it); a beat is
+    rebuilt only when every active lane has its word, so a skewed lane delays the beat, never corrupts it.
+    """
+    def __init__(self, lanes_log2):
+        self.sinks  = sinks  = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
+        self.source = source = stream.Endpoint(beat_layout)
+
+        # # #
+
+        def merge(n):
+            all_valid = reduce(and_, [sinks[lane].valid for lane in range(n)])
+            stmts = [source.valid.eq(all_valid)]
+            stmts += [sinks[lane].ready.eq(all_valid & source.ready) for lane in range(n)]
+            # Lanes beyond N are not in use: drain anything left in them.
+            stmts += [sinks[lane].ready.eq(1) for lane in range(n, MAX_LANES)]
+            for blk in range(BEAT_BLOCKS):
+                lane, slot = blk % n, blk // n
+                stmts += [
+                    source.data[64*blk:64*(blk+1)].eq(sinks[lane].data[64*slot:64*(slot+1)]),
+                    source.ctrl[blk].eq(sinks[lane].ctrl[slot]),
+                ]
+            stmts.append(source.count.eq(reduce(add, [
+                sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)])))
+            return stmts
+        self.comb += _lanes_cases(lanes_log2, merge)
+

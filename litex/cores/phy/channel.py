@@ -1,0 +1,138 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Sim channel model: N bonded serial lanes at a lane rate, over fiber, through PHYs, with per-lane skew.
+
+Everything is set at run time over CSRs, so one Verilator build serves a whole sweep.
+
+Per direction:
+- a serializer that holds each beat for ceil(k/N) block times (66 bits at the lane rate each: 64b/66b),
+  tracked in picoseconds with the remainder carried to the next beat, so throughput is exact and each
+  beat's latency is rounded up to whole cycles;
+- per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew.
+
+Defaults (documented, see shared/reference/phy-latency.md): PHY TX and RX fixed latencies from PG056's
+GTHE4 64-bit (64b/66b) figures: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s above 2 Gb/s; fiber 4.9 ns/m
+one way (group index 1.468). The host computes cycles from these at the nominal clock.
+"""
+
+from functools import reduce
+from operator import add, and_
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import *
+
+from monet.cores.common.delay import DelayLine
+from monet.cores.link.common import *
+from monet.cores.link.lanes import MAX_LANES, bundle_layout
+
+
+class LaneSerializer(LiteXModule):
+    """Holds each beat of lane words for its serialization time (>= 1 cycle), then releases it.
+
+    `block_ps` is the time of one 66-bit block at the lane rate; `clk_ps` the cycle time.
+    """
+    def __init__(self, lanes_log2, block_ps, clk_ps):
+        self.sink   = sink   = stream.Endpoint(bundle_layout())
+        self.source = source = stream.Endpoint(bundle_layout())
+        self.busy_cycles = Signal(32)  # cycles with a beat on the wire (link occupancy).
+
+        # # #
+
+        # Lane 0 carries the most blocks of any lane: its used slots give ceil(k/N).
+        per_lane = Signal(4)
+        self.comb += per_lane.eq(reduce(add, [sink.lane0_used[i] for i in range(BEAT_BLOCKS)]))
+        cost = Signal(24)
+        self.comb += cost.eq(per_lane * block_ps)
+
+        held      = Signal()
+        remaining = Signal((25, True))
+        after     = Signal((25, True))
+        done      = Signal()
+        payload   = Record(bundle_layout())
+        self.comb += [
+            after.eq(remaining - clk_ps),
+            done.eq(held & (after <= 0)),
+            source.valid.eq(done),
+            source.payload.raw_bits().eq(payload.raw_bits()),
+            sink.ready.eq(~held | (done & source.ready)),
+        ]
+        self.sync += [
+            If(held, self.busy_cycles.eq(self.busy_cycles + 1)),
+            If(held & ~done, remaining.eq(after)),
+            If(done & source.ready, held.eq(0)),
+            If(sink.valid & sink.ready,
+                held.eq(1),
+                payload.raw_bits().eq(sink.payload.raw_bits()),
+                # Back to back: carry the part of a cycle the last beat did not use.
+                remaining.eq(cost + Mux(done, after, 0)),
+            ),
+        ]
+
+
+class SimChannelDirection(LiteXModule):
+    """One direction of the channel: serializer, then a delay line per lane (delay + skew[lane])."""
+    def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024):
+        self.sink    = stream.Endpoint(bundle_layout())
+        self.sources = []
+
+        # # #
+
+        self.serializer = ser = LaneSerializer(lanes_log2, block_ps, clk_ps)
+        self.comb += self.sink.connect(ser.sink)
+        readies = []
+        for lane in range(MAX_LANES):
+            line = DelayLine(lane_layout(lane), depth)
+            setattr(self.submodules, f"lane{lane}", line)
+            self.comb += [
+                line.delay.eq(delay + skews[lane]),
+                line.sink.valid.eq(ser.source.valid),
+                line.sink.data.eq(getattr(ser.source, f"lane{lane}_data")),
+                line.sink.ctrl.eq(getattr(ser.source, f"lane{lane}_ctrl")),
+                line.sink.used.eq(getattr(ser.source, f"lane{lane}_used")),
+            ]
+            readies.append(line.sink.ready)
+            self.sources.append(line.source)
+        # A wire cannot push back; a full delay line only means the depth bounds the distance.
+        self.comb += ser.source.ready.eq(reduce(and_, readies))
+
+
+class SimChannel(LiteXModule):
+    """Both directions of the link between the compute card (a) and the memory card (b).
+
+    Run-time settings (CSRs with add_control(), or drive the signals directly in unit tests):
+    lanes_log2, block_ps (66000 / lane rate in Gb/s), delay (cycles, one way: PHY TX + fiber + PHY RX),
+    skew (cycles, per lane).
+    """
+    def __init__(self, clk_ps=4000, depth=1024):
+        self.lanes_log2 = Signal(2, reset=3)
+        self.block_ps   = Signal(16, reset=4400)   # 15 Gb/s.
+        self.delay      = Signal(16, reset=10)
+        self.skews      = [Signal(8, name=f"skew{i}") for i in range(MAX_LANES)]
+
+        # # #
+
+        self.a2b = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth)
+        self.b2a = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth)
+
+    def add_control(self):
+        self._lanes_log2 = CSRStorage(2,  reset=3,    description="log2 of active lanes (0..3: 1, 2, 4, 8).")
+        self._block_ps   = CSRStorage(16, reset=4400, description="Time of one 66-bit block at the lane rate, ps.")
+        self._delay      = CSRStorage(16, reset=10,   description="One-way delay, cycles: PHY TX + fiber + PHY RX.")
+        self._skew       = CSRStorage(8*MAX_LANES,    description="Per-lane extra delay, cycles (8 bits per lane).")
+        self._busy_a2b   = CSRStatus(32, description="Cycles the compute-to-memory direction was serializing.")
+        self._busy_b2a   = CSRStatus(32, description="Cycles the memory-to-compute direction was serializing.")
+        self.comb += [
+            self.lanes_log2.eq(self._lanes_log2.storage),
+            self.block_ps.eq(self._block_ps.storage),
+            self.delay.eq(self._delay.storage),
+            self._busy_a2b.status.eq(self.a2b.serializer.busy_cycles),
+            self._busy_b2a.status.eq(self.b2a.serializer.busy_cycles),
+        ]
+        self.comb += [self.skews[i].eq(self._skew.storage[8*i:8*(i+1)]) for i in range(MAX_LANES)]
+

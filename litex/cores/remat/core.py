@@ -1,0 +1,228 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""ReMAT: remote memory access and translation.
+
+masters (ports) -> round-robin arbiter + BFCT lookup -> tagger -> streamer -> link transactions
+link transactions -> response FIFO -> tag match -> the port that asked
+
+Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 2 cycles back
+(response FIFO, tag match). A faulting access never reaches the link: it is answered at once with an
+error, counted, and its address and kind are latched.
+"""
+
+from functools import reduce
+from operator import or_
+
+from migen import *
+from migen.genlib.roundrobin import RoundRobin, SP_CE
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import *
+
+from monet.cores.link.common import *
+from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE
+from monet.cores.remat.port import RematPort, port_req_layout
+
+
+class ReMAT(LiteXModule):
+    """Bridges `n_ports` master ports to one link, with up to `tags` requests outstanding.
+
+    Parameters: n_ports (round-robin arbitrated), n_sections and section_bits (BFCT geometry; the window is
+    n_sections * 2**section_bits bytes), tags (outstanding requests; size it by Little's law,
+    bandwidth x round trip / 64 B).
+    """
+    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=32):
+        assert tags <= 2**TAG_BITS
+        self.ports  = [RematPort() for _ in range(n_ports)]
+        self.source = source = stream.Endpoint(txn_layout)  # to the link.
+        self.sink   = sink   = stream.Endpoint(txn_layout)  # from the link (always accepted).
+        self.window_size = n_sections << section_bits
+
+        # Counters and fault latch (also exported by add_control()).
+        self.faults      = Signal(32)
+        self.fault_addr  = Signal(32)
+        self.fault_kind  = Signal(3)
+        self.requests    = Signal(32)
+        self.lat_last    = Signal(32)
+        self.lat_min     = Signal(32, reset=2**32 - 1)
+        self.lat_max     = Signal(32)
+        self.lat_sum     = Signal(64)
+        self.lat_count   = Signal(32)
+        self.lat_clear   = Signal()
+        self.outstanding = Signal(max=tags + 1)
+
+        # # #
+
+        now = Signal(32)
+        self.sync += now.eq(now + 1)
+
+        # Stage A: round-robin arbitration and BFCT lookup ---------------------------------------------
+        self.bfct = bfct = BFCT(n_sections=n_sections, section_bits=section_bits)
+        self.rr   = rr   = RoundRobin(n_ports, SP_CE)
+        reqs = [p.req for p in self.ports]
+        sel  = Record(port_req_layout)
+        self.comb += [
+            rr.request.eq(Cat(*[r.valid for r in reqs])),
+            Case(rr.grant, {i: sel.raw_bits().eq(reqs[i].payload.raw_bits()) for i in range(n_ports)}),
+            bfct.addr.eq(sel.addr),
+            bfct.we.eq(sel.we),
+        ]
+
+        a_valid = Signal()
+        a_port  = Signal(max=max(n_ports, 2))
+        a_req   = Record(port_req_layout)
+        a_fault = Signal(3)
+        a_raddr = Signal(len(bfct.raddr))
+        a_time  = Signal(32)
+        a_ready = Signal()
+        any_req = Signal()
+        self.comb += [
+            any_req.eq(reduce(or_, [r.valid for r in reqs])),
+            rr.ce.eq(any_req & (~a_valid | a_ready)),
+        ]
+        for i, r in enumerate(reqs):
+            self.comb += r.ready.eq((rr.grant == i) & (~a_valid | a_ready))
+        self.sync += [
+            If(a_ready, a_valid.eq(0)),
+            If(any_req & (~a_valid | a_ready),
+                a_valid.eq(1),
+                a_port.eq(rr.grant),
+                a_req.raw_bits().eq(sel.raw_bits()),
+                a_fault.eq(bfct.fault),
+                a_raddr.eq(bfct.raddr),
+                a_time.eq(now),
+            )
+        ]
+
+        # Stage B: tag allocation and streaming onto the link; faults go straight back. ---------------
+        free     = Signal(tags, reset=2**tags - 1)
+        free_tag = Signal(max=tags)
+        have_tag = Signal()
+        self.comb += have_tag.eq(free != 0)
+        self.comb += [If(free[t], free_tag.eq(t)) for t in reversed(range(tags))]
+
+        tag_port = Array(Signal(max=max(n_ports, 2), name=f"tag_port{t}") for t in range(tags))
+        tag_id   = Array(Signal(8, name=f"tag_id{t}") for t in range(tags))
+        tag_time = Array(Signal(32, name=f"tag_time{t}") for t in range(tags))
+        tag_addr = Array(Signal(32, name=f"tag_addr{t}") for t in range(tags))
+
+        fault_rsp = Signal()  # stage A holds a faulting access that is being answered this cycle.
+        to_link   = Signal()
+        self.comb += [
+            to_link.eq(a_valid & (a_fault == FAULT_NONE) & have_tag),
+            source.valid.eq(to_link),
+            source.type.eq(Mux(a_req.we, T_WR_REQ, T_RD_REQ)),
+            source.tag.eq(free_tag),
+            source.laddr.eq(a_raddr[6:]),
+            source.mask.eq(a_req.mask),
+            source.data.eq(a_req.data),
+        ]
+
+        # Responses: from the link (tag matched) or a fault from stage A. ---------------------------------
+        self.rsp_fifo = rsp_fifo = stream.SyncFIFO(txn_layout, tags, buffered=False)
+        self.comb += sink.connect(rsp_fifo.sink)
+        link_rsp = rsp_fifo.source
+        rtag     = Signal(max=tags)
+        self.comb += rtag.eq(link_rsp.tag)
+        # Link responses go first; a fault waits a cycle if both come at once.
+        self.comb += [
+            link_rsp.ready.eq(1),
+            fault_rsp.eq(a_valid & (a_fault != FAULT_NONE) & ~link_rsp.valid),
+            a_ready.eq((to_link & source.ready) | fault_rsp),
+        ]
+        rsp_port = Signal(max=max(n_ports, 2))
+        rsp_time = Signal(32)
+        rsp_err  = Signal()
+        rsp_any  = Signal()
+        self.comb += [
+            rsp_any.eq(link_rsp.valid | fault_rsp),
+            rsp_port.eq(Mux(link_rsp.valid, tag_port[rtag], a_port)),
+            rsp_time.eq(Mux(link_rsp.valid, tag_time[rtag], a_time)),
+            rsp_err.eq(Mux(link_rsp.valid, link_rsp.type == T_ERR, 1)),
+        ]
+        for i, p in enumerate(self.ports):
+            self.comb += [
+                p.rsp.valid.eq(rsp_any & (rsp_port == i)),
+                p.rsp.data.eq(Mux(rsp_err, 2**LINE_BITS - 1, link_rsp.data)),
+                p.rsp.err.eq(rsp_err),
+                p.rsp.id.eq(Mux(link_rsp.valid, tag_id[rtag], a_req.id)),
+            ]
+
+        # Tag bookkeeping: allocate on send, free on response, in the same cycle if need be.
+        alloc = Signal(tags)
+        release = Signal(tags)
+        self.comb += [
+            If(to_link & source.ready, alloc.eq(1 << free_tag)),
+            If(link_rsp.valid, release.eq(1 << rtag)),
+        ]
+        self.sync += [
+            free.eq((free & ~alloc) | release),
+            If(to_link & source.ready,
+                tag_port[free_tag].eq(a_port),
+                tag_id[free_tag].eq(a_req.id),
+                tag_time[free_tag].eq(a_time),
+                tag_addr[free_tag].eq(a_req.addr),
+            ),
+            self.outstanding.eq(self.outstanding + (to_link & source.ready) - link_rsp.valid),
+        ]
+
+        # Counters, fault latch and latency statistics (port request accepted -> response delivered).
+        latency = Signal(32)
+        self.comb += latency.eq(now - rsp_time)
+        remote_err = Signal()
+        self.comb += remote_err.eq(link_rsp.valid & (link_rsp.type == T_ERR))
+        self.sync += [
+            If(to_link & source.ready, self.requests.eq(self.requests + 1)),
+            If(fault_rsp,
+                self.faults.eq(self.faults + 1),
+                self.fault_addr.eq(a_req.addr),
+                self.fault_kind.eq(a_fault),
+            ).Elif(remote_err,
+                self.faults.eq(self.faults + 1),
+                self.fault_addr.eq(tag_addr[rtag]),
+                self.fault_kind.eq(FAULT_REMOTE),
+            ),
+            If(self.lat_clear,
+                self.lat_min.eq(2**32 - 1),
+                self.lat_max.eq(0),
+                self.lat_sum.eq(0),
+                self.lat_count.eq(0),
+            ).Elif(link_rsp.valid & ~remote_err,
+                self.lat_last.eq(latency),
+                If(latency < self.lat_min, self.lat_min.eq(latency)),
+                If(latency > self.lat_max, self.lat_max.eq(latency)),
+                self.lat_sum.eq(self.lat_sum + latency),
+                self.lat_count.eq(self.lat_count + 1),
+            ),
+        ]
+
+    def add_control(self):
+        self.bfct.add_control()
+        self._faults      = CSRStatus(32, description="Accesses ended with a bus error (BFCT or remote).")
+        self._fault_addr  = CSRStatus(32, description="Window offset of the last faulting access.")
+        self._fault_kind  = CSRStatus(3,  description="1 unmapped/disabled, 2 no read, 3 no write, 4 no target, 5 remote.")
+        self._requests    = CSRStatus(32, description="Requests sent on the link.")
+        self._outstanding = CSRStatus(8,  description="Requests in flight now.")
+        self._lat_last    = CSRStatus(32, description="Latency of the last remote access, cycles, port to port.")
+        self._lat_min     = CSRStatus(32)
+        self._lat_max     = CSRStatus(32)
+        self._lat_sum     = CSRStatus(64)
+        self._lat_count   = CSRStatus(32)
+        self._lat_clear   = CSR()  # write: clear the latency statistics.
+        self.comb += [
+            self._faults.status.eq(self.faults),
+            self._fault_addr.status.eq(self.fault_addr),
+            self._fault_kind.status.eq(self.fault_kind),
+            self._requests.status.eq(self.requests),
+            self._outstanding.status.eq(self.outstanding),
+            self._lat_last.status.eq(self.lat_last),
+            self._lat_min.status.eq(self.lat_min),
+            self._lat_max.status.eq(self.lat_max),
+            self._lat_sum.status.eq(self.lat_sum),
+            self._lat_count.status.eq(self.lat_count),
+            self.lat_clear.eq(self._lat_clear.re),
+        ]

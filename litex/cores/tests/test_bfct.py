@@ -1,0 +1,52 @@
+"""BFCT (litex/cores/remat/bfct.py): translation, permissions and faults."""
+
+import pytest
+from migen import *
+
+from monet.cores.remat.bfct import *
+
+
+def lookup(dut, entries, accesses):
+    results = []
+
+    def gen():
+        for idx, entry in entries.items():
+            yield dut.wr_index.eq(idx)
+            yield dut.wr_entry.eq(entry)
+            yield dut.wr_stb.eq(1)
+            yield
+        yield dut.wr_stb.eq(0)
+        yield
+        for addr, we in accesses:
+            yield dut.addr.eq(addr)
+            yield dut.we.eq(we)
+            yield
+            results.append(((yield dut.fault), (yield dut.raddr)))
+    run_simulation(dut, gen())
+    return results
+
+
+@pytest.mark.parametrize("n_sections,section_bits", [(8, 12), (16, 20)])
+def test_translation_and_faults(n_sections, section_bits):
+    dut = BFCT(n_sections=n_sections, section_bits=section_bits)
+    size = 1 << section_bits
+    entries = {
+        0: 0b111 | (5 << 8),            # rw, remote base section 5
+        1: 0b011,                       # read only
+        2: 0b101,                       # write only
+        3: 0b111 | (1 << 3),            # a target this build does not have
+    }
+    accesses = [
+        (0x10, 0), (size - 4, 1),       # section 0: translated to section 5
+        (size + 8, 0), (size + 8, 1),   # read ok, write denied
+        (2 * size, 0), (2 * size, 1),   # read denied, write ok
+        (3 * size, 0),                  # bad target
+        (4 * size, 0),                  # disabled
+        (n_sections * size, 0),         # outside the table
+    ]
+    got = lookup(dut, entries, accesses)
+    faults = [f for f, _ in got]
+    assert faults == [FAULT_NONE, FAULT_NONE, FAULT_NONE, FAULT_NO_WRITE, FAULT_NO_READ, FAULT_NONE,
+                      FAULT_TARGET, FAULT_UNMAPPED, FAULT_UNMAPPED]
+    assert got[0][1] == 5 * size + 0x10
+    assert got[1][1] == 5 * size + size - 4

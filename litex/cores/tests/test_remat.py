@@ -1,0 +1,111 @@
+"""ReMAT (litex/cores/remat/core.py) against a responder standing in for the link and memory card."""
+
+import random
+
+import pytest
+from migen import *
+
+from monet.cores.link.common import *
+from monet.cores.remat.core import ReMAT
+
+FULL = 2**LINE_BYTES - 1
+
+
+def run(dut, requests, responder_delay=6, cycles=400):
+    """requests: {port: [(addr, we, data)]}; returns per-port responses, link requests and peak outstanding."""
+    responses = {p: [] for p in requests}
+    on_link = []
+    peak = [0]
+
+    def issue(port, reqs):
+        ep = dut.ports[port].req
+        for _ in range(8):  # after the BFCT is programmed
+            yield
+        for i, (addr, we, data) in enumerate(reqs):
+            yield ep.valid.eq(1)
+            yield ep.addr.eq(addr)
+            yield ep.we.eq(we)
+            yield ep.data.eq(data)
+            yield ep.mask.eq(FULL)
+            yield ep.id.eq(i)
+            yield
+            while not (yield ep.ready):
+                yield
+        yield ep.valid.eq(0)
+
+    def collect(port):
+        ep = dut.ports[port].rsp
+        for _ in range(cycles):
+            if (yield ep.valid):
+                responses[port].append(((yield ep.id), (yield ep.err), (yield ep.data)))
+            yield
+
+    def responder():
+        memory, pending = {}, []
+        yield dut.source.ready.eq(1)
+        for cycle in range(cycles):
+            yield dut.sink.valid.eq(0)
+            if pending and pending[0][0] <= cycle:
+                _, typ, tag, data = pending.pop(0)
+                yield dut.sink.valid.eq(1)
+                yield dut.sink.type.eq(typ)
+                yield dut.sink.tag.eq(tag)
+                yield dut.sink.data.eq(data)
+            if (yield dut.source.valid):
+                typ, tag, laddr = (yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr)
+                on_link.append((typ, tag, laddr))
+                if typ == T_WR_REQ:
+                    memory[laddr] = yield dut.source.data
+                    pending.append((cycle + responder_delay, T_WR_ACK, tag, 0))
+                else:
+                    pending.append((cycle + responder_delay, T_RD_RSP, tag, memory.get(laddr, laddr)))
+            peak[0] = max(peak[0], (yield dut.outstanding))
+            yield
+
+    def program():
+        b = dut.bfct
+        for idx in range(4):
+            yield b.wr_index.eq(idx)
+            yield b.wr_entry.eq(0b111 | ((idx + 8) << 8))
+            yield b.wr_stb.eq(1)
+            yield
+        yield b.wr_stb.eq(0)
+
+    gens = [program(), responder()]
+    gens += [issue(p, r) for p, r in requests.items()] + [collect(p) for p in requests]
+    run_simulation(dut, gens)
+    return responses, on_link, peak[0]
+
+
+@pytest.mark.parametrize("tags", [16, 32])
+def test_two_ports_round_robin_and_many_outstanding(tags):
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=tags)
+    rng = random.Random(tags)
+    size = 1 << 12
+    # Port p uses section p only, so the link address tells which port a request came from.
+    reqs = {p: [(p * size + 64 * rng.randrange(64), 0, 0) for _ in range(20)] for p in (0, 1)}
+    responses, on_link, peak = run(dut, reqs, responder_delay=40)
+    for p in (0, 1):
+        assert [r[0] for r in sorted(responses[p])] == list(range(20))
+        assert not any(err for _, err, _ in responses[p])
+        # A read of a never-written line returns its remote line address: BFCT moved section s to s + 8.
+        for (addr, _, _), (_, _, data) in zip(reqs[p], sorted(responses[p])):
+            assert data == ((addr // size + 8) * size + addr % size) // 64
+    assert peak >= 16
+    # Round robin: while both ports wait, grants alternate.
+    ports = [(laddr * 64) // size - 8 for _, _, laddr in on_link]
+    assert len(on_link) == 40
+    assert all(a != b for a, b in zip(ports[:16], ports[1:16]))
+
+
+def test_faults_answer_at_once_and_never_reach_the_link():
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16)
+    size = 1 << 12
+    reqs = {0: [(6 * size, 0, 0), (0x40, 1, 0x1234), (0x40, 0, 0)], 1: [(9 * size, 1, 0)]}
+    responses, on_link, _ = run(dut, reqs)
+    errs0 = {i: err for i, err, _ in responses[0]}
+    assert errs0 == {0: 1, 1: 0, 2: 0}
+    assert [err for _, err, _ in responses[1]] == [1]
+    assert [d for i, _, d in responses[0] if i == 2] == [0x1234]
+    assert all(err == 0 or data == 2**LINE_BITS - 1 for _, err, data in responses[0])
+    assert len(on_link) == 2   # only the good write and read

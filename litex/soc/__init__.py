@@ -1,0 +1,1 @@
+"""MONet-open SoC assembly: the remote memory path and the board-free sim SoC."""

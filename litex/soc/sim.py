@@ -1,0 +1,101 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Board-free sim SoC: compute card (VexRiscv, UART, timer, ROM/SRAM/local RAM, ReMAT) and a memory card,
+joined by the sim channel, in one Verilator model (litex_sim style).
+
+Build once with `build_sim(...)`; run `obj_dir/Vsim` in the gateware folder. Firmware is loaded through
+`rom.init`, so new firmware needs no re-verilation.
+"""
+
+import os
+
+from migen import *
+
+from litex.build.generic_platform import Pins, Subsignal
+from litex.build.sim import SimPlatform
+from litex.build.sim.config import SimConfig
+from litex.soc.integration.soc import SoCRegion
+from litex.soc.integration.soc_core import SoCCore
+from litex.soc.integration.builder import Builder
+from litex.soc.interconnect.csr import *
+from migen.genlib.io import CRG
+
+from monet.cores.remat.port import WishboneRematPort
+from monet.soc.remote import RemoteMemoryPath
+
+NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
+REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
+ROM_SIZE       = 0x10000
+SRAM_SIZE      = 0x4000
+LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for comparisons).
+
+_io = [
+    ("sys_clk", 0, Pins(1)),
+    ("sys_rst", 0, Pins(1)),
+    ("serial", 0,
+        Subsignal("source_valid", Pins(1)),
+        Subsignal("source_ready", Pins(1)),
+        Subsignal("source_data",  Pins(8)),
+        Subsignal("sink_valid",   Pins(1)),
+        Subsignal("sink_ready",   Pins(1)),
+        Subsignal("sink_data",    Pins(8)),
+    ),
+]
+
+
+class SimFinish(Module, AutoCSR):
+    """Ends the simulation when software writes `finish` (clean exit of Vsim)."""
+    def __init__(self):
+        self.finish = CSR()
+        self.sync += If(self.finish.re, Finish())
+
+
+class MonetSimSoC(SoCCore):
+    def __init__(self, n_sections=16, section_bits=20, tags=32, memcard_size=4*1024*1024, **kwargs):
+        platform = SimPlatform("SIM", _io)
+        self.crg = CRG(platform.request("sys_clk"))
+        SoCCore.__init__(self, platform, clk_freq=NOMINAL_CLK_HZ,
+            ident                    = "MONet-open sim SoC",
+            cpu_type                 = "vexriscv",
+            cpu_variant              = "full",
+            uart_name                = "sim",
+            integrated_rom_size      = ROM_SIZE,
+            integrated_sram_size     = SRAM_SIZE,
+            integrated_main_ram_size = LOCAL_RAM_SIZE,
+            **kwargs)
+
+        # Remote memory path: ReMAT, link, channel, memory card.
+        self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
+            section_bits=section_bits, tags=tags, memcard_size=memcard_size)
+        remote.add_control()
+        self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
+        self.bus.add_slave("remote", self.cpu_port.bus,
+            SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
+        self.add_constant("REMOTE_SECTIONS", n_sections)
+        self.add_constant("REMOTE_SECTION_BITS", section_bits)
+        self.add_constant("REMOTE_TAGS", tags)
+        self.add_constant("MEMCARD_SIZE", memcard_size)
+        self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
+
+        # Not named sim_finish: the stock BIOS would then expect the sim_marker CSRs too.
+        self.sim_exit = SimFinish()
+
+
+def sim_config():
+    config = SimConfig()
+    config.add_clocker("sys_clk", freq_hz=1_000_000)
+    config.add_module("serial2console", "serial")
+    return config
+
+
+def build_sim(output_dir, jobs=2, opt_level="O3", **soc_kwargs):
+    """Generates, verilates and compiles the sim model plus the LiteX software libraries."""
+    soc = MonetSimSoC(**soc_kwargs)
+    builder = Builder(soc, output_dir=output_dir, compile_software=True, compile_gateware=False)
+    builder.build(sim_config=sim_config(), run=False, opt_level=opt_level, jobs=jobs, interactive=False)
+    gateware = os.path.join(output_dir, "gateware")
+    # The toolchain writes build_sim.sh; run it now (Builder's run=False only generates).
+    return soc, builder, gateware
