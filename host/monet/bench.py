@@ -41,11 +41,12 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200):
         "samples": samples,
         "latency_cycles": hw_summary,
         "latency_ns": {k: link_model.cycles_to_ns(v) for k, v in hw_summary.items()},
-        "cpu_latency_cycles": summary(cpu),
+        "cpu_latency_cycles": summary(cpu),  # beyond the same access to local SRAM
         "cpu_latency_ns": {k: link_model.cycles_to_ns(v) for k, v in summary(cpu).items()},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"], "memlat_cycles": link["memlat"]},
-        "measured_at": "ReMAT port (request accepted to response delivered); cpu_* adds the CPU's own path",
+        "measured_at": "latency_*: ReMAT port, request accepted to response delivered; cpu_latency_*: what the "
+                       "CPU waits beyond the same access to local SRAM",
     }
     result["breakdown"] = link_model.read_breakdown(hw_summary["p50"], distance_m, lanes, rate_gbps,
                                                     memlat=link["memlat"])

@@ -102,6 +102,8 @@ def cmd_bench_latency(args):
           f"({result['samples']} samples, ns at {link_model.NOMINAL_CLK_HZ / 1e6:.0f} MHz)")
     _print_table([[k, f"{ns[k]:.1f}", f"{cy[k]:.1f}"] for k in ("min", "mean", "p50", "p99", "max")],
                  ["stat", "ns", "cycles"])
+    cpu = result["cpu_latency_ns"]
+    print(f"CPU waits p50 {cpu['p50']:.1f} ns (max {cpu['max']:.1f} ns) beyond the same access to local SRAM")
     print("\nbreakdown of one 64 B remote read (p50):")
     bd = result["breakdown"]
     _print_table([[k, f"{v:.1f}" if isinstance(v, float) else v] for k, v in bd.items()], ["part", "value"])

@@ -52,7 +52,7 @@ def run_demo(out_dir, samples=200):
         "response delivered), one 64 B line transaction per access; gateware "
         f"`{build.hash}`, firmware `{build.firmware_hash}`.",
         "",
-        "| round trip (m) | op | mean (ns) | p50 (ns) | p99 (ns) | min (ns) | max (ns) | CPU load/store (ns) |",
+        "| round trip (m) | op | mean (ns) | p50 (ns) | p99 (ns) | min (ns) | max (ns) | CPU extra over local SRAM (ns) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:

@@ -104,3 +104,11 @@ def test_lane_rate_changes_serialization(sim):
                                  + link_model.serialization_cycles(10, lanes, rate)
                                  + 2 * link_model.delay_cycles(8, rate))
     assert slow - fast == model(1, 10.0) - model(8, 15.0)
+
+
+def test_pointer_chase_follows_the_chain(sim):
+    answer = sim.command("chase addr=0x20000 lines=64 n=200 seed=9")
+    assert answer["hw_count"] == 200
+    # Each load depends on the one before: the CPU waits at least the full remote latency per load.
+    assert answer["cycles_per_load"] >= answer["hw_max"]
+    assert answer["end"] != 0 and answer["instret"] > 200

@@ -1,4 +1,8 @@
-"""Fixtures for end-to-end tests on the sim SoC: one model build per run, shared by every test."""
+"""pytest plugin: fixtures for end-to-end tests on the sim SoC, one model build per run shared by every test.
+
+Registered through the `pytest11` entry point, so any pytest in the project venv has them:
+`sim_build` (the built model and firmware) and `sim` (a running sim with the remote windows mapped).
+"""
 
 import pytest
 
