@@ -4,6 +4,7 @@ firmware, launches obj_dir/Vsim and talks to the firmware console over the simul
 Every wait has a timeout that ends in a SimError naming what was awaited and the last output seen.
 """
 
+import fcntl
 import hashlib
 import json
 import os
@@ -84,14 +85,21 @@ class SimBuild:
         return self.gateware / "obj_dir" / "Vsim"
 
     def ensure(self):
-        """Builds whatever is missing; a complete earlier build is reused as is."""
-        stamp = self.dir / "model.ok"
-        if not stamp.exists():
-            self._build_model()
-            stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions()}, indent=1))
-        else:
-            self.log(f"sim: reusing model {self.hash} ({self.dir})")
-        self._build_firmware()
+        """Builds whatever is missing; a complete earlier build is reused as is.
+
+        A lock file serialises builders of the same model; an interrupted build leaves no `model.ok`
+        stamp, so the next call starts it again from scratch.
+        """
+        self.dir.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.dir.parent / f"{self.hash}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            stamp = self.dir / "model.ok"
+            if not stamp.exists():
+                self._build_model()
+                stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions()}, indent=1))
+            else:
+                self.log(f"sim: reusing model {self.hash} ({self.dir})")
+            self._build_firmware()
         return self
 
     def _env(self):
@@ -113,14 +121,25 @@ class SimBuild:
             f"build_sim({str(self.dir)!r}, **json.loads(sys.argv[1]))\n"
         )
         with open(logfile, "w") as out:
-            r = subprocess.run([sys.executable, "-c", script, json.dumps(self.config)], stdout=out,
-                               stderr=subprocess.STDOUT, env=self._env())
-            if r.returncode == 0:
-                r = subprocess.run(["bash", "build_sim.sh"], cwd=self.gateware, stdout=out,
-                                   stderr=subprocess.STDOUT, env=self._env())
-        if r.returncode != 0 or not self.model.exists():
+            rc = self._run_step("generating gateware and software", [sys.executable, "-c", script,
+                                json.dumps(self.config)], self.dir, out, t0)
+            if rc == 0:
+                rc = self._run_step("verilating and compiling", ["bash", "build_sim.sh"], self.gateware, out, t0)
+        if rc != 0 or not self.model.exists():
             raise SimError(f"sim model build failed; see {logfile}:\n" + _tail(logfile))
         self.log(f"sim: model built in {time.time() - t0:.0f} s")
+
+    def _run_step(self, what, cmd, cwd, out, t0, heartbeat=30):
+        """Runs one build step, saying every `heartbeat` seconds that it is still going."""
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=self._env())
+        while True:
+            try:
+                return proc.wait(timeout=heartbeat)
+            except subprocess.TimeoutExpired:
+                self.log(f"sim: {what}... {time.time() - t0:.0f} s")
+            except BaseException:
+                proc.kill()
+                raise
 
     def _build_firmware(self):
         self.firmware.mkdir(exist_ok=True)
