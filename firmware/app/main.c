@@ -13,6 +13,7 @@
 
 #include "monet_hal.h"
 #include "remat.h"
+#include "pbb.h"
 
 #define MAX_ARGS     12
 #define MAX_SAMPLES  1024
@@ -281,6 +282,50 @@ static void cmd_chase(struct args *a) {
            (unsigned)l.min, (unsigned)l.max, (unsigned)l.sum, (unsigned)l.count, (unsigned)p);
 }
 
+/* pbb op=read|write|mixed [ratio=R] pattern=seq|stride|random addr= span= stride= count= outstanding=
+ *     seed= check=0|1 shift= : one run of the benchmark block, waited out, with link occupancy. */
+static void cmd_pbb(struct args *a) {
+    static const char *ops[] = {"read", "write", "mixed"}, *patterns[] = {"seq", "stride", "random"};
+    const char *op = arg_str(a, "op", "read"), *pattern = arg_str(a, "pattern", "seq");
+    struct pbb_settings s;
+    s.mode = 3; s.pattern = 3;
+    for (uint32_t i = 0; i < 3; i++) {
+        if (!strcmp(op, ops[i])) s.mode = i;
+        if (!strcmp(pattern, patterns[i])) s.pattern = i;
+    }
+    if (s.mode == 3) { error("op must be read, write or mixed"); return; }
+    if (s.pattern == 3) { error("pattern must be seq, stride or random"); return; }
+    s.read_ratio  = arg_u32(a, "ratio", 128);
+    s.base        = arg_u32(a, "addr", 0);
+    s.span        = arg_u32(a, "span", 1u << 20);
+    s.stride      = arg_u32(a, "stride", 256);
+    s.count       = arg_u32(a, "count", 1000);
+    s.outstanding = arg_u32(a, "outstanding", REMOTE_TAGS);
+    s.seed        = arg_u32(a, "seed", 1);
+    s.check       = arg_u32(a, "check", 0);
+    s.shift       = arg_u32(a, "shift", 2);
+    if (s.span < LINE_BYTES || (s.span & (s.span - 1))) { error("span must be a power of two >= 64"); return; }
+    if (!window_ok(s.base, s.span) || (s.base & (LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
+    if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1..tags"); return; }
+    if (s.stride % LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
+    uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
+    link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
+    pbb_start(&s);
+    while (pbb_busy());
+    link_counters(&fc, &cc, &fm, &cm, &a2b1, &b2a1);
+    struct pbb_result r;
+    pbb_result(&r);
+    printf("{\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, \"completed\": %u, "
+           "\"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, "
+           "\"lat_sum\": %llu, \"shift\": %u, \"busy_a2b\": %u, \"busy_b2a\": %u, ",
+           op, pattern, (unsigned)s.count, (unsigned)s.outstanding, (unsigned)r.completed,
+           (unsigned long long)r.cycles, (unsigned)r.errors, (unsigned)r.bus_errors, (unsigned)r.lat_min,
+           (unsigned)r.lat_max, (unsigned long long)r.lat_sum, (unsigned)s.shift, (unsigned)(a2b1 - a2b0),
+           (unsigned)(b2a1 - b2a0));
+    print_samples("hist", r.hist, PBB_BUCKETS);
+    printf("}\n");
+}
+
 static void cmd_counters(struct args *a) {
     (void)a;
     uint64_t c = rd64(0), i = rd64(1);
@@ -322,6 +367,7 @@ static const struct command commands[] = {
     {"check",    cmd_check,    "addr= bytes= seed="},
     {"lat",      cmd_lat,      "op=read|write addr= n= stride="},
     {"chase",    cmd_chase,    "addr= lines= n= seed="},
+    {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift="},
     {"counters", cmd_counters, "mcycle, minstret"},
     {"faults",   cmd_faults,   "fault counter and latch"},
     {"exit",     cmd_exit,     "end the simulation"},

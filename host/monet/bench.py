@@ -1,7 +1,7 @@
 """Benchmarks run through the firmware console: remote latency and memory test."""
 
 from monet import link_model
-from monet.stats import summary
+from monet.stats import histogram_percentile, summary
 
 
 def configure_link(target, distance_m, lanes, rate_gbps, memlat=0):
@@ -69,3 +69,42 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8):
         used.append({"offset": offset, "bytes": per_window, "errors": check["errors"]})
     return {"bytes": per_window * len(windows), "seed": seed, "errors": errors, "faults": faults,
             "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m}
+
+
+def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
+              check=False):
+    """Sustained bandwidth of 64 B transactions from the benchmark block (ReMAT's second port)."""
+    link = configure_link(target, distance_m, lanes, rate_gbps)
+    windows = map_remote_windows(target)
+    mapped = len(windows) * target.command("info")["section_bytes"]
+    span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
+    shift = 2 if distance_m <= 40 else 4
+    run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={count} "
+                         f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift}",
+                         timeout=max(300, count // 100))
+    payload = run["completed"] * link_model.LINE_BYTES
+    seconds = run["cycles"] * link_model.CLK_PS * 1e-12
+    bw = payload / seconds / 1e9
+    capacity = lanes * rate_gbps * 64 / 66 / 8
+    data_busy = run["busy_a2b"] if op == "write" else run["busy_b2a"]
+    line_bits = data_busy * link_model.CLK_PS * 1e-3 * lanes * rate_gbps
+    hist = run["hist"]
+    pct = {f"p{p:g}".replace(".", "_"): link_model.cycles_to_ns(histogram_percentile(hist, shift, p))
+           for p in (50, 90, 99, 99.9)}
+    return {
+        "op": op, "pattern": pattern, "size": link_model.LINE_BYTES, "outstanding": outstanding,
+        "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": "ours",
+        "transactions": run["completed"], "cycles": run["cycles"],
+        "bandwidth_GBps": bw,
+        "payload_capacity_GBps": capacity,
+        "link_utilisation": bw / (2 * lanes * rate_gbps / 8),
+        "payload_utilisation": bw / capacity,
+        "link_efficiency": payload * 8 / line_bits if line_bits else None,
+        "errors": run["errors"], "bus_errors": run["bus_errors"],
+        "latency_ns": {"min": link_model.cycles_to_ns(run["lat_min"]),
+                       "mean": link_model.cycles_to_ns(run["lat_sum"] / max(run["completed"], 1)),
+                       "max": link_model.cycles_to_ns(run["lat_max"]), **pct},
+        "histogram": {"bucket_cycles": 1 << shift, "counts": hist},
+        "clock_hz": link_model.NOMINAL_CLK_HZ,
+        "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"]},
+    }

@@ -26,25 +26,21 @@ def _distance(text):
     return value
 
 
-def _lanes(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value not in link_model.LANES:
-        raise argparse.ArgumentTypeError(f"lanes {text!r} is not accepted; accepted: 1, 2, 4 or 8")
-    return value
+def _choice(name, accepted, convert, described):
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value not in accepted:
+            raise argparse.ArgumentTypeError(f"{name} {text!r} is not accepted; accepted: {described}")
+        return value
+    return parse
 
 
-def _rate(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value not in link_model.RATES_GBPS:
-        accepted = ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)
-        raise argparse.ArgumentTypeError(f"rate {text!r} is not accepted; accepted: {accepted} (Gb/s per lane)")
-    return value
+_lanes = _choice("lanes", link_model.LANES, int, "1, 2, 4 or 8")
+_rate = _choice("rate", link_model.RATES_GBPS, float,
+                ", ".join(f"{r:g}" for r in link_model.RATES_GBPS) + " (Gb/s per lane)")
 
 
 def _positive(name, upper):
@@ -129,6 +125,27 @@ def cmd_bench_memtest(args):
     return 0 if result["errors"] == 0 and result["faults"] == 0 else 1
 
 
+def cmd_bench_bandwidth(args):
+    from monet import bench
+    build, target = _open_sim(args)
+    with target:
+        result = bench.bandwidth(target, args.op, args.outstanding, args.distance, args.lanes, args.rate,
+                                 pattern=args.pattern, count=args.count)
+        result["gateware_hash"] = build.hash
+        result["firmware_hash"] = build.firmware_hash
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{args.op} bandwidth, 64 B {args.pattern}, {args.outstanding} outstanding, {args.distance:g} m, "
+          f"{args.lanes} x {args.rate:g} Gb/s ({result['transactions']} transactions)")
+    rows = [[k, f"{result[k]:.3f}" if result[k] is not None else "-"] for k in
+            ("bandwidth_GBps", "payload_capacity_GBps", "payload_utilisation", "link_utilisation",
+             "link_efficiency")]
+    rows += [[f"latency {k} (ns)", f"{v:.1f}"] for k, v in result["latency_ns"].items()]
+    _print_table(rows, ["figure", "value"])
+    return 0
+
+
 def cmd_sim_build(args):
     from monet.sim import SimBuild
     build = SimBuild(log=lambda m: print(m, file=sys.stderr, flush=True)).ensure()
@@ -155,6 +172,22 @@ def make_parser():
     lat.add_argument("--samples", type=_positive("samples", 1024), default=200, help="accesses (1..1024)")
     lat.add_argument("--json", action="store_true", help="print one JSON object")
     lat.set_defaults(func=cmd_bench_latency)
+
+    bw = bench.add_parser("bandwidth", help="sustained bandwidth from the benchmark block")
+    bw.add_argument("--op", required=True, type=str, help="read or write")
+    bw.add_argument("--size", type=_choice("size", (64,), int, "64 (other sizes come with the combiner)"),
+                    default=64, help="bytes per transaction")
+    bw.add_argument("--outstanding", type=_positive("outstanding", 128), default=128,
+                    help="transactions in flight (1..128)")
+    bw.add_argument("--distance", type=_distance, default=8.0, help="round-trip fiber length, metres")
+    bw.add_argument("--lanes", type=_lanes, default=8)
+    bw.add_argument("--rate", type=_rate, default=15.0)
+    bw.add_argument("--pattern", type=_choice("pattern", ("seq", "random"), str, "seq, random"), default="seq")
+    bw.add_argument("--profile", type=_choice("profile", ("ours",), str,
+                    "ours (the MONet-compatible profile is not built yet)"), default="ours")
+    bw.add_argument("--count", type=_positive("count", 2**31), default=20000, help="transactions")
+    bw.add_argument("--json", action="store_true")
+    bw.set_defaults(func=cmd_bench_bandwidth)
 
     mt = bench.add_parser("memtest", help="seeded data through every remote window")
     mt.add_argument("--bytes", type=_positive("bytes", 4 * 1024 * 1024), default=64 * 1024)

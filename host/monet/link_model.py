@@ -19,6 +19,7 @@ NOMINAL_CLK_HZ  = 250_000_000
 CLK_PS          = 10**12 // NOMINAL_CLK_HZ
 MAX_DELAY       = 1000          # cycles one way, bounded by the channel's delay lines.
 BEAT_BLOCKS     = 8
+LINE_BYTES      = 64
 
 
 def block_ps(rate_gbps):

@@ -33,3 +33,19 @@ def linear_fit(xs, ys):
     ss_tot = sum((y - my) ** 2 for y in ys)
     ss_res = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
     return a, b, (1 - ss_res / ss_tot) if ss_tot else 1.0
+
+
+def histogram_percentile(hist, shift, p):
+    """Percentile (0..100) from a latency histogram whose bucket i holds [i << shift, (i+1) << shift)
+    (the last bucket: everything above). Returns the upper edge of the bucket holding it, in cycles:
+    within one bucket of the true value, and never below it except in the open last bucket."""
+    total = sum(hist)
+    if total == 0:
+        raise ValueError("empty histogram")
+    need = max(1, math.ceil(p / 100.0 * total))
+    seen = 0
+    for i, n in enumerate(hist):
+        seen += n
+        if seen >= need:
+            return ((i + 1) << shift) - 1
+    raise AssertionError("unreachable")

@@ -20,7 +20,7 @@ class RemoteMemoryPath(LiteXModule):
 
     `remat.ports` are the master ports; CSR blocks come with add_control().
     """
-    def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=32,
+    def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024):
         self.remat   = remat   = ReMAT(n_ports=2, n_sections=n_sections, section_bits=section_bits, tags=tags)
         self.channel = channel = SimChannel(clk_ps=clk_ps, depth=channel_depth)

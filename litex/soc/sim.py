@@ -23,6 +23,7 @@ from litex.soc.integration.builder import Builder
 from litex.soc.interconnect.csr import *
 from migen.genlib.io import CRG
 
+from monet.cores.pbb.core import PBB
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.remote import RemoteMemoryPath
 
@@ -54,7 +55,7 @@ class SimFinish(Module, AutoCSR):
 
 
 class MonetSimSoC(SoCCore):
-    def __init__(self, n_sections=16, section_bits=20, tags=32, memcard_size=4*1024*1024, **kwargs):
+    def __init__(self, n_sections=16, section_bits=20, tags=128, memcard_size=4*1024*1024, **kwargs):
         platform = SimPlatform("SIM", _io)
         self.crg = CRG(platform.request("sys_clk"))
         SoCCore.__init__(self, platform, clk_freq=NOMINAL_CLK_HZ,
@@ -74,6 +75,9 @@ class MonetSimSoC(SoCCore):
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
+        # Benchmark block on ReMAT's second port.
+        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags)
+        self.pbb.add_control()
         self.add_constant("REMOTE_SECTIONS", n_sections)
         self.add_constant("REMOTE_SECTION_BITS", section_bits)
         self.add_constant("REMOTE_TAGS", tags)

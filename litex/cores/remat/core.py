@@ -13,8 +13,6 @@ Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/strea
 error, counted, and its address and kind are latched.
 """
 
-from functools import reduce
-from operator import or_
 
 from migen import *
 from migen.genlib.roundrobin import RoundRobin, SP_CE
@@ -35,7 +33,7 @@ class ReMAT(LiteXModule):
     n_sections * 2**section_bits bytes), tags (outstanding requests; size it by Little's law,
     bandwidth x round trip / 64 B).
     """
-    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=32):
+    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=128):
         assert tags <= 2**TAG_BITS
         self.ports  = [RematPort() for _ in range(n_ports)]
         self.source = source = stream.Endpoint(txn_layout)  # to the link.
@@ -79,16 +77,19 @@ class ReMAT(LiteXModule):
         a_raddr = Signal(len(bfct.raddr))
         a_time  = Signal(32)
         a_ready = Signal()
-        any_req = Signal()
+        # Only the granted port's request is taken; the grant moves on once it is taken or idle.
+        granted = Signal()
+        take    = Signal()
         self.comb += [
-            any_req.eq(reduce(or_, [r.valid for r in reqs])),
-            rr.ce.eq(any_req & (~a_valid | a_ready)),
+            granted.eq(Array(r.valid for r in reqs)[rr.grant]),
+            take.eq(granted & (~a_valid | a_ready)),
+            rr.ce.eq(take | ~granted),
         ]
         for i, r in enumerate(reqs):
             self.comb += r.ready.eq((rr.grant == i) & (~a_valid | a_ready))
         self.sync += [
             If(a_ready, a_valid.eq(0)),
-            If(any_req & (~a_valid | a_ready),
+            If(take,
                 a_valid.eq(1),
                 a_port.eq(rr.grant),
                 a_req.raw_bits().eq(sel.raw_bits()),

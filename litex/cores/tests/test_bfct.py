@@ -5,17 +5,14 @@ from migen import *
 
 from monet.cores.remat.bfct import *
 
+from .link_responder import program_bfct
+
 
 def lookup(dut, entries, accesses):
     results = []
 
     def gen():
-        for idx, entry in entries.items():
-            yield dut.wr_index.eq(idx)
-            yield dut.wr_entry.eq(entry)
-            yield dut.wr_stb.eq(1)
-            yield
-        yield dut.wr_stb.eq(0)
+        yield from program_bfct(dut, entries)
         yield
         for addr, we in accesses:
             yield dut.addr.eq(addr)

@@ -8,6 +8,8 @@ from migen import *
 from monet.cores.link.common import *
 from monet.cores.remat.core import ReMAT
 
+from .link_responder import link_responder, program_bfct
+
 FULL = 2**LINE_BYTES - 1
 
 
@@ -40,38 +42,8 @@ def run(dut, requests, responder_delay=6, cycles=400):
                 responses[port].append(((yield ep.id), (yield ep.err), (yield ep.data)))
             yield
 
-    def responder():
-        memory, pending = {}, []
-        yield dut.source.ready.eq(1)
-        for cycle in range(cycles):
-            yield dut.sink.valid.eq(0)
-            if pending and pending[0][0] <= cycle:
-                _, typ, tag, data = pending.pop(0)
-                yield dut.sink.valid.eq(1)
-                yield dut.sink.type.eq(typ)
-                yield dut.sink.tag.eq(tag)
-                yield dut.sink.data.eq(data)
-            if (yield dut.source.valid):
-                typ, tag, laddr = (yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr)
-                on_link.append((typ, tag, laddr))
-                if typ == T_WR_REQ:
-                    memory[laddr] = yield dut.source.data
-                    pending.append((cycle + responder_delay, T_WR_ACK, tag, 0))
-                else:
-                    pending.append((cycle + responder_delay, T_RD_RSP, tag, memory.get(laddr, laddr)))
-            peak[0] = max(peak[0], (yield dut.outstanding))
-            yield
-
-    def program():
-        b = dut.bfct
-        for idx in range(4):
-            yield b.wr_index.eq(idx)
-            yield b.wr_entry.eq(0b111 | ((idx + 8) << 8))
-            yield b.wr_stb.eq(1)
-            yield
-        yield b.wr_stb.eq(0)
-
-    gens = [program(), responder()]
+    entries = {idx: 0b111 | ((idx + 8) << 8) for idx in range(4)}
+    gens = [program_bfct(dut.bfct, entries), link_responder(dut, cycles, responder_delay, on_link, peak)]
     gens += [issue(p, r) for p, r in requests.items()] + [collect(p) for p in requests]
     run_simulation(dut, gens)
     return responses, on_link, peak[0]
@@ -109,3 +81,12 @@ def test_faults_answer_at_once_and_never_reach_the_link():
     assert [d for i, _, d in responses[0] if i == 2] == [0x1234]
     assert all(err == 0 or data == 2**LINE_BITS - 1 for _, err, data in responses[0])
     assert len(on_link) == 2   # only the good write and read
+
+
+def test_an_idle_port_never_sends_a_phantom_request():
+    # Only port 1 requests: the grant must move to it without taking port 0's idle payload.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16)
+    reqs = {1: [(64 * i, 1, i) for i in range(5)]}
+    responses, on_link, _ = run(dut, reqs)
+    assert [typ for typ, _, _ in on_link] == [T_WR_REQ] * 5
+    assert len(responses[1]) == 5

@@ -1,0 +1,29 @@
+/* Programmable benchmark block driver (bare metal and Linux user space). */
+#ifndef MONET_PBB_H
+#define MONET_PBB_H
+
+#include <stdint.h>
+
+#define PBB_MODE_READ  0
+#define PBB_MODE_WRITE 1
+#define PBB_MODE_MIXED 2
+#define PBB_PATTERN_SEQ    0
+#define PBB_PATTERN_STRIDE 1
+#define PBB_PATTERN_RANDOM 2
+#define PBB_BUCKETS 64
+
+struct pbb_settings {
+    uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift;
+};
+
+struct pbb_result {
+    uint64_t cycles, lat_sum;
+    uint32_t completed, errors, bus_errors, lat_min, lat_max;
+    uint32_t hist[PBB_BUCKETS];
+};
+
+void pbb_start(const struct pbb_settings *s);
+int  pbb_busy(void);
+void pbb_result(struct pbb_result *r);
+
+#endif

@@ -1,0 +1,54 @@
+"""The benchmark block end to end on the sim: data integrity under load, bandwidth against the link."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from monet import bench, link_model
+
+
+def test_write_then_checked_read_under_load(sim):
+    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern="random", count=3000, seed=21)
+    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=3000, seed=21, check=True)
+    assert w["transactions"] == r["transactions"] == 3000
+    assert r["errors"] == 0 and r["bus_errors"] == 0
+    # Another seed's data must not pass the check.
+    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=500, seed=22, check=True)
+    assert wrong["errors"] > 0
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_bandwidth_scales_with_lanes_and_stays_under_capacity(sim, op):
+    one = bench.bandwidth(sim, op, 128, 8, 1, 10.0, count=2000)
+    eight = bench.bandwidth(sim, op, 128, 8, 8, 15.0, count=8000)
+    for r in (one, eight):
+        assert 0 < r["bandwidth_GBps"] <= r["payload_capacity_GBps"]
+        assert 0 < r["link_efficiency"] <= 64 / 66 + 1e-9
+        assert r["link_utilisation"] == pytest.approx(r["bandwidth_GBps"] / (2 * r["lanes"] * r["rate_gbps"] / 8))
+    assert eight["bandwidth_GBps"] > 5 * one["bandwidth_GBps"]
+    # One lane is link-bound: most of its payload capacity is used.
+    assert one["payload_utilisation"] > 0.6
+
+
+def test_outstanding_requests_rule_remote_bandwidth(sim):
+    few = bench.bandwidth(sim, "read", 4, 100, 8, 15.0, count=1000)
+    many = bench.bandwidth(sim, "read", 128, 100, 8, 15.0, count=4000)
+    assert many["bandwidth_GBps"] > 4 * few["bandwidth_GBps"]
+    # Histogram percentiles are bucket upper edges: at most one bucket above the largest sample.
+    bucket_ns = link_model.cycles_to_ns(few["histogram"]["bucket_cycles"])
+    assert few["latency_ns"]["min"] <= few["latency_ns"]["p50"] <= few["latency_ns"]["p99"]
+    assert few["latency_ns"]["p99"] < few["latency_ns"]["max"] + bucket_ns
+
+
+def test_bandwidth_json_contract(sim_build):
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "bandwidth", "--op", "write", "--outstanding",
+                        "64", "--distance", "8", "--lanes", "4", "--rate", "12.5", "--count", "2000", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    for key in ("bandwidth_GBps", "payload_capacity_GBps", "link_utilisation", "link_efficiency", "op", "lanes",
+                "rate_gbps", "distance_m", "outstanding", "size", "pattern"):
+        assert key in result
+    assert result["payload_capacity_GBps"] == pytest.approx(4 * 12.5 * 64 / 66 / 8)

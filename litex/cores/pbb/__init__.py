@@ -1,0 +1,1 @@
+"""Programmable benchmark block."""

@@ -1,0 +1,234 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Programmable benchmark block (PBB): a traffic generator and checker on a ReMAT master port.
+
+Issues `count` 64 B line transactions (read, write or mixed by a read ratio) with sequential, strided or
+seeded-random (xorshift32) addresses inside a span of the ReMAT window, keeping up to `outstanding` in flight. Write
+data are address-keyed pseudo-random lines; with `check`, read data are compared with the same function,
+so a region written by one run is verified by the next. Hardware counters: cycles, bytes, data errors,
+bus errors, latency min/max/sum/count and a latency histogram of `buckets` buckets of 2**shift cycles
+(the last bucket collects everything above), from which the host computes percentiles.
+
+Issue: one request a cycle. Latency counted from the port accepting a request to its response.
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import *
+
+from monet.cores.link.common import LINE_BYTES, LINE_BITS
+
+MODE_READ, MODE_WRITE, MODE_MIXED = 0, 1, 2
+PATTERN_SEQ, PATTERN_STRIDE, PATTERN_RANDOM = 0, 1, 2
+GOLDEN = 0x9E3779B1
+
+
+def line_pattern(laddr, seed):
+    """Address-keyed pseudo-random line: 16 words, each a rotation of laddr * golden ratio, XOR seed and
+    a per-word constant. Returns a Migen expression (one multiplier, the rest is wiring)."""
+    h = Signal(32)
+    words = []
+    for i in range(LINE_BITS // 32):
+        rot = Cat(h[i:], h[:i]) if i else h
+        words.append(rot ^ seed ^ ((GOLDEN * (i + 1)) & 0xFFFFFFFF))
+    return h.eq(laddr * GOLDEN), Cat(*words)
+
+
+def line_pattern_reference(laddr, seed):
+    """Software model of line_pattern (for tests and the host)."""
+    h = (laddr * GOLDEN) & 0xFFFFFFFF
+    value = 0
+    for i in range(LINE_BITS // 32):
+        rot = ((h >> i) | (h << (32 - i))) & 0xFFFFFFFF if i else h
+        value |= (rot ^ seed ^ ((GOLDEN * (i + 1)) & 0xFFFFFFFF)) << (32 * i)
+    return value
+
+
+class PBB(LiteXModule):
+    def __init__(self, port, max_outstanding=64, buckets=64):
+        # Ids are the issue count modulo the table size: unique while at most that many are in flight.
+        assert max_outstanding in (2**n for n in range(1, 9))
+        self.max_outstanding = max_outstanding
+        # Settings (CSRs with add_control(), or drive directly in unit tests).
+        self.start       = Signal()
+        self.mode        = Signal(2)
+        self.read_ratio  = Signal(8)    # mixed: a transaction is a read when a random byte < read_ratio.
+        self.pattern     = Signal(2)
+        self.base        = Signal(32)   # window byte offset, line aligned.
+        self.span        = Signal(32)   # bytes; addresses wrap inside; a power of two for random.
+        self.stride      = Signal(32)   # bytes, line multiple, below span.
+        self.count       = Signal(32)   # transactions.
+        self.outstanding = Signal(9, reset=1)  # clamped to max_outstanding
+        self.seed        = Signal(32)
+        self.check       = Signal()
+        self.shift       = Signal(4)
+        # Results.
+        self.busy        = Signal()
+        self.cycles      = Signal(64)
+        self.completed   = Signal(32)
+        self.errors      = Signal(32)   # read data that did not match.
+        self.bus_errors  = Signal(32)   # responses with err (BFCT fault, remote error).
+        self.lat_min     = Signal(32)
+        self.lat_max     = Signal(32)
+        self.lat_sum     = Signal(64)
+        self.hist        = Array(Signal(32, name=f"hist{i}") for i in range(buckets))
+        self.buckets     = buckets
+
+        # # #
+
+        now = Signal(32)
+        self.sync += now.eq(now + 1)
+
+        id_bits  = log2_int(max_outstanding)
+        issued   = Signal(32)
+        inflight = Signal(9)
+        offset   = Signal(32)
+        lfsr      = Signal(32, reset=1)   # xorshift32 state (random addresses, mixed read/write choice).
+        lfsr_next = Signal(32)
+        x1, x2 = Signal(32), Signal(32)
+        self.comb += [
+            x1.eq(lfsr ^ (lfsr << 13)),
+            x2.eq(x1 ^ (x1 >> 17)),
+            lfsr_next.eq(x2 ^ (x2 << 5)),
+        ]
+
+        # Request side -------------------------------------------------------------------------------------
+        req = port.req
+        addr = Signal(32)
+        we   = Signal()
+        self.comb += [
+            addr.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
+                                    lfsr & (self.span - 1) & ~(LINE_BYTES - 1), offset)),
+            we.eq((self.mode == MODE_WRITE) | ((self.mode == MODE_MIXED) & (lfsr[24:32] >= self.read_ratio))),
+        ]
+        set_h, wdata = line_pattern(addr[6:], self.seed)
+        self.comb += set_h
+        self.comb += [
+            req.valid.eq(self.busy & (issued != self.count) & (inflight < self.outstanding) &
+                         (inflight < max_outstanding)),
+            req.addr.eq(addr),
+            req.we.eq(we),
+            req.mask.eq(2**LINE_BYTES - 1),
+            req.data.eq(wdata),
+            req.id.eq(issued[:id_bits]),
+        ]
+        id_time = Array(Signal(32, name=f"id_time{i}") for i in range(max_outstanding))
+        id_line = Array(Signal(26, name=f"id_line{i}") for i in range(max_outstanding))
+        id_read = Array(Signal(name=f"id_read{i}") for i in range(max_outstanding))
+        step = Signal(32)
+        self.comb += step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride, LINE_BYTES))
+
+        # Response side ------------------------------------------------------------------------------------
+        rsp = port.rsp
+        self.comb += rsp.ready.eq(1)
+        rid     = Signal(id_bits)
+        latency = Signal(32)
+        self.comb += [rid.eq(rsp.id), latency.eq(now - id_time[rid])]
+        set_h2, expected = line_pattern(id_line[rid], self.seed)
+        self.comb += set_h2
+        bucket = Signal(max=buckets)
+        shifted = Signal(32)
+        self.comb += [
+            shifted.eq(latency >> self.shift),
+            bucket.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
+        ]
+        mismatch = Signal()
+        self.comb += mismatch.eq(self.check & id_read[rid] & ~rsp.err & (rsp.data != expected))
+
+        accepted = Signal()
+        self.comb += accepted.eq(req.valid & req.ready)
+        self.sync += [
+            If(self.start,
+                self.busy.eq(1),
+                issued.eq(0),
+                inflight.eq(0),
+                offset.eq(0),
+                lfsr.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
+                self.cycles.eq(0),
+                self.completed.eq(0),
+                self.errors.eq(0),
+                self.bus_errors.eq(0),
+                self.lat_min.eq(2**32 - 1),
+                self.lat_max.eq(0),
+                self.lat_sum.eq(0),
+                *[h.eq(0) for h in self.hist],
+            ).Else(
+                If(self.busy,
+                    self.cycles.eq(self.cycles + 1),
+                    If(self.completed == self.count, self.busy.eq(0)),
+                ),
+                If(accepted,
+                    issued.eq(issued + 1),
+                    lfsr.eq(lfsr_next),
+                    If(offset + step >= self.span,
+                        offset.eq(offset + step - self.span)
+                    ).Else(
+                        offset.eq(offset + step)
+                    ),
+                    id_time[issued[:id_bits]].eq(now),
+                    id_line[issued[:id_bits]].eq(addr[6:]),
+                    id_read[issued[:id_bits]].eq(~we),
+                ),
+                inflight.eq(inflight + accepted - rsp.valid),
+                If(rsp.valid,
+                    self.completed.eq(self.completed + 1),
+                    self.lat_sum.eq(self.lat_sum + latency),
+                    If(latency < self.lat_min, self.lat_min.eq(latency)),
+                    If(latency > self.lat_max, self.lat_max.eq(latency)),
+                    self.hist[bucket].eq(self.hist[bucket] + 1),
+                    If(rsp.err, self.bus_errors.eq(self.bus_errors + 1)),
+                    If(mismatch, self.errors.eq(self.errors + 1)),
+                ),
+            )
+        ]
+
+    def add_control(self):
+        self._start       = CSR()  # write: start a run with the settings below.
+        self._mode        = CSRStorage(2, description="0 read, 1 write, 2 mixed.")
+        self._read_ratio  = CSRStorage(8, description="Mixed: reads per 256 transactions.")
+        self._pattern     = CSRStorage(2, description="0 sequential, 1 strided, 2 random.")
+        self._base        = CSRStorage(32, description="Window byte offset of the region (line aligned).")
+        self._span        = CSRStorage(32, description="Region size, bytes (a power of two for random).")
+        self._stride      = CSRStorage(32, description="Strided: step in bytes (a line multiple).")
+        self._count       = CSRStorage(32, description="Transactions to issue (64 B each).")
+        self._outstanding = CSRStorage(9, reset=1, description="Transactions in flight at most (1..256).")
+        self._seed        = CSRStorage(32, description="Seed of addresses and data.")
+        self._check       = CSRStorage(1, description="Compare read data with the address-keyed pattern.")
+        self._shift       = CSRStorage(4, description="Histogram bucket width: 2**shift cycles.")
+        self._busy        = CSRStatus(1)
+        self._cycles      = CSRStatus(64)
+        self._completed   = CSRStatus(32)
+        self._errors      = CSRStatus(32)
+        self._bus_errors  = CSRStatus(32)
+        self._lat_min     = CSRStatus(32)
+        self._lat_max     = CSRStatus(32)
+        self._lat_sum     = CSRStatus(64)
+        self._hist_index  = CSRStorage(8, description="Histogram bucket to read.")
+        self._hist_value  = CSRStatus(32)
+        self.comb += [
+            self.start.eq(self._start.re),
+            self.mode.eq(self._mode.storage),
+            self.read_ratio.eq(self._read_ratio.storage),
+            self.pattern.eq(self._pattern.storage),
+            self.base.eq(self._base.storage),
+            self.span.eq(self._span.storage),
+            self.stride.eq(self._stride.storage),
+            self.count.eq(self._count.storage),
+            self.outstanding.eq(self._outstanding.storage),
+            self.seed.eq(self._seed.storage),
+            self.check.eq(self._check.storage),
+            self.shift.eq(self._shift.storage),
+            self._busy.status.eq(self.busy),
+            self._cycles.status.eq(self.cycles),
+            self._completed.status.eq(self.completed),
+            self._errors.status.eq(self.errors),
+            self._bus_errors.status.eq(self.bus_errors),
+            self._lat_min.status.eq(self.lat_min),
+            self._lat_max.status.eq(self.lat_max),
+            self._lat_sum.status.eq(self.lat_sum),
+            self._hist_value.status.eq(self.hist[self._hist_index.storage[:log2_int(self.buckets)]]),
+        ]

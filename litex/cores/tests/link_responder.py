@@ -1,0 +1,43 @@
+"""A Migen-sim stand-in for the link and memory card: answers ReMAT's link transactions after a delay.
+
+Reads of a line never written return the line address, so tests can check translation.
+"""
+
+from monet.cores.link.common import T_WR_REQ, T_WR_ACK, T_RD_RSP
+
+
+def link_responder(remat, cycles, delay=6, on_link=None, peak=None):
+    """Generator for run_simulation. Appends (type, tag, laddr) of each request to `on_link` and
+    tracks ReMAT's peak outstanding count in peak[0]."""
+    memory, pending = {}, []
+    yield remat.source.ready.eq(1)
+    for cycle in range(cycles):
+        yield remat.sink.valid.eq(0)
+        if pending and pending[0][0] <= cycle:
+            _, typ, tag, data = pending.pop(0)
+            yield remat.sink.valid.eq(1)
+            yield remat.sink.type.eq(typ)
+            yield remat.sink.tag.eq(tag)
+            yield remat.sink.data.eq(data)
+        if (yield remat.source.valid):
+            typ, tag, laddr = (yield remat.source.type), (yield remat.source.tag), (yield remat.source.laddr)
+            if on_link is not None:
+                on_link.append((typ, tag, laddr))
+            if typ == T_WR_REQ:
+                memory[laddr] = yield remat.source.data
+                pending.append((cycle + delay, T_WR_ACK, tag, 0))
+            else:
+                pending.append((cycle + delay, T_RD_RSP, tag, memory.get(laddr, laddr)))
+        if peak is not None:
+            peak[0] = max(peak[0], (yield remat.outstanding))
+        yield
+
+
+def program_bfct(bfct, entries):
+    """Generator: writes {index: entry} into a BFCT."""
+    for idx, entry in entries.items():
+        yield bfct.wr_index.eq(idx)
+        yield bfct.wr_entry.eq(entry)
+        yield bfct.wr_stb.eq(1)
+        yield
+    yield bfct.wr_stb.eq(0)
