@@ -1,4 +1,6 @@
-"""Benchmarks run through the firmware console: remote latency and memory test."""
+"""Benchmarks run through the firmware console: remote latency, bandwidth and memory test."""
+
+import math
 
 from monet import link_model
 from monet.stats import histogram_percentile, summary
@@ -78,7 +80,10 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     windows = map_remote_windows(target)
     mapped = len(windows) * target.command("info")["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
-    shift = 2 if distance_m <= 40 else 4
+    # Histogram bucket width: 63 buckets must cover the worst latency expected, the round trip plus every
+    # outstanding response queued behind the others on the link.
+    bound = 2 * link["delay"] + 32 + outstanding * link_model.serialization_cycles(10, lanes, rate_gbps)
+    shift = max(0, math.ceil(math.log2(bound / 63)))
     run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={count} "
                          f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift}",
                          timeout=max(300, count // 100))
@@ -89,8 +94,10 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     data_busy = run["busy_a2b"] if op == "write" else run["busy_b2a"]
     line_bits = data_busy * link_model.CLK_PS * 1e-3 * lanes * rate_gbps
     hist = run["hist"]
-    pct = {f"p{p:g}".replace(".", "_"): link_model.cycles_to_ns(histogram_percentile(hist, shift, p))
-           for p in (50, 90, 99, 99.9)}
+    pct = {}
+    for p in (50, 90, 99, 99.9):
+        cycles = histogram_percentile(hist, shift, p)
+        pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
         "op": op, "pattern": pattern, "size": link_model.LINE_BYTES, "outstanding": outstanding,
         "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": "ours",
@@ -104,7 +111,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "latency_ns": {"min": link_model.cycles_to_ns(run["lat_min"]),
                        "mean": link_model.cycles_to_ns(run["lat_sum"] / max(run["completed"], 1)),
                        "max": link_model.cycles_to_ns(run["lat_max"]), **pct},
-        "histogram": {"bucket_cycles": 1 << shift, "counts": hist},
+        "histogram": {"bucket_cycles": 1 << shift, "counts": hist, "overflow": hist[-1]},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"]},
     }

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 
@@ -146,6 +147,37 @@ def cmd_bench_bandwidth(args):
     return 0
 
 
+def cmd_campaign_run(args):
+    from monet.campaign import Campaign, CampaignError
+    try:
+        campaign = Campaign(args.file)
+    except CampaignError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    results = args.results or f"build/campaigns/{campaign.name}"
+    points = campaign.points()
+    print(f"campaign {campaign.name}: {len(points)} points -> {results}/results.jsonl", file=sys.stderr, flush=True)
+    import monet.campaign_points
+    cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
+           "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rN"]
+    rc = subprocess.call(cmd)
+    if rc == 0 and args.report:
+        md, html_path = __import__("monet.report", fromlist=["make_report"]).make_report(results)
+        print(f"report: {md} and {html_path}")
+    return rc
+
+
+def cmd_report(args):
+    from monet.report import make_report
+    try:
+        md, html_path = make_report(args.results, args.out)
+    except FileNotFoundError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    print(f"report: {md} and {html_path}")
+    return 0
+
+
 def cmd_sim_build(args):
     from monet.sim import SimBuild
     build = SimBuild(log=lambda m: print(m, file=sys.stderr, flush=True)).ensure()
@@ -194,6 +226,18 @@ def make_parser():
     mt.add_argument("--seed", type=_nonnegative("seed"), default=1)
     mt.add_argument("--json", action="store_true")
     mt.set_defaults(func=cmd_bench_memtest)
+
+    camp = sub.add_parser("campaign", help="sweeps from a YAML file").add_subparsers(dest="campaign", required=True)
+    cr = camp.add_parser("run", help="run a campaign's points as pytest items; finished points are kept")
+    cr.add_argument("file", help="campaign YAML file")
+    cr.add_argument("--results", default=None, help="results folder (default build/campaigns/NAME)")
+    cr.add_argument("--report", action="store_true", help="write the report when every point is done")
+    cr.set_defaults(func=cmd_campaign_run)
+
+    rep = sub.add_parser("report", help="Markdown + HTML report with plots of a results folder")
+    rep.add_argument("results", help="results folder (holding results.jsonl)")
+    rep.add_argument("--out", default=None, help="output folder (default: the results folder)")
+    rep.set_defaults(func=cmd_report)
 
     sim = sub.add_parser("sim", help="the sim model").add_subparsers(dest="sim", required=True)
     sb = sim.add_parser("build", help="build (or reuse) the Verilator model and the firmware")

@@ -23,3 +23,36 @@ def sim(sim_build):
     bench.map_remote_windows(target)
     yield target
     target.close()
+
+
+# Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).
+
+def pytest_addoption(parser):
+    group = parser.getgroup("monet", "MONet-open campaigns")
+    group.addoption("--campaign", default=None, help="campaign YAML file whose points to run")
+    group.addoption("--results", default=None, help="results folder (results.jsonl, manifest.json)")
+
+
+def pytest_generate_tests(metafunc):
+    if "campaign_point" not in metafunc.fixturenames:
+        return
+    from monet.campaign import Campaign, CampaignError, point_id
+    path = metafunc.config.getoption("campaign")
+    if not path:
+        raise pytest.UsageError("campaign points need --campaign FILE")
+    try:
+        points = Campaign(path).points()
+    except CampaignError as e:
+        raise pytest.UsageError(str(e)) from None
+    metafunc.parametrize("campaign_point", points, ids=[point_id(p) for p in points])
+
+
+@pytest.fixture(scope="session")
+def campaign_store(request, sim_build):
+    from monet.campaign import Campaign, ResultsStore, write_manifest
+    campaign = Campaign(request.config.getoption("campaign"))
+    results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
+    store = ResultsStore(results)
+    write_manifest(store, campaign, sim_build)
+    store.total = len(campaign.points())
+    return store

@@ -37,8 +37,8 @@ def linear_fit(xs, ys):
 
 def histogram_percentile(hist, shift, p):
     """Percentile (0..100) from a latency histogram whose bucket i holds [i << shift, (i+1) << shift)
-    (the last bucket: everything above). Returns the upper edge of the bucket holding it, in cycles:
-    within one bucket of the true value, and never below it except in the open last bucket."""
+    (the last bucket: everything above). Returns the upper edge of the bucket holding it, in cycles, within
+    one bucket of the true value and never below it; None when it falls in the open last bucket."""
     total = sum(hist)
     if total == 0:
         raise ValueError("empty histogram")
@@ -47,5 +47,5 @@ def histogram_percentile(hist, shift, p):
     for i, n in enumerate(hist):
         seen += n
         if seen >= need:
-            return ((i + 1) << shift) - 1
+            return ((i + 1) << shift) - 1 if i < len(hist) - 1 else None
     raise AssertionError("unreachable")

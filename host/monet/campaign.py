@@ -1,0 +1,233 @@
+"""Campaigns: a YAML file of sweep axes and benchmarks, expanded into points, each stored as it finishes.
+
+    name: example
+    repetitions: 1
+    axes:                     # every combination is swept
+      distance_m: [0, 8, 36]
+      lanes: [8]
+      rate_gbps: [15]
+      profile: [ours]
+    benchmarks:
+      - latency:   {op: [read, write], samples: [50]}
+      - bandwidth: {op: [read], pattern: [seq, random], outstanding: [128], count: [20000]}
+
+Results go to RESULTS/results.jsonl, one JSON object a line, flushed and synced as each point ends, so a
+killed run loses nothing that finished; a rerun skips the points already there. RESULTS/manifest.json
+records the campaign, versions, git revision, gateware and firmware hashes, clock and topology.
+"""
+
+import hashlib
+import itertools
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from monet import link_model
+
+MAX_DISTANCE = link_model.max_distance_m(min(link_model.RATES_GBPS))
+
+
+class CampaignError(ValueError):
+    """A campaign file that cannot be run; the message names the file, key, value and what is accepted."""
+
+
+def _one_of(accepted, described=None):
+    def check(value):
+        return value in accepted, described or ", ".join(str(a) for a in accepted)
+    return check
+
+
+def _number_range(low, high, integer=False):
+    def check(value):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+        if integer:
+            ok = ok and float(value).is_integer()
+        kind = "an integer" if integer else "a number"
+        return ok, f"{kind} from {low:g} to {high:g}"
+    return check
+
+
+AXES = {
+    "distance_m": _number_range(0, round(MAX_DISTANCE)),
+    "lanes": _one_of(link_model.LANES),
+    "rate_gbps": _one_of(link_model.RATES_GBPS, ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)),
+    "profile": _one_of(("ours",), "ours (the MONet-compatible profile is not built yet)"),
+}
+BENCHMARKS = {
+    "latency": {
+        "op": _one_of(("read", "write")),
+        "samples": _number_range(1, 1024, integer=True),
+    },
+    "bandwidth": {
+        "op": _one_of(("read", "write")),
+        "pattern": _one_of(("seq", "random")),
+        "outstanding": _number_range(1, 128, integer=True),
+        "count": _number_range(1, 2**31, integer=True),
+    },
+}
+DEFAULTS = {
+    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"]},
+    "latency": {"op": ["read"], "samples": [100]},
+    "bandwidth": {"op": ["read"], "pattern": ["seq"], "outstanding": [128], "count": [20000]},
+}
+
+
+def _values(path, where, raw, check):
+    values = raw if isinstance(raw, list) else [raw]
+    if not values:
+        raise CampaignError(f"{path}: {where}: the list is empty; give at least one value")
+    for v in values:
+        ok, accepted = check(v)
+        if not ok:
+            raise CampaignError(f"{path}: {where}: {v!r} is not accepted; accepted: {accepted}")
+    return values
+
+
+class Campaign:
+    def __init__(self, path):
+        self.path = Path(path)
+        try:
+            self.text = self.path.read_text()
+        except OSError as e:
+            raise CampaignError(f"{path}: cannot read the campaign file ({e.strerror})") from None
+        try:
+            doc = yaml.safe_load(self.text)
+        except yaml.YAMLError as e:
+            raise CampaignError(f"{path}: not valid YAML: {e}") from None
+        if not isinstance(doc, dict):
+            raise CampaignError(f"{path}: expected a mapping with keys name, axes, benchmarks")
+        unknown = set(doc) - {"name", "repetitions", "axes", "benchmarks"}
+        if unknown:
+            raise CampaignError(f"{path}: unknown key {sorted(unknown)[0]!r}; accepted: name, repetitions, axes, "
+                                "benchmarks")
+        self.name = str(doc.get("name", self.path.stem))
+        reps = doc.get("repetitions", 1)
+        ok, accepted = _number_range(1, 1000, integer=True)(reps)
+        if not ok:
+            raise CampaignError(f"{path}: repetitions: {reps!r} is not accepted; accepted: {accepted}")
+        self.repetitions = int(reps)
+
+        axes = doc.get("axes", {}) or {}
+        if not isinstance(axes, dict):
+            raise CampaignError(f"{path}: axes: expected a mapping of axis name to a list of values")
+        for key in axes:
+            if key not in AXES:
+                raise CampaignError(f"{path}: axes: unknown axis {key!r}; accepted: {', '.join(AXES)}")
+        self.axes = {k: _values(path, f"axes.{k}", axes.get(k, DEFAULTS["axes"][k]), AXES[k]) for k in AXES}
+
+        benches = doc.get("benchmarks")
+        if not isinstance(benches, list) or not benches:
+            raise CampaignError(f"{path}: benchmarks: expected a list such as [latency: {{op: [read]}}]; "
+                                f"accepted benchmarks: {', '.join(BENCHMARKS)}")
+        self.benchmarks = []
+        for i, entry in enumerate(benches):
+            if isinstance(entry, str):
+                entry = {entry: {}}
+            if not isinstance(entry, dict) or len(entry) != 1:
+                raise CampaignError(f"{path}: benchmarks[{i}]: expected one benchmark name with its parameters")
+            (name, params), = entry.items()
+            if name not in BENCHMARKS:
+                raise CampaignError(f"{path}: benchmarks[{i}]: unknown benchmark {name!r}; accepted: "
+                                    f"{', '.join(BENCHMARKS)}")
+            params = params or {}
+            for key in params:
+                if key not in BENCHMARKS[name]:
+                    raise CampaignError(f"{path}: benchmarks[{i}].{name}: unknown parameter {key!r}; accepted: "
+                                        f"{', '.join(BENCHMARKS[name])}")
+            self.benchmarks.append((name, {k: _values(path, f"benchmarks[{i}].{name}.{k}",
+                                                      params.get(k, DEFAULTS[name][k]), check)
+                                           for k, check in BENCHMARKS[name].items()}))
+
+    def points(self):
+        """Every point of the sweep, in a stable order (axes outermost so the link is set least often)."""
+        out = []
+        axis_names = list(self.axes)
+        for combo in itertools.product(*(self.axes[k] for k in axis_names)):
+            base = dict(zip(axis_names, combo))
+            for name, params in self.benchmarks:
+                names = list(params)
+                for values in itertools.product(*(params[k] for k in names)):
+                    for rep in range(self.repetitions):
+                        out.append({"benchmark": name, **base, **dict(zip(names, values)), "rep": rep})
+        return out
+
+    @property
+    def digest(self):
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+
+def point_key(point):
+    return json.dumps(point, sort_keys=True)
+
+
+def point_id(point):
+    """Short readable name of a point, for pytest ids and progress lines."""
+    skip = {"benchmark", "profile", "rep"}
+    parts = [point["benchmark"]] + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                                    for k, v in point.items() if k not in skip]
+    return "-".join(parts) + f"-r{point['rep']}"
+
+
+class ResultsStore:
+    """results.jsonl: one finished point a line, appended and synced at once. A line cut short by a crash is
+    ignored (and its point run again)."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / "results.jsonl"
+        self.done = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                try:
+                    record = json.loads(line)
+                    self.done[point_key(record["point"])] = record
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
+
+    def has(self, point):
+        return point_key(point) in self.done
+
+    def add(self, point, result):
+        record = {"point": point, "result": result}
+        line = json.dumps(record) + "\n"
+        # A torn last line (crash mid-write) would glue onto this one: start on a fresh line.
+        if self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
+            line = "\n" + line
+        with open(self.path, "a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self.done[point_key(point)] = record
+
+    def records(self):
+        return list(self.done.values())
+
+
+def git_revision(repo):
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def write_manifest(store, campaign, build):
+    from monet.sim import REPO, tool_versions
+    manifest = {
+        "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
+        "campaign_text": campaign.text, "points": len(campaign.points()),
+        "git_revision": git_revision(REPO), "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
+        "versions": tool_versions(), "nominal_clock_hz": link_model.NOMINAL_CLK_HZ,
+        "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card (4 MiB on-card memory)",
+        "phy_model": {"tx_ui": link_model.PHY_TX_UI, "rx_ui": link_model.PHY_RX_UI,
+                      "fiber_ns_per_m": link_model.FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
+    }
+    (store.dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest

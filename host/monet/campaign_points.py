@@ -1,0 +1,44 @@
+"""Campaign points as pytest items: each runs one benchmark on the sim and is stored at once.
+
+Collected only when named explicitly (`monet campaign run` does so), never by `make test`.
+"""
+
+import sys
+import time
+
+import pytest
+
+from monet import bench
+from monet.campaign import point_id
+
+_progress = {"start": None, "ran": 0}
+
+
+def run_point(sim, point):
+    if point["benchmark"] == "latency":
+        return bench.latency(sim, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
+                             point["samples"])
+    return bench.bandwidth(sim, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
+                           point["rate_gbps"], pattern=point["pattern"], count=point["count"])
+
+
+def test_point(campaign_point, campaign_store, sim, sim_build):
+    if campaign_store.has(campaign_point):
+        pytest.skip("finished in an earlier run")
+    if _progress["start"] is None:
+        _progress["start"] = time.time()
+    t0 = time.time()
+    result = run_point(sim, campaign_point)
+    result.update(gateware_hash=sim_build.hash, firmware_hash=sim_build.firmware_hash,
+                  seconds=round(time.time() - t0, 2))
+    campaign_store.add(campaign_point, result)
+
+    _progress["ran"] += 1
+    done, total = len(campaign_store.done), campaign_store.total
+    elapsed = time.time() - _progress["start"]
+    rate = _progress["ran"] / elapsed if elapsed else 0.0
+    left = (total - done) / rate if rate else 0.0
+    width = 30
+    bar = "#" * (width * done // total) + "." * (width - width * done // total)
+    print(f"\r[{bar}] {done}/{total} points, {rate * 60:.1f}/min, {left:.0f} s left  {point_id(campaign_point)}",
+          file=sys.__stderr__, flush=True)
