@@ -310,12 +310,19 @@ static void cmd_pbb(struct args *a) {
     if (s.stride % LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
     uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
     link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
+    /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
+    uint32_t budget = arg_u32(a, "timeout", 2000000), t0 = rdcycle32();
+    int timed_out = 0;
     pbb_start(&s);
-    while (pbb_busy());
+    while (pbb_busy()) {
+        if (rdcycle32() - t0 > budget) { timed_out = 1; break; }
+    }
     link_counters(&fc, &cc, &fm, &cm, &a2b1, &b2a1);
     struct pbb_result r;
     pbb_result(&r);
-    printf("{\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, \"completed\": %u, "
+    printf("{\"timed_out\": %s, \"crc_errors_c\": %u, \"crc_errors_m\": %u, ", timed_out ? "true" : "false",
+           (unsigned)cc, (unsigned)cm);
+    printf("\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, \"completed\": %u, "
            "\"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, "
            "\"lat_sum\": %llu, \"shift\": %u, \"busy_a2b\": %u, \"busy_b2a\": %u, ",
            op, pattern, (unsigned)s.count, (unsigned)s.outstanding, (unsigned)r.completed,
@@ -367,7 +374,7 @@ static const struct command commands[] = {
     {"check",    cmd_check,    "addr= bytes= seed="},
     {"lat",      cmd_lat,      "op=read|write addr= n= stride="},
     {"chase",    cmd_chase,    "addr= lines= n= seed="},
-    {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift="},
+    {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= timeout=cycles"},
     {"counters", cmd_counters, "mcycle, minstret"},
     {"faults",   cmd_faults,   "fault counter and latch"},
     {"exit",     cmd_exit,     "end the simulation"},

@@ -12,10 +12,16 @@ CRC32_POLY = 0x04C11DB7
 
 
 def crc_matrix(data_width, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
-    """Returns, for each CRC output bit, (constant, [data bit indices]) such that
-    crc[i] = constant ^ XOR(data[j] for j in indices). Data is fed MSB (bit data_width-1) first."""
-    # Each state bit is a (constant, frozenset of data indices) pair; XOR is symmetric difference.
-    state = [((init >> i) & 1, frozenset()) for i in range(width)]
+    """Returns, for each CRC output bit, (constant, [input bit indices]) such that
+    crc[i] = constant ^ XOR(input[j] for j in indices). Data is fed MSB (bit data_width-1) first.
+
+    With init=None the starting CRC register is an input too: bits data_width .. data_width+width-1 of the
+    input vector hold it, so a long message can be checked piece by piece."""
+    # Each state bit is a (constant, frozenset of input indices) pair; XOR is symmetric difference.
+    if init is None:
+        state = [(0, frozenset({data_width + i})) for i in range(width)]
+    else:
+        state = [((init >> i) & 1, frozenset()) for i in range(width)]
     for j in reversed(range(data_width)):
         fb_const, fb_terms = state[width - 1]
         fb = (fb_const, fb_terms ^ {j})
@@ -42,39 +48,53 @@ def crc_reference(value, data_width, width=32, poly=CRC32_POLY, init=(1 << 32) -
     return crc
 
 
-def parity(value, width):
-    """XOR of all bits of `value`, as word-wide operations: AND-free folding of 64-bit words, then halving.
+def parity(module, value, width, name):
+    """XOR of all bits of `value`, as word-wide operations: 64-bit words XORed together, then halved.
 
-    Verilator turns each step into a few machine operations, where a bit-by-bit tree costs one per bit;
-    this is what keeps the wide CRCs cheap in simulation.
+    Each step lands in a signal of its own: Verilator turns a step into a few machine operations (a
+    bit-by-bit tree costs one per bit), and Migen's simulator evaluates each step once instead of
+    re-walking the whole expression for every slice of it.
     """
     words = [value[i:min(i + 64, width)] for i in range(0, width, 64)]
-    while len(words) > 1:
-        words = [words[i] ^ words[i + 1] if i + 1 < len(words) else words[i] for i in range(0, len(words), 2)]
-    folded, bits = words[0], min(64, width)
+    acc = Signal(min(64, width), name=f"{name}_w")
+    module.comb += acc.eq(balanced(words))
+    bits = len(acc)
     while bits > 1:
         half = (bits + 1) // 2
-        folded = folded[:half] ^ folded[half:bits]
-        bits = half
-    return folded[0]
+        folded = Signal(half, name=f"{name}_f{half}")
+        module.comb += folded.eq(acc[:half] ^ acc[half:bits])
+        acc, bits = folded, half
+    return acc[0]
+
+
+def balanced(terms):
+    """XOR of a list of values as a balanced tree."""
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return balanced(terms[:half]) ^ balanced(terms[half:])
 
 
 class ParallelCRC(Module):
     """CRC of `data_width` bits in one cycle, combinational (latency: 0 cycles).
 
-    Each CRC bit is the parity of the data under a constant mask (from crc_matrix), inverted where the
-    initial value contributes. Used by the link framer and deframer on the canonical frame image.
+    Each CRC bit is the parity of the input under a constant mask (from crc_matrix), inverted where the
+    initial value contributes. With `with_state`, `state` is the CRC register before this data (a running
+    CRC over a frame); otherwise the register starts at all ones.
     """
-    def __init__(self, data_width, width=32, poly=CRC32_POLY):
-        self.data = Signal(data_width)
-        self.crc  = Signal(width)
+    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False):
+        self.data  = Signal(data_width)
+        self.state = Signal(width)
+        self.crc   = Signal(width)
 
         # # #
 
-        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly)):
+        inputs = Cat(self.data, self.state) if with_state else self.data
+        n = len(inputs)
+        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly, None if with_state else (1 << width) - 1)):
             mask   = sum(1 << j for j in terms)
-            masked = Signal(data_width, name=f"crc_masked{i}")
+            masked = Signal(n, name=f"crc_masked{i}")
             self.comb += [
-                masked.eq(self.data & mask),
-                self.crc[i].eq(parity(masked, data_width) ^ const),
+                masked.eq(inputs & mask),
+                self.crc[i].eq(parity(self, masked, n, f"crc_parity{i}") ^ const),
             ]
