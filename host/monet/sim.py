@@ -154,7 +154,10 @@ class SimBuild:
         data = binary.read_bytes()
         data += b"\0" * (-len(data) % 4)
         words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
-        (self.gateware / "sim_rom.init").write_text("".join(f"{w:08x}\n" for w in words))
+        # Atomic: another process may be starting a Vsim from this folder right now.
+        tmp = self.gateware / f"sim_rom.init.{os.getpid()}"
+        tmp.write_text("".join(f"{w:08x}\n" for w in words))
+        os.replace(tmp, self.gateware / "sim_rom.init")
         self.firmware_hash = hashlib.sha256(data).hexdigest()[:16]
 
 
