@@ -13,9 +13,10 @@ def configure_link(target, distance_m, lanes, rate_gbps, memlat=0):
                           f"skew=0 memlat={memlat}")
 
 
-def map_remote_windows(target):
-    """Maps one BFCT section per memory-card section, read/write, identity; returns their offsets."""
-    info = target.command("info")
+def map_remote_windows(target, info=None):
+    """Maps one BFCT section per memory-card section, read/write, identity; returns their offsets.
+    `info` is the firmware's `info` answer, asked for when not given."""
+    info = info or target.command("info")
     section = info["section_bytes"]
     count = min(info["sections"], info["memcard_bytes"] // section)
     for idx in range(count):
@@ -35,6 +36,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200):
     hw = answer["hw_cycles"]
     cpu = answer["cpu_cycles"]
     hw_summary = summary(hw)
+    cpu_summary = summary(cpu)
     result = {
         "op": op,
         "distance_m": distance_m,
@@ -43,8 +45,8 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200):
         "samples": samples,
         "latency_cycles": hw_summary,
         "latency_ns": {k: link_model.cycles_to_ns(v) for k, v in hw_summary.items()},
-        "cpu_latency_cycles": summary(cpu),  # beyond the same access to local SRAM
-        "cpu_latency_ns": {k: link_model.cycles_to_ns(v) for k, v in summary(cpu).items()},
+        "cpu_latency_cycles": cpu_summary,  # beyond the same access to local SRAM
+        "cpu_latency_ns": {k: link_model.cycles_to_ns(v) for k, v in cpu_summary.items()},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"], "memlat_cycles": link["memlat"]},
         "measured_at": "latency_*: ReMAT port, request accepted to response delivered; cpu_latency_*: what the "
@@ -77,8 +79,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
               check=False):
     """Sustained bandwidth of 64 B transactions from the benchmark block (ReMAT's second port)."""
     link = configure_link(target, distance_m, lanes, rate_gbps)
-    windows = map_remote_windows(target)
-    mapped = len(windows) * target.command("info")["section_bytes"]
+    info = target.command("info")
+    windows = map_remote_windows(target, info)
+    mapped = len(windows) * info["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
     # Histogram bucket width: 63 buckets must cover the worst latency expected, the round trip plus every
     # outstanding response queued behind the others on the link.
@@ -95,7 +98,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     payload = run["completed"] * link_model.LINE_BYTES
     seconds = run["cycles"] * link_model.CLK_PS * 1e-12
     bw = payload / seconds / 1e9
-    capacity = lanes * rate_gbps * 64 / 66 / 8
+    capacity = link_model.payload_capacity_GBps(lanes, rate_gbps)
     data_busy = run["busy_a2b"] if op == "write" else run["busy_b2a"]
     line_bits = data_busy * link_model.CLK_PS * 1e-3 * lanes * rate_gbps
     hist = run["hist"]

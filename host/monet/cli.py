@@ -162,20 +162,23 @@ def cmd_campaign_run(args):
            "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rN"]
     rc = subprocess.call(cmd)
     if rc == 0 and args.report:
-        md, html_path = __import__("monet.report", fromlist=["make_report"]).make_report(results)
-        print(f"report: {md} and {html_path}")
+        return _write_report(results, None)
     return rc
 
 
-def cmd_report(args):
+def _write_report(results, out):
     from monet.report import make_report
     try:
-        md, html_path = make_report(args.results, args.out)
+        md, html_path = make_report(results, out)
     except FileNotFoundError as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2
     print(f"report: {md} and {html_path}")
     return 0
+
+
+def cmd_report(args):
+    return _write_report(args.results, args.out)
 
 
 def cmd_sim_build(args):

@@ -26,6 +26,11 @@ def block_ps(rate_gbps):
     return round(66_000 / rate_gbps)
 
 
+def payload_capacity_GBps(lanes, rate_gbps):
+    """Payload the lanes carry one way after 64b/66b coding, GB/s."""
+    return lanes * rate_gbps * 64 / 66 / 8
+
+
 def phy_ns(rate_gbps, tx_ui=PHY_TX_UI, rx_ui=PHY_RX_UI):
     """One-way PHY latency (TX + RX) at a lane rate."""
     ui_ns = 1.0 / rate_gbps

@@ -156,7 +156,9 @@ def _draw_bandwidth(ax, records):
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
     if caps:
-        ax.plot(caps, [c * 64 / 66 / 8 for c in caps], "k:_", markersize=14, label="payload capacity (one way)")
+        # lanes x rate is what is plotted, so one lane at that aggregate rate gives the same capacity.
+        ax.plot(caps, [link_model.payload_capacity_GBps(1, c) for c in caps], "k:_", markersize=14,
+                label="payload capacity (one way)")
     ax.plot([80, 100, 120], [6.8, 7.6, 8.1], "kx", label="paper: remote DDR4, 8 lanes")
 
 

@@ -52,7 +52,6 @@ class PBB(LiteXModule):
     def __init__(self, port, max_outstanding=64, buckets=64):
         # Ids are the issue count modulo the table size: unique while at most that many are in flight.
         assert max_outstanding in (2**n for n in range(1, 9))
-        self.max_outstanding = max_outstanding
         # Settings (CSRs with add_control(), or drive directly in unit tests).
         self.start       = Signal()
         self.mode        = Signal(2)
