@@ -5,17 +5,8 @@
 
 """Link-layer definitions shared by the framer, deframer, striper and deskew.
 
-Wire format (64-bit blocks; one control flag per block stands for the 64b/66b sync header, so it costs
-no line bits beyond the 66b coding that the channel model already charges):
-
-    frame   = header [mask] [data0 .. data7] trailer
-    header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address (64 B lines), [48] has_mask
-    mask    = data block: 64-bit byte-enable of a partial line write (absent for full lines)
-    data    = 8 data blocks: one 64 B line, block 0 holds bytes 0..7
-    trailer = ctrl block: [31:0] CRC-32 over the canonical image (header, mask or 0, data or 0)
-
-A lone request is one header and one trailer (2 blocks) and leaves at once. Frames start on a beat
-boundary; a beat is up to 8 blocks (512 bits), the width of ReMAT and the link.
+The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is described in packing.py.
+A beat is up to 8 blocks (512 bits), the width of ReMAT and the link.
 """
 
 from migen import *
@@ -33,9 +24,8 @@ T_WR_REQ = 2
 T_RD_RSP = 3
 T_WR_ACK = 4
 T_ERR    = 5
+T_TRAILER = 0xF
 
-FRAME_MAX_BLOCKS = 11  # header + mask + 8 data + trailer.
-CANON_BITS       = BLOCK_BITS + BLOCK_BITS + LINE_BITS  # header, mask, data: CRC input.
 
 # A transaction as ReMAT and the memory card see it (one per frame).
 txn_layout = [
@@ -56,16 +46,6 @@ beat_layout = [
 
 def has_data(frame_type):
     return frame_type in (T_WR_REQ, T_RD_RSP)
-
-
-def frame_blocks(frame_type, partial):
-    """Number of blocks of a frame on the wire."""
-    n = 2
-    if has_data(frame_type):
-        n += 8
-        if frame_type == T_WR_REQ and partial:
-            n += 1
-    return n
 
 
 def lane_slots(lane):

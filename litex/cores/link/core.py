@@ -12,25 +12,26 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.link.common import *
-from monet.cores.link.framer import LinkFramer, LinkDeframer
+from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
 
 
 class LinkEndpoint(LiteXModule):
     """Transactions in and out; lane words to and from the PHY (or the sim channel).
 
-    TX latency: 1 cycle (framer). RX latency: 1 cycle after the frame's last beat (deframer).
+    TX latency: 2 cycles (framer). RX latency: 2 cycles after the beat with the frame's trailer (deframer).
+    Under load, up to `max_units` transactions share a frame and its CRC trailer, and beats are full.
     """
-    def __init__(self, lanes_log2):
+    def __init__(self, lanes_log2, max_units=8):
         self.sink   = stream.Endpoint(txn_layout)   # transactions to send.
         self.source = stream.Endpoint(txn_layout)   # transactions received (always accept).
 
         # # #
 
-        self.framer   = framer   = LinkFramer()
+        self.framer   = framer   = PackedFramer(max_units=max_units)
         self.striper  = striper  = LaneStriper(lanes_log2)
         self.deskew   = deskew   = LaneDeskew(lanes_log2)
-        self.deframer = deframer = LinkDeframer()
+        self.deframer = deframer = PackedDeframer()
         self.comb += [
             self.sink.connect(framer.sink),
             framer.source.connect(striper.sink),
@@ -45,7 +46,7 @@ class LinkEndpoint(LiteXModule):
         return [self.tx_lanes.connect(tx)] + [src.connect(snk) for src, snk in zip(rx_sources, self.rx_lanes)]
 
     def add_status(self):
-        self._frames     = CSRStatus(32, description="Frames received with a good CRC or not.")
+        self._frames     = CSRStatus(32, description="Frames received (trailers seen), good or not.")
         self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
         self.comb += [
             self._frames.status.eq(self.deframer.frames),

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from migen import run_simulation
+from migen import Module, run_simulation
 
 from monet.cores.common.crc import ParallelCRC, crc_reference
 
@@ -29,3 +29,29 @@ def test_crc_detects_single_bit_flips():
     base = random.Random(1).getrandbits(width)
     ref = crc_reference(base, width)
     assert all(crc_reference(base ^ (1 << b), width) != ref for b in range(0, width, 7))
+
+
+@pytest.mark.parametrize("pieces", [[64], [64, 576], [576, 64, 640, 64]])
+def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
+    rng = random.Random(len(pieces))
+    values = [rng.getrandbits(w) for w in pieces]
+    engines = {w: ParallelCRC(w, with_state=True) for w in set(pieces)}
+
+    class Top(Module):
+        def __init__(self):
+            self.submodules += list(engines.values())
+    got = []
+
+    def gen():
+        state = 0xFFFFFFFF
+        for w, v in zip(pieces, values):
+            yield engines[w].data.eq(v)
+            yield engines[w].state.eq(state)
+            yield
+            state = yield engines[w].crc
+        got.append(state)
+    run_simulation(Top(), gen())
+    whole, width = 0, 0
+    for w, v in zip(pieces, values):
+        whole, width = (whole << w) | v, width + w
+    assert got[0] == crc_reference(whole, width)

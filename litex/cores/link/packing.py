@@ -1,0 +1,306 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Packed link framing: several transactions share one CRC-32 trailer, and frames are packed back to back
+into beats of 8 blocks.
+
+Wire format (64-bit blocks; the ctrl flag stands for the 64b/66b sync header):
+
+    frame   = unit [unit ...] trailer
+    unit    = header [mask] [data0 .. data7]
+    header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address, [48] has_mask
+    trailer = ctrl block: [3:0] = 0xF, [63:32] CRC-32 over the frame's units (block 0 first)
+
+Under load a frame carries up to `max_units` units and beats are always full: a 64 B write costs 9 blocks
+plus 1/max_units of a trailer. When nothing more is queued the frame closes at once and a partial beat
+leaves, so a lone read request is 2 blocks and never waits for company.
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from monet.cores.common.crc import ParallelCRC
+from monet.cores.link.common import *
+
+UNIT_MAX   = 10   # header + mask + 8 data blocks.
+BLOCK_CTRL = 64   # a block in a buffer: 64 data bits and the ctrl flag at bit 64.
+CRC_INIT   = 0xFFFFFFFF
+
+
+def unit_length(frame_type, masked):
+    """Blocks of a unit: 1 for requests/acks without data, 9 with a line, 10 with a line and a mask."""
+    carries = (frame_type == T_WR_REQ) | (frame_type == T_RD_RSP)
+    return Mux(carries, Mux(masked, 10, 9), 1)
+
+
+class UnitCRC(Module):
+    """Running CRC over one unit of 1, 9 or 10 blocks (block 0 first), from `state` (0 cycles)."""
+    def __init__(self, blocks, length):
+        self.state = Signal(32)
+        self.crc   = Signal(32)
+        engines = {}
+        for n in (1, 9, 10):
+            engines[n] = e = ParallelCRC(64*n, with_state=True)
+            self.submodules += e
+            self.comb += [e.state.eq(self.state), e.data.eq(Cat(*reversed(blocks[:n])))]
+        self.comb += self.crc.eq(Mux(length == 1, engines[1].crc, Mux(length == 9, engines[9].crc, engines[10].crc)))
+
+
+class PackedFramer(LiteXModule):
+    """Transactions in, full beats out (partial only when the queue is empty and the frame closed).
+
+    Latency: 2 cycles from a transaction to the beat that carries its header (unit register, buffer).
+    """
+    def __init__(self, max_units=8, depth=24):
+        self.sink   = sink   = stream.Endpoint(txn_layout)
+        self.source = source = stream.Endpoint(beat_layout)
+        self.frames = Signal(32)
+
+        # # #
+
+        # Unit register: one transaction, so that the next one (on sink) is visible when deciding to close.
+        u_valid = Signal()
+        u       = Record(txn_layout)
+        u_take  = Signal()
+        self.comb += sink.ready.eq(~u_valid | u_take)
+        self.sync += [
+            If(u_take, u_valid.eq(0)),
+            If(sink.valid & sink.ready, u_valid.eq(1), u.raw_bits().eq(sink.payload.raw_bits())),
+        ]
+        masked  = Signal()
+        carries = Signal()
+        length  = Signal(4)
+        header  = Signal(64)
+        self.comb += [
+            carries.eq((u.type == T_WR_REQ) | (u.type == T_RD_RSP)),
+            masked.eq((u.type == T_WR_REQ) & (u.mask != 2**LINE_BYTES - 1)),
+            length.eq(unit_length(u.type, masked)),
+            header.eq(Cat(u.type, u.tag, u.laddr, masked)),
+        ]
+        data_words = [u.data[64*i:64*(i+1)] for i in range(8)]
+        unit = [Signal(64, name=f"unit{i}") for i in range(UNIT_MAX)]
+        self.comb += unit[0].eq(header)
+        for i in range(1, UNIT_MAX):
+            with_mask    = ([u.mask] + data_words)[i - 1]
+            without_mask = (data_words + [0])[i - 1]
+            self.comb += unit[i].eq(Mux(masked, with_mask, without_mask))
+
+        # Running CRC of the open frame, and whether this unit closes it.
+        self.crc = crc = UnitCRC(unit, length)
+        state  = Signal(32, reset=CRC_INIT)
+        units  = Signal(max=max_units + 1)
+        close  = Signal()
+        self.comb += [crc.state.eq(state), close.eq((units + 1 == max_units) | ~sink.valid)]
+        trailer = Signal(64)
+        self.comb += trailer.eq(Cat(Constant(T_TRAILER, 4), Constant(0, 28), crc.crc))
+
+        # Appended blocks this cycle: the unit, then the trailer if it closes the frame.
+        add_len  = Signal(5)
+        add      = Array(Signal(BLOCK_CTRL + 1, name=f"add{i}") for i in range(UNIT_MAX + 1))
+        for i in range(UNIT_MAX + 1):
+            blk = unit[i] if i < UNIT_MAX else 0
+            self.comb += add[i].eq(Mux(i < length, Cat(blk, i == 0), Cat(trailer, 1)))
+        self.comb += add_len.eq(length + close)
+
+        # Block buffer and its level; `closed` when the buffer ends on a frame boundary.
+        buf    = Array(Signal(BLOCK_CTRL + 1, name=f"txbuf{i}") for i in range(depth + 8))
+        level  = Signal(max=depth + 1)
+        closed = Signal(reset=1)
+        out_n  = Signal(4)
+        keep   = Signal(max=depth + 1)
+        room   = Signal()
+        self.comb += [
+            # Full beats whenever possible; a partial one only when nothing is about to join it.
+            If(level >= 8,
+                out_n.eq(8)
+            ).Elif(closed & ~u_valid & (level != 0),
+                out_n.eq(level)
+            ),
+            source.valid.eq(out_n != 0),
+            source.count.eq(out_n),
+            source.data.eq(Cat(*[buf[i][:64] for i in range(8)])),
+            source.ctrl.eq(Cat(*[buf[i][64] for i in range(8)])),
+            keep.eq(level - Mux(source.valid & source.ready, out_n, 0)),
+            room.eq(keep + add_len <= depth),
+            u_take.eq(u_valid & room),
+        ]
+        for i in range(depth):
+            self.sync += buf[i].eq(Mux(i < keep, buf[Mux(source.valid & source.ready, out_n, 0) + i],
+                                       add[i - keep]))
+        self.sync += [
+            level.eq(keep + Mux(u_take, add_len, 0)),
+            If(u_take,
+                If(close,
+                    state.eq(CRC_INIT), units.eq(0), closed.eq(1), self.frames.eq(self.frames + 1)
+                ).Else(
+                    state.eq(crc.crc), units.eq(units + 1), closed.eq(0)
+                )
+            ),
+        ]
+
+
+class CommitFIFO(LiteXModule):
+    """FIFO whose entries become readable only when committed; a rollback drops the uncommitted ones."""
+    def __init__(self, layout, depth):
+        self.sink     = sink   = stream.Endpoint(layout)   # tentative writes (never refused; overflow counted)
+        self.source   = source = stream.Endpoint(layout)
+        self.commit   = Signal()   # make everything written so far (including this cycle's write) readable
+        self.rollback = Signal()   # forget the uncommitted entries (this cycle's write included)
+        self.overflow = Signal(32)
+
+        # # #
+
+        width = len(sink.payload.raw_bits())
+        mem = Memory(width, depth)
+        wr = mem.get_port(write_capable=True)
+        rd = mem.get_port(async_read=True)
+        self.specials += mem, wr, rd
+        wp, cp, rp = Signal(max=depth), Signal(max=depth), Signal(max=depth)
+        wp_next = Signal(max=depth)
+        full = Signal()
+        self.comb += [
+            wp_next.eq(Mux(wp == depth - 1, 0, wp + 1)),
+            full.eq(wp_next == rp),
+            sink.ready.eq(1),
+            wr.adr.eq(wp), wr.dat_w.eq(sink.payload.raw_bits()), wr.we.eq(sink.valid & ~full),
+            rd.adr.eq(rp),
+            source.valid.eq(rp != cp),
+            source.payload.raw_bits().eq(rd.dat_r),
+        ]
+        wp_after = Signal(max=depth)
+        self.comb += wp_after.eq(Mux(sink.valid & ~full, wp_next, wp))
+        self.sync += [
+            If(sink.valid & full, self.overflow.eq(self.overflow + 1)),
+            If(self.rollback, wp.eq(cp)).Else(wp.eq(wp_after)),
+            If(self.commit & ~self.rollback, cp.eq(wp_after)),
+            If(source.valid & source.ready, rp.eq(Mux(rp == depth - 1, 0, rp + 1))),
+        ]
+
+
+class PackedDeframer(LiteXModule):
+    """Beats in, transactions out once their frame's trailer checks (one unit, plus its trailer, a cycle).
+
+    Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
+    blocks make no sense is dropped whole and counted; blocks are skipped up to the next trailer.
+
+    Depth: the sender's framer can release its whole buffer (24 blocks) at a beat a cycle while this side
+    takes one unit a cycle, and units enter the framer at most one a cycle, so the backlog here stays below
+    the framer's depth plus two beats; 48 leaves room.
+    """
+    def __init__(self, depth=48, commit_depth=64):
+        self.sink   = sink   = stream.Endpoint(beat_layout)
+        self.source = source = stream.Endpoint(txn_layout)
+        self.frames     = Signal(32)
+        self.crc_errors = Signal(32)
+        self.overflow   = Signal(32)
+
+        # # #
+
+        buf   = Array(Signal(BLOCK_CTRL + 1, name=f"rxbuf{i}") for i in range(depth + UNIT_MAX + 1))
+        self.level = level = Signal(max=depth + 1)
+
+        # Parse the head of the buffer.
+        head    = buf[0]
+        h_type  = head[0:4]
+        h_ctrl  = head[64]
+        masked  = head[48]
+        length  = Signal(4)
+        self.comb += length.eq(unit_length(h_type, masked))
+        blocks = [buf[i][:64] for i in range(UNIT_MAX)]
+        self.crc = crc = UnitCRC(blocks, length)
+        state    = Signal(32, reset=CRC_INIT)
+        bad      = Signal()   # the open frame already failed: skip to its trailer.
+        self.comb += crc.state.eq(state)
+
+        is_trailer = Signal()
+        is_unit    = Signal()
+        unit_ready = Signal()
+        tr_after   = Signal()   # the unit's trailer is right behind it.
+        tr_block   = Signal(BLOCK_CTRL + 1)
+        structure  = Signal()   # unit's blocks have the right ctrl flags
+        self.comb += [
+            is_trailer.eq(h_ctrl & (h_type == T_TRAILER)),
+            is_unit.eq(h_ctrl & (h_type >= T_RD_REQ) & (h_type <= T_ERR)),
+            unit_ready.eq(is_unit & (level >= length)),
+            tr_block.eq(buf[length]),
+            tr_after.eq(unit_ready & (level > length) & tr_block[64] & (tr_block[0:4] == T_TRAILER)),
+            structure.eq(reduce_and([~buf[i][64] | (i >= length) for i in range(1, UNIT_MAX)])),
+        ]
+
+        # What this cycle consumes: a trailer; a unit (and its trailer); or one junk block.
+        consume   = Signal(5)
+        take_unit = Signal()
+        end_frame = Signal()
+        good      = Signal()
+        self.comb += [
+            If(level != 0,
+                If(is_trailer,
+                    consume.eq(1), end_frame.eq(1),
+                    good.eq(~bad & (head[32:64] == state)),
+                ).Elif(unit_ready,
+                    take_unit.eq(~bad & structure),
+                    consume.eq(length + tr_after),
+                    end_frame.eq(tr_after),
+                    good.eq(~bad & structure & (tr_block[32:64] == crc.crc)),
+                ).Elif(~is_unit,
+                    consume.eq(1),   # junk: skip it, the frame is lost
+                )
+            ),
+        ]
+
+        # Block buffer: keep what is not consumed, append the beat behind it.
+        keep = Signal(max=depth + 1)
+        self.comb += [keep.eq(level - consume), sink.ready.eq(1)]
+        incoming = [Cat(sink.data[64*i:64*(i+1)], sink.ctrl[i]) for i in range(BEAT_BLOCKS)]
+        arrive = Signal(4)
+        fits = Signal()
+        self.comb += [
+            arrive.eq(Mux(sink.valid, sink.count, 0)),
+            fits.eq(keep + arrive <= depth),
+        ]
+        inc = Array(incoming + [0]*(depth - BEAT_BLOCKS + UNIT_MAX + 2))
+        for i in range(depth):
+            self.sync += buf[i].eq(Mux(i < keep, buf[consume + i], inc[i - keep]))
+        self.sync += [
+            level.eq(keep + Mux(fits, arrive, 0)),
+            If(sink.valid & ~fits, self.overflow.eq(self.overflow + 1)),
+        ]
+
+        # Transactions wait in the commit FIFO until their trailer checks.
+        self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
+        unit_mask = Signal(64)
+        unit_data = Signal(512)
+        self.comb += [
+            unit_mask.eq(Mux(masked, blocks[1], 2**64 - 1)),
+            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9]))),
+            fifo.sink.valid.eq(take_unit),
+            fifo.sink.type.eq(h_type),
+            fifo.sink.tag.eq(head[4:12]),
+            fifo.sink.laddr.eq(head[12:48]),
+            fifo.sink.mask.eq(unit_mask),
+            fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
+            fifo.commit.eq(end_frame & good),
+            fifo.rollback.eq(end_frame & ~good),
+            fifo.source.connect(source),
+        ]
+        self.sync += [
+            If(end_frame,
+                state.eq(CRC_INIT), bad.eq(0), self.frames.eq(self.frames + 1),
+                If(~good, self.crc_errors.eq(self.crc_errors + 1)),
+            ).Elif(take_unit,
+                state.eq(crc.crc),
+            ).Elif((level != 0) & ((unit_ready & ~structure) | (~is_unit & ~is_trailer)),
+                bad.eq(1),
+            ),
+        ]
+
+
+def reduce_and(terms):
+    out = terms[0]
+    for t in terms[1:]:
+        out = out & t
+    return out
