@@ -1,6 +1,6 @@
 # MONet-open: the two commands a new user needs.
 #   make demo   installs what is missing, builds the sim once, prints remote latency over distance, then
-#               runs the quick campaign and writes its report.
+#               runs the default campaign (both profiles) and writes its report.
 #   make test   installs what is missing and runs the tests (unit tests of the cores, then the sim SoC).
 
 VENV   := .venv
@@ -14,7 +14,7 @@ setup:
 
 demo: setup
 	$(VENV)/bin/monet demo --out build/demo
-	$(VENV)/bin/monet campaign run campaigns/quick.yaml --results build/demo/campaign --report
+	$(VENV)/bin/monet campaign run campaigns/default.yaml --results build/demo/campaign --report
 
 test: setup
 	$(PY) -m pytest -p no:cacheprovider

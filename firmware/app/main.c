@@ -107,18 +107,23 @@ static void print_link(void) {
     printf("{\"lanes\": %u, \"block_ps\": %u, \"delay\": %u, \"skew\": [", (unsigned)s.lanes,
            (unsigned)s.block_ps, (unsigned)s.delay);
     for (int i = 0; i < 8; i++) printf("%s%u", i ? ", " : "", s.skew[i]);
-    printf("], \"memlat\": %u, \"frames_c\": %u, \"crc_errors_c\": %u, \"frames_m\": %u, \"crc_errors_m\": %u, "
+    printf("], \"max_units\": %u, \"pairing\": %u, \"issue_rate\": %u", (unsigned)s.max_units, (unsigned)s.pairing,
+           (unsigned)s.issue_rate);
+    printf(", \"memlat\": %u, \"frames_c\": %u, \"crc_errors_c\": %u, \"frames_m\": %u, \"crc_errors_m\": %u, "
            "\"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)memcard_latency(), (unsigned)fc, (unsigned)cc,
            (unsigned)fm, (unsigned)cm, (unsigned)ba, (unsigned)bb);
 }
 
-/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memlat=C] */
+/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memlat=C] [max_units=U] [pairing=0|1] [issue_rate=R] */
 static void cmd_link(struct args *a) {
     struct link_settings s;
     link_get(&s);
     s.lanes    = arg_u32(a, "lanes", s.lanes);
     s.block_ps = arg_u32(a, "block_ps", s.block_ps);
     s.delay    = arg_u32(a, "delay", s.delay);
+    s.max_units  = arg_u32(a, "max_units", s.max_units);
+    s.pairing    = arg_u32(a, "pairing", s.pairing);
+    s.issue_rate = arg_u32(a, "issue_rate", s.issue_rate);
     const char *skew = arg_str(a, "skew", NULL);
     if (skew) {
         for (int i = 0; i < 8; i++) s.skew[i] = 0;
@@ -130,7 +135,10 @@ static void cmd_link(struct args *a) {
     }
     if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
     if (s.delay > 1000) { error("delay must be 0..1000 cycles"); return; }
-    if (link_set(&s) < 0) { error("lanes must be 1, 2, 4 or 8"); return; }
+    if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
+    int rc = link_set(&s);
+    if (rc == -1) { error("lanes must be 1, 2, 4 or 8"); return; }
+    if (rc == -2) { error("max_units must be 1..8"); return; }
     memcard_set_latency(arg_u32(a, "memlat", memcard_latency()));
     print_link();
 }
@@ -304,10 +312,16 @@ static void cmd_pbb(struct args *a) {
     s.seed        = arg_u32(a, "seed", 1);
     s.check       = arg_u32(a, "check", 0);
     s.shift       = arg_u32(a, "shift", 2);
+    uint32_t size = arg_u32(a, "size", LINE_BYTES);
+    s.size_log2 = 0;
+    for (uint32_t n = 3; n <= 7; n++)
+        if (size == 1u << n) s.size_log2 = n;
+    if (!s.size_log2) { error("size must be 8, 16, 32, 64 or 128 bytes"); return; }
     if (s.span < LINE_BYTES || (s.span & (s.span - 1))) { error("span must be a power of two >= 64"); return; }
     if (!window_ok(s.base, s.span) || (s.base & (LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
     if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1..tags"); return; }
     if (s.stride % LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
+    if (s.size_log2 == 7 && s.count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
     uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
     link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
     /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
@@ -366,7 +380,7 @@ static void cmd_check(struct args *a) { cmd_fill_check(a, 1); }
 static const struct command commands[] = {
     {"help",     cmd_help,     "this list"},
     {"info",     cmd_info,     "SoC facts"},
-    {"link",     cmd_link,     "[lanes= block_ps= delay= skew=a,b,.. memlat=]"},
+    {"link",     cmd_link,     "[lanes= block_ps= delay= skew=a,b,.. memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]"},
     {"bfct",     cmd_bfct,     "idx= [en= r= w= target= base=]"},
     {"rd",       cmd_rd,       "addr="},
     {"wr",       cmd_wr,       "addr= val="},
@@ -374,7 +388,7 @@ static const struct command commands[] = {
     {"check",    cmd_check,    "addr= bytes= seed="},
     {"lat",      cmd_lat,      "op=read|write addr= n= stride="},
     {"chase",    cmd_chase,    "addr= lines= n= seed="},
-    {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= timeout=cycles"},
+    {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 timeout=cycles"},
     {"counters", cmd_counters, "mcycle, minstret"},
     {"faults",   cmd_faults,   "fault counter and latch"},
     {"exit",     cmd_exit,     "end the simulation"},

@@ -13,7 +13,7 @@
 #define PBB_BUCKETS 64
 
 struct pbb_settings {
-    uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift;
+    uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift, size_log2;
 };
 
 struct pbb_result {

@@ -47,6 +47,11 @@ int link_set(const struct link_settings *s) {
     case 8: log2 = 3; break;
     default: return -1;
     }
+    if (s->max_units < 1 || s->max_units > 8) return -2;
+    uint32_t framing = s->max_units | (s->pairing ? 1u << 4 : 0);
+    hal_write32(CSR_REMOTE_LINK_C_FRAMING_ADDR, framing);
+    hal_write32(CSR_REMOTE_LINK_M_FRAMING_ADDR, framing);
+    hal_write32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR, s->issue_rate);
     hal_write32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR, log2);
     hal_write32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR, s->block_ps);
     hal_write32(CSR_REMOTE_CHANNEL_DELAY_ADDR, s->delay);
@@ -65,6 +70,10 @@ void link_get(struct link_settings *s) {
     s->delay    = hal_read32(CSR_REMOTE_CHANNEL_DELAY_ADDR);
     uint32_t hi = hal_read32(CSR_REMOTE_CHANNEL_SKEW_ADDR), lo = hal_read32(CSR_REMOTE_CHANNEL_SKEW_ADDR + 4);
     for (int i = 0; i < 4; i++) { s->skew[i] = lo >> (8*i); s->skew[4 + i] = hi >> (8*i); }
+    uint32_t framing = hal_read32(CSR_REMOTE_LINK_C_FRAMING_ADDR);
+    s->max_units  = framing & 0xf;
+    s->pairing    = (framing >> 4) & 1;
+    s->issue_rate = hal_read32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR);
 }
 
 void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint32_t *crc_m,

@@ -26,6 +26,9 @@ struct link_settings {
     uint32_t block_ps;  /* one 66-bit block at the lane rate */
     uint32_t delay;     /* one-way cycles: PHY TX + fiber + PHY RX */
     uint8_t  skew[8];   /* per-lane extra cycles */
+    uint32_t max_units; /* units per frame at most, both ends (1..8) */
+    uint32_t pairing;   /* two consecutive lines may share a header */
+    uint32_t issue_rate;/* ReMAT streamer pacing, requests a cycle in 1/65536 (0: unlimited) */
 };
 
 void bfct_write(uint32_t index, const struct bfct_entry *e);
@@ -35,7 +38,7 @@ void remat_latency(struct remat_latency *l);
 void remat_latency_clear(void);
 uint32_t remat_requests(void);
 
-int  link_set(const struct link_settings *s);   /* -1 if lanes is not 1/2/4/8 */
+int  link_set(const struct link_settings *s);   /* -1 if lanes is not 1/2/4/8, -2 if max_units not 1..8 */
 void link_get(struct link_settings *s);
 void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint32_t *crc_m,
                    uint32_t *busy_a2b, uint32_t *busy_b2a);

@@ -3,14 +3,29 @@
 import math
 
 from monet import link_model
+from monet.profiles import MEMORY_CYCLES, PROFILES
 from monet.stats import histogram_percentile, summary
 
 
-def configure_link(target, distance_m, lanes, rate_gbps, memlat=0):
-    """Programs the channel for a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay."""
-    delay = link_model.delay_cycles(distance_m, rate_gbps)
-    return target.command(f"link lanes={lanes} block_ps={link_model.block_ps(rate_gbps)} delay={delay} "
-                          f"skew=0 memlat={memlat}")
+def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram"):
+    """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
+    streamer, the memory model. Returns the firmware's answer with the settings echoed."""
+    prof = PROFILES[profile]
+    memlat = MEMORY_CYCLES[memory] + prof.extra_cycles
+    link = target.command(f"link lanes={lanes} block_ps={prof.block_ps(rate_gbps)} "
+                          f"delay={prof.delay_cycles(distance_m, rate_gbps)} skew=0 memlat={memlat} "
+                          f"max_units={prof.max_units} pairing={int(prof.pairing)} issue_rate={prof.issue_rate}")
+    link["profile"], link["memory"] = profile, memory
+    return link
+
+
+def link_record(link):
+    """The link settings stored with every result."""
+    keys = ("profile", "memory", "block_ps", "delay", "memlat", "max_units", "pairing", "issue_rate")
+    record = {k: link[k] for k in keys}
+    record["delay_cycles"] = record.pop("delay")
+    record["memlat_cycles"] = record.pop("memlat")
+    return record
 
 
 def map_remote_windows(target, info=None):
@@ -24,9 +39,9 @@ def map_remote_windows(target, info=None):
     return [idx * section for idx in range(count)]
 
 
-def latency(target, op, distance_m, lanes, rate_gbps, samples=200):
+def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram"):
     """Remote read or write latency: `samples` single 32-bit accesses, each a 64 B line transaction."""
-    link = configure_link(target, distance_m, lanes, rate_gbps)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     windows = map_remote_windows(target)
     # Warm-up access so the first sample does not pay for the I-cache.
     target.command(f"lat op={op} addr={windows[0]} n=4")
@@ -48,12 +63,15 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200):
         "cpu_latency_cycles": cpu_summary,  # beyond the same access to local SRAM
         "cpu_latency_ns": {k: link_model.cycles_to_ns(v) for k, v in cpu_summary.items()},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
-        "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"], "memlat_cycles": link["memlat"]},
+        "profile": profile,
+        "memory": memory,
+        "link": link_record(link),
         "measured_at": "latency_*: ReMAT port, request accepted to response delivered; cpu_latency_*: what the "
                        "CPU waits beyond the same access to local SRAM",
     }
     result["breakdown"] = link_model.read_breakdown(hw_summary["p50"], distance_m, lanes, rate_gbps,
-                                                    memlat=link["memlat"])
+                                                    memlat=link["memlat"],
+                                                    link_ns=PROFILES[profile].link_ns(rate_gbps))
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
     return result
@@ -75,10 +93,15 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8):
             "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m}
 
 
+SIZES = (8, 16, 32, 64, 128)
+
+
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
-              check=False):
-    """Sustained bandwidth of 64 B transactions from the benchmark block (ReMAT's second port)."""
-    link = configure_link(target, distance_m, lanes, rate_gbps)
+              check=False, profile="ours", memory="sram", size=64):
+    """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
+    port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
+    lines_per_access = 2 if size == 128 else 1
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     info = target.command("info")
     windows = map_remote_windows(target, info)
     mapped = len(windows) * info["section_bytes"]
@@ -87,10 +110,16 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     # outstanding response queued behind the others on the link.
     bound = 2 * link["delay"] + 32 + outstanding * link_model.serialization_cycles(10, lanes, rate_gbps)
     shift = max(0, math.ceil(math.log2(bound / 63)))
-    run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={count} "
-                         f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift}",
-                         timeout=max(300, count // 100))
-    payload = run["completed"] * link_model.LINE_BYTES
+    # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
+    lines = count * lines_per_access
+    budget = min(2**32 - 1, 1_000_000 + 64 * lines)
+    run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={lines} size={size} "
+                         f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift} timeout={budget}",
+                         timeout=max(300, lines // 100))
+    if run.get("timed_out"):
+        raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
+                           f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
+    payload = run["completed"] * min(size, link_model.LINE_BYTES)
     seconds = run["cycles"] * link_model.CLK_PS * 1e-12
     bw = payload / seconds / 1e9
     capacity = link_model.payload_capacity_GBps(lanes, rate_gbps)
@@ -102,9 +131,11 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         cycles = histogram_percentile(hist, shift, p)
         pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
-        "op": op, "pattern": pattern, "size": link_model.LINE_BYTES, "outstanding": outstanding,
-        "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": "ours",
-        "transactions": run["completed"], "cycles": run["cycles"],
+        "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,
+        "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": profile,
+        "memory": memory,
+        "transactions": run["completed"] // lines_per_access, "line_transactions": run["completed"],
+        "cycles": run["cycles"],
         "bandwidth_GBps": bw,
         "payload_capacity_GBps": capacity,
         "link_utilisation": bw / (2 * lanes * rate_gbps / 8),
@@ -116,5 +147,5 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
                        "max": link_model.cycles_to_ns(run["lat_max"]), **pct},
         "histogram": {"bucket_cycles": 1 << shift, "counts": hist, "overflow": hist[-1]},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
-        "link": {"block_ps": link["block_ps"], "delay_cycles": link["delay"]},
+        "link": link_record(link),
     }

@@ -6,10 +6,14 @@
       distance_m: [0, 8, 36]
       lanes: [8]
       rate_gbps: [15]
-      profile: [ours]
+      profile: [ours, monet]  # our link, or the MONet paper's streamer + Aurora (monet/profiles.py)
+      memory: [sram]          # or ddr4
     benchmarks:
       - latency:   {op: [read, write], samples: [50]}
-      - bandwidth: {op: [read], pattern: [seq, random], outstanding: [128], count: [20000]}
+      - bandwidth: {op: [read], pattern: [seq, random], size: [64, 128], outstanding: [128], count: [20000]}
+
+Instead of `axes` and `benchmarks`, `sweeps:` may list several {axes, benchmarks} pairs, each a product of
+its own (a distance sweep at one lane setting, a lane x rate sweep at one distance, ...).
 
 Results go to RESULTS/results.jsonl, one JSON object a line, flushed and synced as each point ends, so a
 killed run loses nothing that finished; a rerun skips the points already there. RESULTS/manifest.json
@@ -26,6 +30,8 @@ from pathlib import Path
 import yaml
 
 from monet import link_model
+from monet.bench import SIZES
+from monet.profiles import MEMORY_CYCLES, PROFILES
 
 MAX_DISTANCE = link_model.max_distance_m(min(link_model.RATES_GBPS))
 
@@ -54,7 +60,8 @@ AXES = {
     "distance_m": _number_range(0, round(MAX_DISTANCE)),
     "lanes": _one_of(link_model.LANES),
     "rate_gbps": _one_of(link_model.RATES_GBPS, ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)),
-    "profile": _one_of(("ours",), "ours (the MONet-compatible profile is not built yet)"),
+    "profile": _one_of(tuple(PROFILES)),
+    "memory": _one_of(tuple(MEMORY_CYCLES)),
 }
 BENCHMARKS = {
     "latency": {
@@ -64,14 +71,15 @@ BENCHMARKS = {
     "bandwidth": {
         "op": _one_of(("read", "write")),
         "pattern": _one_of(("seq", "random")),
+        "size": _one_of(SIZES),
         "outstanding": _number_range(1, 128, integer=True),
         "count": _number_range(1, 2**31, integer=True),
     },
 }
 DEFAULTS = {
-    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"]},
+    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"], "memory": ["sram"]},
     "latency": {"op": ["read"], "samples": [100]},
-    "bandwidth": {"op": ["read"], "pattern": ["seq"], "outstanding": [128], "count": [20000]},
+    "bandwidth": {"op": ["read"], "pattern": ["seq"], "size": [64], "outstanding": [128], "count": [20000]},
 }
 
 
@@ -99,10 +107,10 @@ class Campaign:
             raise CampaignError(f"{path}: not valid YAML: {e}") from None
         if not isinstance(doc, dict):
             raise CampaignError(f"{path}: expected a mapping with keys name, axes, benchmarks")
-        unknown = set(doc) - {"name", "repetitions", "axes", "benchmarks"}
+        unknown = set(doc) - {"name", "repetitions", "axes", "benchmarks", "sweeps"}
         if unknown:
             raise CampaignError(f"{path}: unknown key {sorted(unknown)[0]!r}; accepted: name, repetitions, axes, "
-                                "benchmarks")
+                                "benchmarks, sweeps")
         self.name = str(doc.get("name", self.path.stem))
         reps = doc.get("repetitions", 1)
         ok, accepted = _number_range(1, 1000, integer=True)(reps)
@@ -110,48 +118,74 @@ class Campaign:
             raise CampaignError(f"{path}: repetitions: {reps!r} is not accepted; accepted: {accepted}")
         self.repetitions = int(reps)
 
+        if "sweeps" in doc:
+            if "axes" in doc or "benchmarks" in doc:
+                raise CampaignError(f"{path}: give either sweeps or axes + benchmarks, not both")
+            sweeps = doc["sweeps"]
+            if not isinstance(sweeps, list) or not sweeps or not all(isinstance(w, dict) for w in sweeps):
+                raise CampaignError(f"{path}: sweeps: expected a list of mappings with keys axes, benchmarks")
+            for i, sweep in enumerate(sweeps):
+                extra = set(sweep) - {"axes", "benchmarks"}
+                if extra:
+                    raise CampaignError(f"{path}: sweeps[{i}]: unknown key {sorted(extra)[0]!r}; accepted: axes, "
+                                        "benchmarks")
+            self.sweeps = [self._sweep(path, f"sweeps[{i}].", w) for i, w in enumerate(sweeps)]
+        else:
+            self.sweeps = [self._sweep(path, "", doc)]
+
+    @staticmethod
+    def _sweep(path, where, doc):
+        """(axes, benchmarks) of one sweep: every combination of its axes runs each of its benchmarks."""
         axes = doc.get("axes", {}) or {}
         if not isinstance(axes, dict):
-            raise CampaignError(f"{path}: axes: expected a mapping of axis name to a list of values")
+            raise CampaignError(f"{path}: {where}axes: expected a mapping of axis name to a list of values")
         for key in axes:
             if key not in AXES:
-                raise CampaignError(f"{path}: axes: unknown axis {key!r}; accepted: {', '.join(AXES)}")
-        self.axes = {k: _values(path, f"axes.{k}", axes.get(k, DEFAULTS["axes"][k]), AXES[k]) for k in AXES}
+                raise CampaignError(f"{path}: {where}axes: unknown axis {key!r}; accepted: {', '.join(AXES)}")
+        axes = {k: _values(path, f"{where}axes.{k}", axes.get(k, DEFAULTS["axes"][k]), AXES[k]) for k in AXES}
 
         benches = doc.get("benchmarks")
         if not isinstance(benches, list) or not benches:
-            raise CampaignError(f"{path}: benchmarks: expected a list such as [latency: {{op: [read]}}]; "
+            raise CampaignError(f"{path}: {where}benchmarks: expected a list such as [latency: {{op: [read]}}]; "
                                 f"accepted benchmarks: {', '.join(BENCHMARKS)}")
-        self.benchmarks = []
+        benchmarks = []
         for i, entry in enumerate(benches):
+            here = f"{where}benchmarks[{i}]"
             if isinstance(entry, str):
                 entry = {entry: {}}
             if not isinstance(entry, dict) or len(entry) != 1:
-                raise CampaignError(f"{path}: benchmarks[{i}]: expected one benchmark name with its parameters")
+                raise CampaignError(f"{path}: {here}: expected one benchmark name with its parameters")
             (name, params), = entry.items()
             if name not in BENCHMARKS:
-                raise CampaignError(f"{path}: benchmarks[{i}]: unknown benchmark {name!r}; accepted: "
+                raise CampaignError(f"{path}: {here}: unknown benchmark {name!r}; accepted: "
                                     f"{', '.join(BENCHMARKS)}")
             params = params or {}
+            if not isinstance(params, dict):
+                raise CampaignError(f"{path}: {here}.{name}: expected a mapping of parameter to a list of values")
             for key in params:
                 if key not in BENCHMARKS[name]:
-                    raise CampaignError(f"{path}: benchmarks[{i}].{name}: unknown parameter {key!r}; accepted: "
+                    raise CampaignError(f"{path}: {here}.{name}: unknown parameter {key!r}; accepted: "
                                         f"{', '.join(BENCHMARKS[name])}")
-            self.benchmarks.append((name, {k: _values(path, f"benchmarks[{i}].{name}.{k}",
-                                                      params.get(k, DEFAULTS[name][k]), check)
-                                           for k, check in BENCHMARKS[name].items()}))
+            benchmarks.append((name, {k: _values(path, f"{here}.{name}.{k}", params.get(k, DEFAULTS[name][k]), check)
+                                      for k, check in BENCHMARKS[name].items()}))
+        return axes, benchmarks
 
     def points(self):
-        """Every point of the sweep, in a stable order (axes outermost so the link is set least often)."""
-        out = []
-        axis_names = list(self.axes)
-        for combo in itertools.product(*(self.axes[k] for k in axis_names)):
-            base = dict(zip(axis_names, combo))
-            for name, params in self.benchmarks:
-                names = list(params)
-                for values in itertools.product(*(params[k] for k in names)):
-                    for rep in range(self.repetitions):
-                        out.append({"benchmark": name, **base, **dict(zip(names, values)), "rep": rep})
+        """Every point of every sweep, in a stable order (axes outermost so the link is set least often); a
+        point that two sweeps share runs once."""
+        out, seen = [], set()
+        for axes, benchmarks in self.sweeps:
+            axis_names = list(axes)
+            for combo in itertools.product(*(axes[k] for k in axis_names)):
+                base = dict(zip(axis_names, combo))
+                for name, params in benchmarks:
+                    names = list(params)
+                    for values in itertools.product(*(params[k] for k in names)):
+                        for rep in range(self.repetitions):
+                            point = {"benchmark": name, **base, **dict(zip(names, values)), "rep": rep}
+                            if point_key(point) not in seen:
+                                seen.add(point_key(point))
+                                out.append(point)
         return out
 
     @property
@@ -165,7 +199,7 @@ def point_key(point):
 
 def point_id(point):
     """Short readable name of a point, for pytest ids and progress lines."""
-    skip = {"benchmark", "profile", "rep"}
+    skip = {"benchmark", "rep"}
     parts = [point["benchmark"]] + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                                     for k, v in point.items() if k not in skip]
     return "-".join(parts) + f"-r{point['rep']}"

@@ -15,11 +15,13 @@ _progress = {"start": None, "ran": 0}
 
 
 def run_point(sim, point):
+    path = {"profile": point["profile"], "memory": point["memory"]}
     if point["benchmark"] == "latency":
         return bench.latency(sim, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                             point["samples"])
+                             point["samples"], **path)
     return bench.bandwidth(sim, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
-                           point["rate_gbps"], pattern=point["pattern"], count=point["count"])
+                           point["rate_gbps"], pattern=point["pattern"], count=point["count"], size=point["size"],
+                           **path)
 
 
 def test_point(campaign_point, campaign_store, sim, sim_build):

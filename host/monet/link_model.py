@@ -66,16 +66,18 @@ def cycles_to_ns(cycles):
     return cycles * CLK_PS / 1000.0
 
 
-def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memlat=0):
+def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memlat=0, link_ns=None):
     """Splits a measured 64 B remote read (ReMAT port to port, cycles) into its parts, in ns.
 
-    fiber and PHY come from the model; `channel_rounding` is what rounding the one-way delay to whole
-    cycles adds; serialization is a 2-block request plus a 10-block response; memory is the on-card
-    SRAM read (1 cycle) plus the programmed extra latency; ReMAT + link logic is the rest.
+    fiber and PHY come from the model (`link_ns`: one-way PHY-layer latency of another profile);
+    `channel_rounding` is what rounding the one-way delay to whole cycles adds; serialization is a
+    2-block request plus a 10-block response; memory is the on-card SRAM read (1 cycle) plus the programmed
+    extra latency (memory model and a profile's streamer); ReMAT + link logic is the rest.
     """
-    delay = delay_cycles(distance_rt_m, rate_gbps)
+    one_way = phy_ns(rate_gbps) if link_ns is None else link_ns
+    delay = round((one_way + fiber_ns(distance_rt_m)) * 1000 / CLK_PS)
     fiber = 2 * fiber_ns(distance_rt_m)
-    phy = 2 * phy_ns(rate_gbps)
+    phy = 2 * one_way
     rounding = cycles_to_ns(2 * delay) - fiber - phy
     ser_cycles = serialization_cycles(2, lanes, rate_gbps) + serialization_cycles(10, lanes, rate_gbps)
     mem_cycles = 1 + memlat

@@ -24,6 +24,10 @@ PAPER = {
 }
 
 
+# Axes that results from older campaigns may lack.
+POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours"}
+
+
 def load(results_dir):
     d = Path(results_dir)
     path = d / "results.jsonl"
@@ -43,15 +47,15 @@ def _group(records, bench, keys):
     groups = defaultdict(list)
     for r in records:
         if r["point"]["benchmark"] == bench:
-            groups[tuple(r["point"][k] for k in keys)].append(r)
+            groups[tuple(r["point"].get(k, POINT_DEFAULTS.get(k)) for k in keys)].append(r)
     return groups
 
 
 def distance_fits(records):
-    """Eq. 1 per (op, lanes, rate, profile): latency = intercept + L_m x distance; 100 m extrapolation."""
+    """Eq. 1 per (op, lanes, rate, profile, memory): latency = intercept + L_m x distance; 100 m extrapolation."""
     fits = []
-    for (op, lanes, rate, profile), rs in sorted(_group(records, "latency",
-                                                        ("op", "lanes", "rate_gbps", "profile")).items()):
+    for (op, lanes, rate, profile, memory), rs in sorted(_group(records, "latency", ("op", "lanes", "rate_gbps",
+                                                                                     "profile", "memory")).items()):
         by_d = defaultdict(list)
         for r in rs:
             by_d[r["point"]["distance_m"]].append(r["result"]["latency_ns"]["mean"])
@@ -60,7 +64,8 @@ def distance_fits(records):
         xs = sorted(by_d)
         ys = [sum(by_d[x]) / len(by_d[x]) for x in xs]
         a, b, r2 = linear_fit(xs, ys)
-        fits.append({"op": op, "lanes": lanes, "rate_gbps": rate, "profile": profile, "distances": xs,
+        fits.append({"op": op, "lanes": lanes, "rate_gbps": rate, "profile": profile, "memory": memory,
+                     "distances": xs,
                      "latency_ns": ys, "intercept_ns": a, "L_m_ns_per_m": b, "r2": r2,
                      "at_100m_ns": a + 100 * b})
     return fits
@@ -74,35 +79,55 @@ def _find(records, bench, **want):
     return None
 
 
-def paper_comparison(records, fits):
-    """Rows: figure, paper value, ours, deviation, stated/derived, note."""
-    def fit_of(op):
-        return next((f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0), None)
+def _profile_figures(records, fits, profile):
+    """The paper's figures as measured on one profile: DDR4 memory where the campaign ran it, else any."""
+    def pick(rs):
+        ddr4 = [r for r in rs if r["point"].get("memory", "sram") == "ddr4"]
+        return ddr4 or rs
 
-    ours = {}
-    w8 = _find(records, "latency", op="write", distance_m=8, lanes=8, rate_gbps=15.0)
-    ours["remote DDR4 write latency, 8 m"] = w8 and w8["latency_ns"]["mean"]
-    ours["remote HMC write latency, 8 m"] = None   # no HMC model yet
+    def fit_of(op):
+        return next((f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
+                     and f["profile"] == profile and f["memory"] == "ddr4"), None) or \
+            next((f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
+                  and f["profile"] == profile), None)
+
+    def bandwidth_at(rate):
+        return pick([r for r in records if r["point"]["benchmark"] == "bandwidth" and r["point"]["lanes"] == 8
+                     and r["point"]["rate_gbps"] == rate and r["point"]["distance_m"] == 8
+                     and r["point"]["profile"] == profile and r["point"].get("size", 64) == 64])
+
+    figures = {}
+    w8 = pick([r for r in records if r["point"]["benchmark"] == "latency" and r["point"]["op"] == "write"
+               and r["point"]["distance_m"] == 8 and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == 15.0
+               and r["point"]["profile"] == profile])
+    figures["remote DDR4 write latency, 8 m"] = w8[0]["result"]["latency_ns"]["mean"] if w8 else None
+    figures["remote HMC write latency, 8 m"] = None   # no HMC model yet
     for op, label in (("write", "remote DDR4 write latency, 100 m (Eq. 1)"),
                       ("read", "remote DDR4 read latency, 100 m (Eq. 1)")):
         f = fit_of(op)
-        ours[label] = f and f["at_100m_ns"]
+        figures[label] = f and f["at_100m_ns"]
     f = fit_of("write") or fit_of("read")
-    ours["latency per round-trip metre, DDR4"] = f and f["L_m_ns_per_m"]
+    figures["latency per round-trip metre, DDR4"] = f and f["L_m_ns_per_m"]
     for rate in (10.0, 12.5, 15.0):
-        bw = [r["result"]["bandwidth_GBps"] for r in records if r["point"]["benchmark"] == "bandwidth"
-              and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == rate and r["point"]["distance_m"] == 8]
-        ours[f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s"] = max(bw) if bw else None
-    best = [r["result"] for r in records if r["point"]["benchmark"] == "bandwidth"
-            and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == 15.0 and r["point"]["distance_m"] == 8]
-    ours["link utilisation, 8 x 15 Gb/s"] = max((b["link_utilisation"] for b in best), default=None)
+        bw = [r["result"]["bandwidth_GBps"] for r in bandwidth_at(rate)]
+        figures[f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s"] = max(bw) if bw else None
+    figures["link utilisation, 8 x 15 Gb/s"] = max((r["result"]["link_utilisation"] for r in bandwidth_at(15.0)),
+                                                  default=None)
+    return figures
 
+
+def paper_comparison(records, fits):
+    """Rows: figure, paper value, the MONet-compatible profile and its deviation, our link and its deviation."""
+    monet = _profile_figures(records, fits, "monet")
+    ours = _profile_figures(records, fits, "ours")
     rows = []
     for label, (value, unit, kind, source) in PAPER.items():
-        mine = ours.get(label)
-        deviation = None if mine is None else (mine - value) / value
-        rows.append({"figure": label, "paper": value, "unit": unit, "ours": mine, "deviation": deviation,
-                     "kind": kind, "source": source})
+        row = {"figure": label, "paper": value, "unit": unit, "kind": kind, "source": source}
+        for name, figures in (("monet", monet), ("ours", ours)):
+            mine = figures.get(label)
+            row[name] = mine
+            row[f"{name}_deviation"] = None if mine is None else (mine - value) / value
+        rows.append(row)
     return rows
 
 
@@ -134,7 +159,8 @@ def _plot_distance(fits, path):
 
 def _draw_distance(ax, fits):
     for f in fits:
-        label = f"{f['op']} {f['lanes']}x{f['rate_gbps']:g}G ({f['L_m_ns_per_m']:.2f} ns/m)"
+        label = (f"{f['profile']} {f['memory']} {f['op']} {f['lanes']}x{f['rate_gbps']:g}G "
+                 f"({f['L_m_ns_per_m']:.2f} ns/m)")
         line, = ax.plot(f["distances"], f["latency_ns"], "o", label=label)
         xs = [0, max(100, max(f["distances"]))]
         ax.plot(xs, [f["intercept_ns"] + f["L_m_ns_per_m"] * x for x in xs], "--", color=line.get_color())
@@ -149,10 +175,16 @@ def _plot_bandwidth(records, path):
 
 
 def _draw_bandwidth(ax, records):
-    groups = _group(records, "bandwidth", ("op", "pattern", "distance_m"))
-    for (op, pattern, d), rs in sorted(groups.items()):
-        pts = sorted((r["point"]["lanes"] * r["point"]["rate_gbps"], r["result"]["bandwidth_GBps"]) for r in rs)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{op} {pattern} {d:g} m")
+    groups = _group(records, "bandwidth", ("profile", "op", "pattern", "size", "distance_m"))
+    for (profile, op, pattern, size, d), rs in sorted(groups.items()):
+        best = {}
+        for r in rs:
+            x = r["point"]["lanes"] * r["point"]["rate_gbps"]
+            best[x] = max(best.get(x, 0.0), r["result"]["bandwidth_GBps"])
+        if len(best) < 2:
+            continue
+        xs = sorted(best)
+        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {op} {pattern} {size} B {d:g} m")
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
     if caps:
@@ -160,6 +192,27 @@ def _draw_bandwidth(ax, records):
         ax.plot(caps, [link_model.payload_capacity_GBps(1, c) for c in caps], "k:_", markersize=14,
                 label="payload capacity (one way)")
     ax.plot([80, 100, 120], [6.8, 7.6, 8.1], "kx", label="paper: remote DDR4, 8 lanes")
+
+
+def _plot_bandwidth_distance(records, path):
+    with _figure(path, "Sustained bandwidth vs distance, 8 x 15 Gb/s (paper Fig 14 baseline)",
+                 "round-trip distance (m)", "bandwidth (GB/s)") as ax:
+        groups = _group(records, "bandwidth", ("profile", "op", "pattern", "size", "lanes", "rate_gbps"))
+        for (profile, op, pattern, size, lanes, rate), rs in sorted(groups.items()):
+            best = {}
+            for r in rs:
+                d = r["point"]["distance_m"]
+                best[d] = max(best.get(d, 0.0), r["result"]["bandwidth_GBps"])
+            if len(best) < 2:
+                continue
+            xs = sorted(best)
+            ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {op} {pattern} {size} B {lanes}x{rate:g}G")
+        ax.plot([8], [8.1], "kx", label="paper: remote DDR4, 8 x 15 Gb/s, 8 m")
+
+
+def _has_distance_sweep(records):
+    groups = _group(records, "bandwidth", ("profile", "op", "pattern", "size", "lanes", "rate_gbps"))
+    return any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in groups.values())
 
 
 def _fmt(v, digits=1):
@@ -178,22 +231,31 @@ def make_report(results_dir, out_dir=None):
     comparison = paper_comparison(records, fits)
     sections = []   # (title, header, rows, image or None, note)
 
-    records = sorted(records, key=lambda r: tuple(str(r["point"].get(k)) for k in ("benchmark", "op", "pattern"))
-                     + tuple(r["point"].get(k) or 0 for k in ("lanes", "rate_gbps", "distance_m", "rep")))
-    lat_rows = [[r["point"]["op"], _fmt(r["point"]["distance_m"], 0), r["point"]["lanes"],
+    for r in records:
+        for k, v in POINT_DEFAULTS.items():
+            r["point"].setdefault(k, v)
+    records = sorted(records, key=lambda r: tuple(str(r["point"].get(k)) for k in ("benchmark", "profile", "memory",
+                                                                                  "op", "pattern"))
+                     + tuple(r["point"].get(k) or 0 for k in ("size", "lanes", "rate_gbps", "distance_m", "rep")))
+    lat_rows = [[r["point"]["profile"], r["point"]["memory"], r["point"]["op"], _fmt(r["point"]["distance_m"], 0),
+                 r["point"]["lanes"],
                  _fmt(r["point"]["rate_gbps"], 1), _fmt(r["result"]["latency_ns"]["mean"]),
                  _fmt(r["result"]["latency_ns"]["p50"]), _fmt(r["result"]["latency_ns"]["p99"]),
                  _fmt(r["result"]["breakdown"]["remat_link_logic_cycles"], 0)]
                 for r in records if r["point"]["benchmark"] == "latency"]
     if lat_rows:
-        sections.append(("Remote latency (paper Fig 5)", ["op", "distance (m)", "lanes", "rate (Gb/s)", "mean (ns)",
-                         "p50 (ns)", "p99 (ns)", "ReMAT+link logic (cycles)"], lat_rows, None,
-                         "Latency at the ReMAT port, one 64 B line transaction per access."))
+        sections.append(("Remote latency (paper Fig 5)", ["profile", "memory", "op", "distance (m)", "lanes",
+                         "rate (Gb/s)", "mean (ns)", "p50 (ns)", "p99 (ns)", "logic (cycles)"], lat_rows, None,
+                         "Latency at the ReMAT port, one 64 B line transaction per access. Profiles: ours (MONet-open "
+                         "link) and monet (the paper's streamer + Aurora 64B/66B, host/monet/profiles.py). Logic "
+                         "cycles: what is left after fiber, PHY or Aurora, serialization and memory."))
     if fits:
         _plot_distance(fits, out / "latency_distance.png")
         sections.append(("Latency vs distance, Eq. 1 fit (paper Fig 6)",
-                         ["op", "lanes", "rate", "L_m (ns/m)", "intercept (ns)", "R^2", "at 100 m (ns)"],
-                         [[f["op"], f["lanes"], _fmt(f["rate_gbps"]), _fmt(f["L_m_ns_per_m"], 3),
+                         ["profile", "memory", "op", "lanes", "rate", "L_m (ns/m)", "intercept (ns)", "R^2",
+                          "at 100 m (ns)"],
+                         [[f["profile"], f["memory"], f["op"], f["lanes"], _fmt(f["rate_gbps"]),
+                           _fmt(f["L_m_ns_per_m"], 3),
                            _fmt(f["intercept_ns"]), _fmt(f["r2"], 5), _fmt(f["at_100m_ns"])] for f in fits],
                          "latency_distance.png",
                          "Eq. 1: R(d) = L_latency + L_m d + M_overhead; the intercept is L_latency + M_overhead "
@@ -203,9 +265,10 @@ def make_report(results_dir, out_dir=None):
     if bw:
         _plot_bandwidth(records, out / "bandwidth.png")
         sections.append(("Bandwidth and utilisation (paper Figs 7, 9)",
-                         ["op", "pattern", "distance (m)", "lanes", "rate", "outstanding", "GB/s", "capacity GB/s",
-                          "payload util.", "link util.", "link eff."],
-                         [[r["point"]["op"], r["point"]["pattern"], _fmt(r["point"]["distance_m"], 0),
+                         ["profile", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding",
+                          "GB/s", "capacity GB/s", "payload util.", "link util.", "link eff."],
+                         [[r["point"]["profile"], r["point"]["op"], r["point"]["pattern"], r["point"]["size"],
+                           _fmt(r["point"]["distance_m"], 0),
                                   r["point"]["lanes"], _fmt(r["point"]["rate_gbps"]), r["point"]["outstanding"],
                                   _fmt(r["result"]["bandwidth_GBps"], 2),
                                   _fmt(r["result"]["payload_capacity_GBps"], 2),
@@ -216,22 +279,33 @@ def make_report(results_dir, out_dir=None):
                          "Link utilisation is the paper's: achieved / (2 x lanes x rate / 8). Payload utilisation "
                          "is against one direction's capacity after 64b/66b; link efficiency is payload bits over "
                          "line bits while the data direction was busy."))
+        if _has_distance_sweep(records):
+            _plot_bandwidth_distance(records, out / "bandwidth_distance.png")
+            sections.append(("Sustained bandwidth vs distance (paper Fig 14 baseline)", [], [],
+                             "bandwidth_distance.png",
+                             "Enough requests in flight keep the link busy at any distance; with too few, "
+                             "bandwidth falls as the round trip grows (Little's law)."))
         sections.append(("Latency percentiles under load (hardware histogram)",
-                         ["op", "pattern", "distance (m)", "lanes", "rate", "outstanding", "p50", "p90", "p99",
-                          "p99.9", "max (ns)"],
-                         [[r["point"]["op"], r["point"]["pattern"], _fmt(r["point"]["distance_m"], 0),
+                         ["profile", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding",
+                          "p50", "p90", "p99", "p99.9", "max (ns)"],
+                         [[r["point"]["profile"], r["point"]["op"], r["point"]["pattern"], r["point"]["size"],
+                           _fmt(r["point"]["distance_m"], 0),
                            r["point"]["lanes"], _fmt(r["point"]["rate_gbps"]), r["point"]["outstanding"]]
                           + [_fmt(r["result"]["latency_ns"][k]) for k in ("p50", "p90", "p99", "p99_9", "max")]
                           for r in bw], None,
                          "Percentiles are upper edges of histogram buckets (within one bucket of the true value); "
                          "'-' where a percentile fell in the open last bucket."))
-    sections.append(("Beside the paper", ["figure", "paper", "unit", "ours", "deviation", "paper value is", "source"],
-                     [[c["figure"], _fmt(c["paper"], 2), c["unit"], _fmt(c["ours"], 2),
-                       "-" if c["deviation"] is None else f"{100 * c['deviation']:+.1f} %", c["kind"], c["source"]]
+    def dev(d):
+        return "-" if d is None else f"{100 * d:+.1f} %"
+    sections.append(("Beside the paper", ["figure", "paper", "unit", "monet profile", "deviation", "MONet-open",
+                                          "deviation", "paper value is", "source"],
+                     [[c["figure"], _fmt(c["paper"], 2), c["unit"], _fmt(c["monet"], 2), dev(c["monet_deviation"]),
+                       _fmt(c["ours"], 2), dev(c["ours_deviation"]), c["kind"], c["source"]]
                       for c in comparison], None,
-                     "Ours is the board-free sim: an on-card memory at SRAM speed stands where the paper had DDR4 "
-                     "or HMC, so latency deviations include the memory's own access time (about 50-80 ns for "
-                     "DDR4). Bandwidth rows use our best 8 m point at that rate."))
+                     "The monet profile is the paper's path modelled in the same sim (same memory model, same "
+                     "distance); its constants and their sources are in host/monet/profiles.py. Memory: the ddr4 "
+                     "model (a fixed 17.4 ns) where the campaign ran it, else the on-card SRAM. Bandwidth rows use "
+                     "the best 8 m, 64 B point at that rate."))
 
     md = _markdown(manifest, sections)
     (out / "report.md").write_text(md)
@@ -252,9 +326,10 @@ def _manifest_lines(manifest):
 def _markdown(manifest, sections):
     out = ["# MONet-open campaign report", ""] + [f"- {l}" for l in _manifest_lines(manifest)]
     for title, header, rows, image, note in sections:
-        out += ["", f"## {title}", "", note, "", "| " + " | ".join(header) + " |",
-                "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        out += ["", f"## {title}", "", note]
+        if header:
+            out += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
         if image:
             out += ["", f"![{title}]({image})"]
     return "\n".join(out) + "\n"
@@ -269,12 +344,12 @@ def _html(manifest, sections):
     parts += [f"<li>{e(l)}</li>" for l in _manifest_lines(manifest)]
     parts.append("</ul>")
     for title, header, rows, image, note in sections:
-        parts.append(f"<h2>{e(title)}</h2><p>{e(note)}</p><table><tr>")
-        parts += [f"<th>{e(str(h))}</th>" for h in header]
-        parts.append("</tr>")
-        for row in rows:
-            parts.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>")
-        parts.append("</table>")
+        parts.append(f"<h2>{e(title)}</h2><p>{e(note)}</p>")
+        if header:
+            parts.append("<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in header) + "</tr>")
+            for row in rows:
+                parts.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>")
+            parts.append("</table>")
         if image:
             parts.append(f"<img src='{e(image)}' alt='{e(title)}'>")
     parts.append("</body></html>")

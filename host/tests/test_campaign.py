@@ -28,7 +28,13 @@ benchmarks:
     ("axes: {distance_m: [-5]}\nbenchmarks: [latency]", "axes.distance_m: -5 is not accepted; accepted: a number"),
     ("axes: {colour: [red]}\nbenchmarks: [latency]", "unknown axis 'colour'; accepted: distance_m, lanes"),
     ("axes: {lanes: []}\nbenchmarks: [latency]", "axes.lanes: the list is empty"),
-    ("axes: {profile: [monet]}\nbenchmarks: [latency]", "axes.profile: 'monet' is not accepted; accepted: ours"),
+    ("axes: {profile: [aurora]}\nbenchmarks: [latency]", "axes.profile: 'aurora' is not accepted; accepted: ours, monet"),
+    ("axes: {memory: [hbm]}\nbenchmarks: [latency]", "axes.memory: 'hbm' is not accepted; accepted: sram, ddr4"),
+    ("benchmarks: [{bandwidth: {size: [48]}}]", "benchmarks[0].bandwidth.size: 48 is not accepted; accepted: 8, 16"),
+    ("sweeps: [{axes: {lanes: [5]}, benchmarks: [latency]}]", "sweeps[0].axes.lanes: 5 is not accepted"),
+    ("sweeps: [{benchmarks: [latency], colour: 1}]", "sweeps[0]: unknown key 'colour'; accepted: axes, benchmarks"),
+    ("sweeps: []", "sweeps: expected a list of mappings"),
+    ("sweeps: [{benchmarks: [latency]}]\nbenchmarks: [latency]", "either sweeps or axes + benchmarks"),
     ("benchmarks: [stream]", "unknown benchmark 'stream'; accepted: latency, bandwidth"),
     ("benchmarks: [{latency: {op: [fetch]}}]", "benchmarks[0].latency.op: 'fetch' is not accepted; accepted: read, write"),
     ("benchmarks: [{bandwidth: {outstanding: [500]}}]", "outstanding: 500 is not accepted; accepted: an integer from 1 to 128"),
@@ -53,6 +59,16 @@ def test_cli_refuses_a_broken_campaign_before_building(tmp_path):
     r = subprocess.run([sys.executable, "-m", "monet.cli", "campaign", "run", str(f)], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "accepted: 1, 2, 4, 8" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sweeps_add_up_and_shared_points_run_once(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("sweeps:\n"
+                 "  - {axes: {distance_m: [0, 8], profile: [ours, monet]}, benchmarks: [latency]}\n"
+                 "  - {axes: {lanes: [1, 8]}, benchmarks: [latency]}\n")
+    points = Campaign(f).points()
+    # 2 x 2 + 2, less the 8 m / 8 lanes / ours point both sweeps hold.
+    assert len(points) == 5 and len({point_key(p) for p in points}) == 5
 
 
 def test_points_expand_axes_and_benchmarks(tmp_path):

@@ -9,13 +9,15 @@ import pytest
 from monet import bench, link_model
 
 
-def test_write_then_checked_read_under_load(sim):
-    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern="random", count=3000, seed=21)
-    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=3000, seed=21, check=True)
+@pytest.mark.parametrize("pattern", ["seq", "random"])
+def test_write_then_checked_read_under_load(sim, pattern):
+    # Sequential lines travel in pairs under one header, random ones alone: both must arrive intact.
+    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern=pattern, count=3000, seed=21)
+    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern=pattern, count=3000, seed=21, check=True)
     assert w["transactions"] == r["transactions"] == 3000
     assert r["errors"] == 0 and r["bus_errors"] == 0
     # Another seed's data must not pass the check.
-    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=500, seed=22, check=True)
+    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern=pattern, count=500, seed=22, check=True)
     assert wrong["errors"] > 0
 
 
@@ -52,3 +54,26 @@ def test_bandwidth_json_contract(sim_build):
                 "rate_gbps", "distance_m", "outstanding", "size", "pattern"):
         assert key in result
     assert result["payload_capacity_GBps"] == pytest.approx(4 * 12.5 * 64 / 66 / 8)
+
+
+def test_monet_profile_paces_the_streamer_and_frames_each_transaction(sim):
+    from monet.profiles import PROFILES, STREAMER_GBPS
+    ours = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000)
+    monet = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000, profile="monet")
+    assert monet["link"]["max_units"] == 1 and monet["link"]["pairing"] == 0
+    assert monet["link"]["issue_rate"] == PROFILES["monet"].issue_rate > 0
+    # The streamer, not the link, bounds the MONet path; one frame a transaction costs line bits.
+    assert 0.9 * STREAMER_GBPS <= monet["bandwidth_GBps"] <= STREAMER_GBPS * 1.01
+    assert monet["link_efficiency"] < 0.81 < ours["link_efficiency"]
+    # Back to our link: the settings are run-time, nothing sticks.
+    again = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000)
+    assert again["link"]["max_units"] == 8 and again["bandwidth_GBps"] == pytest.approx(ours["bandwidth_GBps"], rel=0.02)
+
+
+@pytest.mark.parametrize("size", [8, 128])
+def test_access_sizes_end_to_end(sim, size):
+    w = bench.bandwidth(sim, "write", 64, 8, 8, 15.0, pattern="random", count=1000, seed=5, size=size)
+    r = bench.bandwidth(sim, "read", 64, 8, 8, 15.0, pattern="random", count=1000, seed=5, size=size, check=True)
+    assert w["transactions"] == r["transactions"] == 1000
+    assert r["line_transactions"] == 1000 * (2 if size == 128 else 1)
+    assert r["errors"] == 0 and r["bus_errors"] == 0

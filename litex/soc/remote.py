@@ -40,5 +40,5 @@ class RemoteMemoryPath(LiteXModule):
         self.remat.add_control()
         self.channel.add_control()
         self.memcard.add_control()
-        self.link_c.add_status()
-        self.link_m.add_status()
+        self.link_c.add_control()
+        self.link_m.add_control()

@@ -45,10 +45,18 @@ class LinkEndpoint(LiteXModule):
         """Wires this endpoint's lanes to a channel direction (tx) and the opposite one (rx)."""
         return [self.tx_lanes.connect(tx)] + [src.connect(snk) for src, snk in zip(rx_sources, self.rx_lanes)]
 
-    def add_status(self):
+    def add_control(self):
+        self._framing    = CSRStorage(fields=[
+            CSRField("max_units", size=4, reset=8, description="Units per frame at most (1..8)."),
+            CSRField("pairing",   size=1, reset=1, description="Two consecutive lines may share a header."),
+        ])
         self._frames     = CSRStatus(32, description="Frames received (trailers seen), good or not.")
         self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
+        self._pairs      = CSRStatus(32, description="Pairs of lines sent under one header.")
         self.comb += [
+            self.framer.max_units.eq(self._framing.fields.max_units),
+            self.framer.pairing.eq(self._framing.fields.pairing),
             self._frames.status.eq(self.deframer.frames),
             self._crc_errors.status.eq(self.deframer.crc_errors),
+            self._pairs.status.eq(self.framer.pairs),
         ]

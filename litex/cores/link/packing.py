@@ -9,13 +9,16 @@ into beats of 8 blocks.
 Wire format (64-bit blocks; the ctrl flag stands for the 64b/66b sync header):
 
     frame   = unit [unit ...] trailer
-    unit    = header [mask] [data0 .. data7]
-    header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address, [48] has_mask
+    unit    = header [mask] [data0 .. data7] [data8 .. data15]
+    header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address, [48] has_mask,
+              [49] pair: two consecutive lines under one header, [57:50] the second line's tag
     trailer = ctrl block: [3:0] = 0xF, [63:32] CRC-32 over the frame's units (block 0 first)
 
-Under load a frame carries up to `max_units` units and beats are always full: a 64 B write costs 9 blocks
-plus 1/max_units of a trailer. When nothing more is queued the frame closes at once and a partial beat
-leaves, so a lone read request is 2 blocks and never waits for company.
+Under load a frame carries up to `max_units` units and beats are always full. Two full-line writes (or
+read responses) to consecutive lines that meet in the framer share one header, as a 128 B burst does: a
+sequential 64 B stream costs 8.5 blocks a line plus 1/(2 max_units) of a trailer, a random one 9 blocks
+plus 1/max_units. When nothing more is queued the frame closes at once and a partial beat leaves, so a
+lone read request is 2 blocks and never waits for company.
 """
 
 from migen import *
@@ -26,93 +29,130 @@ from litex.soc.interconnect import stream
 from monet.cores.common.crc import ParallelCRC
 from monet.cores.link.common import *
 
-UNIT_MAX   = 10   # header + mask + 8 data blocks.
+UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
+LENGTHS    = (1, 9, 10, 17)
 BLOCK_CTRL = 64   # a block in a buffer: 64 data bits and the ctrl flag at bit 64.
 CRC_INIT   = 0xFFFFFFFF
+FULL_MASK  = 2**LINE_BYTES - 1
 
 
-def unit_length(frame_type, masked):
-    """Blocks of a unit: 1 for requests/acks without data, 9 with a line, 10 with a line and a mask."""
-    carries = (frame_type == T_WR_REQ) | (frame_type == T_RD_RSP)
-    return Mux(carries, Mux(masked, 10, 9), 1)
+def carries_line(frame_type):
+    return (frame_type == T_WR_REQ) | (frame_type == T_RD_RSP)
+
+
+def unit_length(frame_type, masked, paired):
+    """Blocks of a unit: 1 without data, 9 with a line, 10 with a line and a mask, 17 with two lines."""
+    return Mux(carries_line(frame_type), Mux(masked, 10, Mux(paired, 17, 9)), 1)
+
+
+def trailer_block(crc):
+    return Cat(Constant(T_TRAILER, 4), Constant(0, 28), crc)
 
 
 class UnitCRC(Module):
-    """Running CRC over one unit of 1, 9 or 10 blocks (block 0 first), from `state` (0 cycles)."""
+    """Running CRC over one unit (block 0 first), from `state` (0 cycles)."""
     def __init__(self, blocks, length):
         self.state = Signal(32)
         self.crc   = Signal(32)
-        engines = {}
-        for n in (1, 9, 10):
-            engines[n] = e = ParallelCRC(64*n, with_state=True)
+        cases = {}
+        for n in LENGTHS:
+            e = ParallelCRC(64*n, with_state=True)
             self.submodules += e
             self.comb += [e.state.eq(self.state), e.data.eq(Cat(*reversed(blocks[:n])))]
-        self.comb += self.crc.eq(Mux(length == 1, engines[1].crc, Mux(length == 9, engines[9].crc, engines[10].crc)))
+            cases[n] = self.crc.eq(e.crc)
+        cases["default"] = cases[LENGTHS[-1]]
+        self.comb += Case(length, cases)
 
 
 class PackedFramer(LiteXModule):
     """Transactions in, full beats out (partial only when the queue is empty and the frame closed).
 
     Latency: 2 cycles from a transaction to the beat that carries its header (unit register, buffer).
+    A frame left open by a pair with nothing behind it gets its trailer on its own the next cycle.
+
+    Run time: `max_units` (1..8) bounds the units of a frame, `pairing` allows pairs; max_units=1 without
+    pairing gives one frame per transaction, as a per-transaction streamer over Aurora sends them.
     """
-    def __init__(self, max_units=8, depth=24):
-        self.sink   = sink   = stream.Endpoint(txn_layout)
-        self.source = source = stream.Endpoint(beat_layout)
-        self.frames = Signal(32)
+    def __init__(self, max_units=8, depth=32):
+        assert depth >= UNIT_MAX + 1 + BEAT_BLOCKS
+        self.sink      = sink   = stream.Endpoint(txn_layout)
+        self.source    = source = stream.Endpoint(beat_layout)
+        self.max_units = Signal(4, reset=max_units)
+        self.pairing   = Signal(reset=1)
+        self.frames    = Signal(32)
+        self.pairs     = Signal(32)
 
         # # #
 
-        # Unit register: one transaction, so that the next one (on sink) is visible when deciding to close.
+        # Unit register: one transaction, so that the next one (on sink) is visible when deciding to pair
+        # with it or to close the frame.
         u_valid = Signal()
         u       = Record(txn_layout)
         u_take  = Signal()
+        paired  = Signal()
         self.comb += sink.ready.eq(~u_valid | u_take)
         self.sync += [
             If(u_take, u_valid.eq(0)),
-            If(sink.valid & sink.ready, u_valid.eq(1), u.raw_bits().eq(sink.payload.raw_bits())),
+            If(sink.valid & sink.ready & ~paired, u_valid.eq(1), u.raw_bits().eq(sink.payload.raw_bits())),
         ]
-        masked  = Signal()
-        carries = Signal()
-        length  = Signal(4)
-        header  = Signal(64)
+        masked     = Signal()
+        length     = Signal(5)
+        next_laddr = Signal(LADDR_BITS)
         self.comb += [
-            carries.eq((u.type == T_WR_REQ) | (u.type == T_RD_RSP)),
-            masked.eq((u.type == T_WR_REQ) & (u.mask != 2**LINE_BYTES - 1)),
-            length.eq(unit_length(u.type, masked)),
-            header.eq(Cat(u.type, u.tag, u.laddr, masked)),
+            masked.eq((u.type == T_WR_REQ) & (u.mask != FULL_MASK)),
+            next_laddr.eq(u.laddr + 1),
+            paired.eq(self.pairing & u_valid & sink.valid & carries_line(u.type) & ~masked & (sink.type == u.type) &
+                      ((sink.type != T_WR_REQ) | (sink.mask == FULL_MASK)) & (sink.laddr == next_laddr)),
+            length.eq(unit_length(u.type, masked, paired)),
         ]
-        data_words = [u.data[64*i:64*(i+1)] for i in range(8)]
+        data_u = [u.data[64*i:64*(i+1)] for i in range(8)]
+        data_s = [sink.data[64*i:64*(i+1)] for i in range(8)]
         unit = [Signal(64, name=f"unit{i}") for i in range(UNIT_MAX)]
-        self.comb += unit[0].eq(header)
+        self.comb += unit[0].eq(Cat(u.type, u.tag, u.laddr, masked, paired, Mux(paired, sink.tag, 0)))
         for i in range(1, UNIT_MAX):
-            with_mask    = ([u.mask] + data_words)[i - 1]
-            without_mask = (data_words + [0])[i - 1]
-            self.comb += unit[i].eq(Mux(masked, with_mask, without_mask))
+            with_mask  = ([u.mask] + data_u + [0]*8)[i - 1]
+            single     = (data_u + [0]*9)[i - 1]
+            self.comb += unit[i].eq(Mux(masked, with_mask, Mux(paired, (data_u + data_s)[i - 1], single)))
 
-        # Running CRC of the open frame, and whether this unit closes it.
+        # Running CRC of the open frame, and whether this unit closes it (or a late trailer does).
         self.crc = crc = UnitCRC(unit, length)
         state  = Signal(32, reset=CRC_INIT)
-        units  = Signal(max=max_units + 1)
+        units  = Signal(4)
+        units1 = Signal(5)
+        closed = Signal(reset=1)
         close  = Signal()
-        self.comb += [crc.state.eq(state), close.eq((units + 1 == max_units) | ~sink.valid)]
+        late   = Signal()   # open frame, nothing queued: send its trailer alone.
+        self.comb += [
+            crc.state.eq(state),
+            units1.eq(units + 1),
+            close.eq((units1 >= self.max_units) | ~sink.valid),
+            late.eq(~closed & ~u_valid & ~sink.valid),
+        ]
         trailer = Signal(64)
-        self.comb += trailer.eq(Cat(Constant(T_TRAILER, 4), Constant(0, 28), crc.crc))
+        self.comb += trailer.eq(trailer_block(Mux(u_valid, crc.crc, state)))
 
-        # Appended blocks this cycle: the unit, then the trailer if it closes the frame.
-        add_len  = Signal(5)
-        add      = Array(Signal(BLOCK_CTRL + 1, name=f"add{i}") for i in range(UNIT_MAX + 1))
+        # Appended blocks this cycle: the unit (none for a late trailer), then the trailer if the frame closes.
+        add_len = Signal(5)
+        add_unit = Signal(5)
+        add = Array(Signal(BLOCK_CTRL + 1, name=f"add{i}") for i in range(UNIT_MAX + 1))
+        self.comb += [
+            add_unit.eq(Mux(u_valid, length, 0)),
+            add_len.eq(Mux(u_valid, length + close, late)),
+        ]
         for i in range(UNIT_MAX + 1):
             blk = unit[i] if i < UNIT_MAX else 0
-            self.comb += add[i].eq(Mux(i < length, Cat(blk, i == 0), Cat(trailer, 1)))
-        self.comb += add_len.eq(length + close)
+            self.comb += add[i].eq(Mux(i < add_unit, Cat(blk, i == 0), Cat(trailer, 1)))
 
         # Block buffer and its level; `closed` when the buffer ends on a frame boundary.
         buf    = Array(Signal(BLOCK_CTRL + 1, name=f"txbuf{i}") for i in range(depth + 8))
         level  = Signal(max=depth + 1)
-        closed = Signal(reset=1)
         out_n  = Signal(4)
         keep   = Signal(max=depth + 1)
+        # Verilog compares a sum at the width of its widest operand, dropping the carry that Migen's simulator
+        # keeps: sums go through signals wide enough to hold them before they are compared.
+        after  = Signal(max=depth + UNIT_MAX + 2)
         room   = Signal()
+        append = Signal()
         self.comb += [
             # Full beats whenever possible; a partial one only when nothing is about to join it.
             If(level >= 8,
@@ -125,21 +165,24 @@ class PackedFramer(LiteXModule):
             source.data.eq(Cat(*[buf[i][:64] for i in range(8)])),
             source.ctrl.eq(Cat(*[buf[i][64] for i in range(8)])),
             keep.eq(level - Mux(source.valid & source.ready, out_n, 0)),
-            room.eq(keep + add_len <= depth),
+            after.eq(keep + add_len),
+            room.eq(after <= depth),
             u_take.eq(u_valid & room),
+            append.eq(room & (u_valid | late)),
         ]
         for i in range(depth):
             self.sync += buf[i].eq(Mux(i < keep, buf[Mux(source.valid & source.ready, out_n, 0) + i],
                                        add[i - keep]))
         self.sync += [
-            level.eq(keep + Mux(u_take, add_len, 0)),
-            If(u_take,
-                If(close,
+            level.eq(keep + Mux(append, add_len, 0)),
+            If(append,
+                If(late | close,
                     state.eq(CRC_INIT), units.eq(0), closed.eq(1), self.frames.eq(self.frames + 1)
                 ).Else(
                     state.eq(crc.crc), units.eq(units + 1), closed.eq(0)
                 )
             ),
+            If(u_take & paired, self.pairs.eq(self.pairs + 1)),
         ]
 
 
@@ -182,14 +225,15 @@ class CommitFIFO(LiteXModule):
 
 
 class PackedDeframer(LiteXModule):
-    """Beats in, transactions out once their frame's trailer checks (one unit, plus its trailer, a cycle).
+    """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a pair
+    in two cycles, one line each).
 
     Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
     blocks make no sense is dropped whole and counted; blocks are skipped up to the next trailer.
 
-    Depth: the sender's framer can release its whole buffer (24 blocks) at a beat a cycle while this side
-    takes one unit a cycle, and units enter the framer at most one a cycle, so the backlog here stays below
-    the framer's depth plus two beats; 48 leaves room.
+    Depth: beats arrive at most one a cycle (8 blocks) and are parsed at 8.5 blocks a cycle or more
+    whenever a whole unit is in (a pair takes two cycles); the backlog stays within a unit and two beats,
+    and 48 leaves room. `overflow` counts beats that found no room (never seen; they would fail the CRC).
     """
     def __init__(self, depth=48, commit_depth=64):
         self.sink   = sink   = stream.Endpoint(beat_layout)
@@ -208,8 +252,13 @@ class PackedDeframer(LiteXModule):
         h_type  = head[0:4]
         h_ctrl  = head[64]
         masked  = head[48]
-        length  = Signal(4)
-        self.comb += length.eq(unit_length(h_type, masked))
+        paired  = Signal()
+        length  = Signal(5)
+        half    = Signal()   # the first line of a pair went to the FIFO last cycle.
+        self.comb += [
+            paired.eq(head[49] & carries_line(h_type) & ~masked),
+            length.eq(unit_length(h_type, masked, paired)),
+        ]
         blocks = [buf[i][:64] for i in range(UNIT_MAX)]
         self.crc = crc = UnitCRC(blocks, length)
         state    = Signal(32, reset=CRC_INIT)
@@ -234,6 +283,7 @@ class PackedDeframer(LiteXModule):
         # What this cycle consumes: a trailer; a unit (and its trailer); or one junk block.
         consume   = Signal(5)
         take_unit = Signal()
+        first     = Signal()   # a pair's first line, tentatively to the FIFO; the unit stays.
         end_frame = Signal()
         good      = Signal()
         self.comb += [
@@ -241,6 +291,8 @@ class PackedDeframer(LiteXModule):
                 If(is_trailer,
                     consume.eq(1), end_frame.eq(1),
                     good.eq(~bad & (head[32:64] == state)),
+                ).Elif(unit_ready & paired & ~half,
+                    first.eq(1),
                 ).Elif(unit_ready,
                     take_unit.eq(~bad & structure),
                     consume.eq(length + tr_after),
@@ -257,10 +309,12 @@ class PackedDeframer(LiteXModule):
         self.comb += [keep.eq(level - consume), sink.ready.eq(1)]
         incoming = [Cat(sink.data[64*i:64*(i+1)], sink.ctrl[i]) for i in range(BEAT_BLOCKS)]
         arrive = Signal(4)
+        fits_after = Signal(max=depth + BEAT_BLOCKS + 1)
         fits = Signal()
         self.comb += [
             arrive.eq(Mux(sink.valid, sink.count, 0)),
-            fits.eq(keep + arrive <= depth),
+            fits_after.eq(keep + arrive),
+            fits.eq(fits_after <= depth),
         ]
         inc = Array(incoming + [0]*(depth - BEAT_BLOCKS + UNIT_MAX + 2))
         for i in range(depth):
@@ -272,15 +326,17 @@ class PackedDeframer(LiteXModule):
 
         # Transactions wait in the commit FIFO until their trailer checks.
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
-        unit_mask = Signal(64)
-        unit_data = Signal(512)
+        unit_mask   = Signal(64)
+        unit_data   = Signal(512)
+        second_line = Signal(LADDR_BITS)
         self.comb += [
             unit_mask.eq(Mux(masked, blocks[1], 2**64 - 1)),
-            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9]))),
-            fifo.sink.valid.eq(take_unit),
+            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Mux(half, Cat(*blocks[9:17]), Cat(*blocks[1:9])))),
+            second_line.eq(head[12:48] + 1),
+            fifo.sink.valid.eq(take_unit | (first & ~bad & structure)),
             fifo.sink.type.eq(h_type),
-            fifo.sink.tag.eq(head[4:12]),
-            fifo.sink.laddr.eq(head[12:48]),
+            fifo.sink.tag.eq(Mux(half, head[50:58], head[4:12])),
+            fifo.sink.laddr.eq(Mux(half, second_line, head[12:48])),
             fifo.sink.mask.eq(unit_mask),
             fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
             fifo.commit.eq(end_frame & good),
@@ -288,6 +344,7 @@ class PackedDeframer(LiteXModule):
             fifo.source.connect(source),
         ]
         self.sync += [
+            half.eq(first),
             If(end_frame,
                 state.eq(CRC_INIT), bad.eq(0), self.frames.eq(self.frames + 1),
                 If(~good, self.crc_errors.eq(self.crc_errors + 1)),

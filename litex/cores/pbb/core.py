@@ -5,10 +5,14 @@
 
 """Programmable benchmark block (PBB): a traffic generator and checker on a ReMAT master port.
 
-Issues `count` 64 B line transactions (read, write or mixed by a read ratio) with sequential, strided or
-seeded-random (xorshift32) addresses inside a span of the ReMAT window, keeping up to `outstanding` in flight. Write
-data are address-keyed pseudo-random lines; with `check`, read data are compared with the same function,
-so a region written by one run is verified by the next. Hardware counters: cycles, bytes, data errors,
+Issues `count` line transactions (read, write or mixed by a read ratio) with sequential, strided or
+seeded-random (xorshift32) addresses inside a span of the ReMAT window, keeping up to `outstanding` in flight.
+Access size 2**size_log2 bytes, 8 to 128: below a line, each access is one line transaction whose byte
+mask covers the access (a write carries the mask on the link; a read returns the line and only the
+access's bytes are checked); 128 B is two transactions on consecutive lines, issued back to back, as a
+two-beat burst (`count` counts line transactions). Write data are address-keyed pseudo-random lines; with
+`check`, read data are compared with the same function, so a region written by one run is verified by the
+next. Hardware counters: cycles, bytes, data errors,
 bus errors, latency min/max/sum/count and a latency histogram of `buckets` buckets of 2**shift cycles
 (the last bucket collects everything above), from which the host computes percentiles.
 
@@ -65,6 +69,7 @@ class PBB(LiteXModule):
         self.seed        = Signal(32)
         self.check       = Signal()
         self.shift       = Signal(4)
+        self.size_log2   = Signal(3, reset=6)  # access size, 8 (3) to 128 (7) bytes.
         # Results.
         self.busy        = Signal()
         self.cycles      = Signal(64)
@@ -95,13 +100,29 @@ class PBB(LiteXModule):
             lfsr_next.eq(x2 ^ (x2 << 5)),
         ]
 
+        # Access size: the alignment of random addresses, the byte mask below a line, and the two halves of
+        # a 128 B access (the random address and the read/write choice hold for its second line).
+        align     = Signal(32)
+        size_mask = Signal(LINE_BYTES)
+        burst     = Signal()
+        second    = Signal()   # the next transaction is the second line of a 128 B access.
+        self.comb += [
+            Case(self.size_log2, {
+                **{n: [align.eq(2**n - 1), size_mask.eq(2**(2**n) - 1)] for n in (3, 4, 5)},
+                "default": [align.eq(LINE_BYTES - 1), size_mask.eq(2**LINE_BYTES - 1)],
+            }),
+            burst.eq(self.size_log2 == 7),
+        ]
+
         # Request side -------------------------------------------------------------------------------------
         req = port.req
         addr = Signal(32)
         we   = Signal()
         self.comb += [
             addr.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
-                                    lfsr & (self.span - 1) & ~(LINE_BYTES - 1), offset)),
+                                    Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
+                                        lfsr & (self.span - 1) & ~align),
+                                    offset)),
             we.eq((self.mode == MODE_WRITE) | ((self.mode == MODE_MIXED) & (lfsr[24:32] >= self.read_ratio))),
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
@@ -111,15 +132,17 @@ class PBB(LiteXModule):
                          (inflight < max_outstanding)),
             req.addr.eq(addr),
             req.we.eq(we),
-            req.mask.eq(2**LINE_BYTES - 1),
+            req.mask.eq(size_mask << addr[:6]),
             req.data.eq(wdata),
             req.id.eq(issued[:id_bits]),
         ]
         id_time = Array(Signal(32, name=f"id_time{i}") for i in range(max_outstanding))
         id_line = Array(Signal(26, name=f"id_line{i}") for i in range(max_outstanding))
         id_read = Array(Signal(name=f"id_read{i}") for i in range(max_outstanding))
+        id_off  = Array(Signal(6, name=f"id_off{i}") for i in range(max_outstanding))
         step = Signal(32)
-        self.comb += step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride, LINE_BYTES))
+        self.comb += step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
+                                 Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES)))
 
         # Response side ------------------------------------------------------------------------------------
         rsp = port.rsp
@@ -135,8 +158,15 @@ class PBB(LiteXModule):
             shifted.eq(latency >> self.shift),
             bucket.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
         ]
-        mismatch = Signal()
-        self.comb += mismatch.eq(self.check & id_read[rid] & ~rsp.err & (rsp.data != expected))
+        # Only the access's bytes are compared (the whole line for 64 B and more).
+        check_bytes = Signal(LINE_BYTES)
+        check_bits  = Signal(LINE_BITS)
+        mismatch    = Signal()
+        self.comb += [
+            check_bytes.eq(size_mask << id_off[rid]),
+            check_bits.eq(Cat(*[Replicate(check_bytes[i], 8) for i in range(LINE_BYTES)])),
+            mismatch.eq(self.check & id_read[rid] & ~rsp.err & (((rsp.data ^ expected) & check_bits) != 0)),
+        ]
 
         accepted = Signal()
         self.comb += accepted.eq(req.valid & req.ready)
@@ -146,6 +176,7 @@ class PBB(LiteXModule):
                 issued.eq(0),
                 inflight.eq(0),
                 offset.eq(0),
+                second.eq(0),
                 lfsr.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
                 self.cycles.eq(0),
                 self.completed.eq(0),
@@ -162,7 +193,8 @@ class PBB(LiteXModule):
                 ),
                 If(accepted,
                     issued.eq(issued + 1),
-                    lfsr.eq(lfsr_next),
+                    second.eq(burst & ~second),
+                    If(~burst | second, lfsr.eq(lfsr_next)),
                     If(offset + step >= self.span,
                         offset.eq(offset + step - self.span)
                     ).Else(
@@ -171,6 +203,7 @@ class PBB(LiteXModule):
                     id_time[issued[:id_bits]].eq(now),
                     id_line[issued[:id_bits]].eq(addr[6:]),
                     id_read[issued[:id_bits]].eq(~we),
+                    id_off[issued[:id_bits]].eq(addr[:6]),
                 ),
                 inflight.eq(inflight + accepted - rsp.valid),
                 If(rsp.valid,
@@ -193,11 +226,12 @@ class PBB(LiteXModule):
         self._base        = CSRStorage(32, description="Window byte offset of the region (line aligned).")
         self._span        = CSRStorage(32, description="Region size, bytes (a power of two for random).")
         self._stride      = CSRStorage(32, description="Strided: step in bytes (a line multiple).")
-        self._count       = CSRStorage(32, description="Transactions to issue (64 B each).")
+        self._count       = CSRStorage(32, description="Line transactions to issue (a 128 B access is two).")
         self._outstanding = CSRStorage(9, reset=1, description="Transactions in flight at most (1..256).")
         self._seed        = CSRStorage(32, description="Seed of addresses and data.")
         self._check       = CSRStorage(1, description="Compare read data with the address-keyed pattern.")
         self._shift       = CSRStorage(4, description="Histogram bucket width: 2**shift cycles.")
+        self._size_log2   = CSRStorage(3, reset=6, description="Access size: 2**size_log2 bytes, 3..7 (8..128 B).")
         self._busy        = CSRStatus(1)
         self._cycles      = CSRStatus(64)
         self._completed   = CSRStatus(32)
@@ -221,6 +255,7 @@ class PBB(LiteXModule):
             self.seed.eq(self._seed.storage),
             self.check.eq(self._check.storage),
             self.shift.eq(self._shift.storage),
+            self.size_log2.eq(self._size_log2.storage),
             self._busy.status.eq(self.busy),
             self._cycles.status.eq(self.cycles),
             self._completed.status.eq(self.completed),

@@ -52,6 +52,9 @@ class ReMAT(LiteXModule):
         self.lat_count   = Signal(32)
         self.lat_clear   = Signal()
         self.outstanding = Signal(max=tags + 1)
+        # Streamer pacing: requests a cycle at most, in 1/65536 (0: no limit). Models a streamer slower than
+        # one line a cycle, such as the MONet paper's MM-to-stream conversion (see host/monet/profiles.py).
+        self.issue_rate  = Signal(16)
 
         # # #
 
@@ -113,8 +116,19 @@ class ReMAT(LiteXModule):
 
         fault_rsp = Signal()  # stage A holds a faulting access that is being answered this cycle.
         to_link   = Signal()
+        # Pacing: a token bucket of one request, filled by issue_rate each cycle (0 cycles of latency).
+        tokens     = Signal(17)
+        tokens_sum = Signal(18)
+        tokens_out = Signal(18)
+        paced      = Signal()
         self.comb += [
-            to_link.eq(a_valid & (a_fault == FAULT_NONE) & have_tag),
+            paced.eq((self.issue_rate == 0) | tokens[16]),
+            tokens_sum.eq(tokens + self.issue_rate),
+            tokens_out.eq(tokens_sum - Mux(to_link & source.ready, 2**16, 0)),
+        ]
+        self.sync += tokens.eq(Mux(tokens_out > 2**16, 2**16, tokens_out))
+        self.comb += [
+            to_link.eq(a_valid & (a_fault == FAULT_NONE) & have_tag & paced),
             source.valid.eq(to_link),
             source.type.eq(Mux(a_req.we, T_WR_REQ, T_RD_REQ)),
             source.tag.eq(free_tag),
@@ -214,7 +228,9 @@ class ReMAT(LiteXModule):
         self._lat_sum     = CSRStatus(64)
         self._lat_count   = CSRStatus(32)
         self._lat_clear   = CSR()  # write: clear the latency statistics.
+        self._issue_rate  = CSRStorage(16, description="Streamer pacing: requests a cycle in 1/65536, 0 unlimited.")
         self.comb += [
+            self.issue_rate.eq(self._issue_rate.storage),
             self._faults.status.eq(self.faults),
             self._fault_addr.status.eq(self.fault_addr),
             self._fault_kind.status.eq(self.fault_kind),

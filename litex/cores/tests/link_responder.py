@@ -24,7 +24,9 @@ def link_responder(remat, cycles, delay=6, on_link=None, peak=None):
             if on_link is not None:
                 on_link.append((typ, tag, laddr))
             if typ == T_WR_REQ:
-                memory[laddr] = yield remat.source.data
+                data, mask = (yield remat.source.data), (yield remat.source.mask)
+                bits = sum(0xFF << (8 * i) for i in range(64) if mask >> i & 1)
+                memory[laddr] = (memory.get(laddr, laddr) & ~bits) | (data & bits)
                 pending.append((cycle + delay, T_WR_ACK, tag, 0))
             else:
                 pending.append((cycle + delay, T_RD_RSP, tag, memory.get(laddr, laddr)))

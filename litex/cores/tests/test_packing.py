@@ -1,5 +1,6 @@
 """PackedFramer -> PackedDeframer (litex/cores/link/packing.py): transactions survive, frames share a
-trailer under load, a lone request leaves at once, and a corrupted frame is dropped whole."""
+trailer under load, consecutive lines pair under one header, a lone request leaves at once, and a
+corrupted frame is dropped whole."""
 
 import random
 
@@ -27,10 +28,14 @@ class Loop(Module):
         ]
 
 
-def random_txn(rng, kinds=(T_RD_REQ, T_WR_REQ, T_RD_RSP, T_WR_ACK)):
+def random_txn(rng, kinds=(T_RD_REQ, T_WR_REQ, T_RD_RSP, T_WR_ACK), after=None):
+    """A random transaction; with `after`, often of the same type on the next line (a pair candidate)."""
     t = rng.choice(kinds)
+    laddr = rng.getrandbits(36)
+    if after is not None and rng.random() < 0.6:
+        t, laddr = after["type"], (after["laddr"] + 1) % 2**36
     mask = FULL if rng.random() < 0.7 else rng.getrandbits(64)
-    return dict(type=t, tag=rng.randrange(256), laddr=rng.getrandbits(36),
+    return dict(type=t, tag=rng.randrange(256), laddr=laddr,
                 mask=mask if t == T_WR_REQ else FULL, data=rng.getrandbits(512) if has_data(t) else 0)
 
 
@@ -66,6 +71,7 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
         stats["crc_errors"] = yield dut.deframer.crc_errors
         stats["frames"] = yield dut.deframer.frames
         stats["overflow"] = yield dut.deframer.overflow
+        stats["pairs"] = yield dut.framer.pairs
 
     run_simulation(dut, [send(), watch()])
     return out, beats, stats
@@ -79,13 +85,32 @@ def same(sent, got):
     return sent["type"] != T_WR_REQ or got["mask"] == sent["mask"]
 
 
-@pytest.mark.parametrize("max_units,ready_every", [(1, 1), (4, 3), (8, 1)])
-def test_transactions_survive_back_to_back(max_units, ready_every):
-    rng = random.Random(max_units * 10 + ready_every)
-    txns = [random_txn(rng) for _ in range(24)]
-    out, beats, stats = exchange(txns, max_units=max_units, ready_every=ready_every)
+def random_stream(rng, n):
+    txns = [random_txn(rng)]
+    while len(txns) < n:
+        txns.append(random_txn(rng, after=txns[-1]))
+    return txns
+
+
+@pytest.mark.parametrize("max_units,ready_every,gap", [(1, 1, 0), (4, 3, 0), (8, 2, 1)])
+def test_transactions_survive_back_to_back(max_units, ready_every, gap):
+    rng = random.Random(max_units * 10 + ready_every + 100 * gap)
+    txns = random_stream(rng, 20)
+    out, beats, stats = exchange(txns, max_units=max_units, ready_every=ready_every, gap=gap)
     assert stats["crc_errors"] == 0 and stats["overflow"] == 0
     assert len(out) == len(txns) and all(same(s, g) for s, g in zip(txns, out))
+    if gap == 0 and ready_every > 1:
+        assert stats["pairs"] > 0
+
+
+def test_consecutive_lines_pair_under_one_header():
+    rng = random.Random(9)
+    txns = [dict(type=T_WR_REQ, tag=i, laddr=100 + i, mask=FULL, data=rng.getrandbits(512)) for i in range(32)]
+    out, beats, stats = exchange(txns, max_units=8, ready_every=2)
+    blocks = sum(c for _, c in beats)
+    assert stats["pairs"] >= 14                                      # nearly every line found its partner
+    assert blocks == 32 * 9 - stats["pairs"] * 1 + stats["frames"]    # a pair saves one header
+    assert len(out) == 32 and all(same(s, g) for s, g in zip(txns, out))
 
 
 def test_lone_request_is_two_blocks_and_leaves_at_once():
@@ -98,7 +123,7 @@ def test_lone_request_is_two_blocks_and_leaves_at_once():
 
 def test_under_load_beats_are_full_and_frames_share_a_trailer():
     rng = random.Random(5)
-    txns = [dict(type=T_WR_REQ, tag=i, laddr=i, mask=FULL, data=rng.getrandbits(512)) for i in range(24)]
+    txns = [dict(type=T_WR_REQ, tag=i, laddr=2 * i, mask=FULL, data=rng.getrandbits(512)) for i in range(24)]
     out, beats, stats = exchange(txns, max_units=8, ready_every=2)
     blocks = sum(c for _, c in beats)
     assert blocks == 24 * 9 + stats["frames"]          # one trailer per frame
@@ -107,13 +132,14 @@ def test_under_load_beats_are_full_and_frames_share_a_trailer():
     assert len(out) == 24
 
 
-@pytest.mark.parametrize("flip_beat,flip_bit", [(0, 7), (3, 64 * 7 + 33)])
-def test_a_corrupted_frame_is_dropped_whole_and_the_next_survives(flip_beat, flip_bit):
+@pytest.mark.parametrize("flip_beat,flip_bit,step", [(0, 7, 2), (3, 64 * 7 + 33, 2), (2, 64 * 5 + 1, 1)])
+def test_a_corrupted_frame_is_dropped_whole_and_the_next_survives(flip_beat, flip_bit, step):
+    # step 1: consecutive lines, so the frames carry pairs; step 2: single lines.
     rng = random.Random(flip_beat)
-    txns = [dict(type=T_RD_RSP, tag=i, laddr=i, mask=FULL, data=rng.getrandbits(512)) for i in range(16)]
+    txns = [dict(type=T_RD_RSP, tag=i, laddr=i * step, mask=FULL, data=rng.getrandbits(512)) for i in range(16)]
     out, beats, stats = exchange(txns, max_units=4, flip_beat=flip_beat, flip_bit=flip_bit, ready_every=2)
     assert stats["crc_errors"] == 1
     got_tags = [g["tag"] for g in out]
     lost = sorted(set(range(16)) - set(got_tags))
-    assert 1 <= len(lost) <= 4 and lost == list(range(lost[0], lost[0] + len(lost)))
+    assert 1 <= len(lost) <= 4 * (3 - step) and lost == list(range(lost[0], lost[0] + len(lost)))
     assert all(same(txns[g["tag"]], g) for g in out)

@@ -69,6 +69,30 @@ def test_written_data_read_back_without_errors(pattern):
         assert len(set(addrs[:40])) > 20
 
 
+@pytest.mark.parametrize("size_log2,pattern", [(3, PATTERN_SEQ), (5, PATTERN_RANDOM), (7, PATTERN_RANDOM)])
+def test_access_sizes(size_log2, pattern):
+    """8-32 B accesses are masked line transactions, 128 B two consecutive lines; written data read back."""
+    write = dict(BASE, mode=MODE_WRITE, pattern=pattern, size_log2=size_log2)
+    read = dict(BASE, mode=MODE_READ, pattern=pattern, size_log2=size_log2)
+    (w, r), on_link, _ = run_pbb([write, read], runs=2)
+    assert w["completed"] == r["completed"] == 40
+    assert r["errors"] == 0 and r["bus_errors"] == 0
+    laddrs = [laddr for typ, _, laddr in on_link[:40]]
+    if size_log2 == 3:
+        assert laddrs[:9] == [0] * 8 + [1]                      # eight 8 B accesses share a line
+    if size_log2 == 7:
+        assert all(laddrs[i + 1] == laddrs[i] + 1 and laddrs[i] % 2 == 0 for i in range(0, 40, 2))
+
+
+def test_small_accesses_check_only_their_bytes():
+    # 8 B strided writes fill one word of each line: read back clean at 8 B, not as whole lines.
+    small_w = dict(BASE, mode=MODE_WRITE, pattern=PATTERN_STRIDE, size_log2=3)
+    small_r = dict(small_w, mode=MODE_READ)
+    line_r = dict(small_r, size_log2=6)
+    (_, small, line), _, _ = run_pbb([small_w, small_r, line_r], runs=3, cycles=2200)
+    assert small["errors"] == 0 and line["errors"] == 40
+
+
 def test_unwritten_data_fail_the_check():
     (r,), _, _ = run_pbb([dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, base=1 << 15)])
     assert r["errors"] == 40
