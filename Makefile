@@ -1,6 +1,6 @@
 # MONet-open: the two commands a new user needs.
-#   make demo   installs what is missing, builds the sim once, prints remote latency over distance, then
-#               runs the default campaign (both profiles) and writes its report.
+#   make demo   installs what is missing, builds the sim once, runs the default campaign (our link and the
+#               MONet-compatible profile) and writes its report.
 #   make test   installs what is missing and runs the tests (unit tests of the cores, then the sim SoC).
 
 VENV   := .venv
@@ -13,7 +13,6 @@ setup:
 	@bash tools/setup.sh
 
 demo: setup
-	$(VENV)/bin/monet demo --out build/demo
 	$(VENV)/bin/monet campaign run campaigns/default.yaml --results build/demo/campaign --report
 
 test: setup

@@ -31,6 +31,7 @@ from monet.cores.link.common import *
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 LENGTHS    = (1, 9, 10, 17)
+CONSUMED   = sorted({0, 1} | {n + t for n in LENGTHS for t in (0, 1)})   # blocks a deframer cycle can consume
 BLOCK_CTRL = 64   # a block in a buffer: 64 data bits and the ctrl flag at bit 64.
 CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
@@ -50,18 +51,30 @@ def trailer_block(crc):
 
 
 class UnitCRC(Module):
-    """Running CRC over one unit (block 0 first), from `state` (0 cycles)."""
+    """Running CRC over one unit of `length` blocks (block 0 first), from `state` (0 cycles).
+
+    A chain of engines in the unit's order: header block, mask block (masked lines only), first line,
+    second line (pairs only); a missing part passes the state through. Exact, since a CRC is sequential,
+    and about half the logic of one engine per unit length.
+    """
     def __init__(self, blocks, length):
         self.state = Signal(32)
         self.crc   = Signal(32)
-        cases = {}
-        for n in LENGTHS:
-            e = ParallelCRC(64*n, with_state=True)
-            self.submodules += e
-            self.comb += [e.state.eq(self.state), e.data.eq(Cat(*reversed(blocks[:n])))]
-            cases[n] = self.crc.eq(e.crc)
-        cases["default"] = cases[LENGTHS[-1]]
-        self.comb += Case(length, cases)
+        has_mask = Signal()
+        self.comb += has_mask.eq(length == 10)
+        header, mask, line1, line2 = [ParallelCRC(width, with_state=True) for width in (64, 64, 512, 512)]
+        self.submodules += header, mask, line1, line2
+        self.comb += [
+            header.state.eq(self.state),
+            header.data.eq(blocks[0]),
+            mask.state.eq(header.crc),
+            mask.data.eq(blocks[1]),
+            line1.state.eq(Mux(has_mask, mask.crc, header.crc)),
+            line1.data.eq(Mux(has_mask, Cat(*reversed(blocks[2:10])), Cat(*reversed(blocks[1:9])))),
+            line2.state.eq(line1.crc),
+            line2.data.eq(Cat(*reversed(blocks[9:17]))),
+            self.crc.eq(Mux(length == 1, header.crc, Mux(length == 17, line2.crc, line1.crc))),
+        ]
 
 
 class PackedFramer(LiteXModule):
@@ -170,9 +183,15 @@ class PackedFramer(LiteXModule):
             u_take.eq(u_valid & room),
             append.eq(room & (u_valid | late)),
         ]
+        # Each entry takes the one `shift` places behind it (0..8: the beat that left) or an appended block.
+        # Spelled as a case on the few shifts that occur, not an index into the whole buffer: a 9-way choice
+        # per entry instead of a buffer-wide one (with the deframer's, the sim model runs a quarter faster).
+        shift = Signal(4)
+        self.comb += shift.eq(Mux(source.valid & source.ready, out_n, 0))
         for i in range(depth):
-            self.sync += buf[i].eq(Mux(i < keep, buf[Mux(source.valid & source.ready, out_n, 0) + i],
-                                       add[i - keep]))
+            kept = Signal(BLOCK_CTRL + 1, name=f"txkept{i}")
+            self.comb += Case(shift, {n: kept.eq(buf[i + n]) for n in range(BEAT_BLOCKS + 1)})
+            self.sync += buf[i].eq(Mux(i < keep, kept, add[i - keep]))
         self.sync += [
             level.eq(keep + Mux(append, add_len, 0)),
             If(append,
@@ -316,9 +335,13 @@ class PackedDeframer(LiteXModule):
             fits_after.eq(keep + arrive),
             fits.eq(fits_after <= depth),
         ]
-        inc = Array(incoming + [0]*(depth - BEAT_BLOCKS + UNIT_MAX + 2))
+        # As in the framer: a case on the few amounts a cycle consumes, and the beat's 8 blocks (beyond them,
+        # the index only picks don't-care blocks past the level).
+        inc = Array(incoming + [0])
         for i in range(depth):
-            self.sync += buf[i].eq(Mux(i < keep, buf[consume + i], inc[i - keep]))
+            kept = Signal(BLOCK_CTRL + 1, name=f"rxkept{i}")
+            self.comb += Case(consume, {c: kept.eq(buf[i + c]) for c in CONSUMED})
+            self.sync += buf[i].eq(Mux(i < keep, kept, inc[i - keep]))
         self.sync += [
             level.eq(keep + Mux(fits, arrive, 0)),
             If(sink.valid & ~fits, self.overflow.eq(self.overflow + 1)),
