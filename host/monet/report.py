@@ -194,11 +194,16 @@ def _draw_bandwidth(ax, records):
     ax.plot([80, 100, 120], [6.8, 7.6, 8.1], "kx", label="paper: remote DDR4, 8 lanes")
 
 
+# A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
+# at one distance belong to other sweeps).
+DISTANCE_SERIES = ("profile", "op", "pattern", "size", "lanes", "rate_gbps", "outstanding", "count")
+
+
 def _plot_bandwidth_distance(records, path):
     with _figure(path, "Sustained bandwidth vs distance, 8 x 15 Gb/s (paper Fig 14 baseline)",
                  "round-trip distance (m)", "bandwidth (GB/s)") as ax:
-        groups = _group(records, "bandwidth", ("profile", "op", "pattern", "size", "lanes", "rate_gbps"))
-        for (profile, op, pattern, size, lanes, rate), rs in sorted(groups.items()):
+        groups = _group(records, "bandwidth", DISTANCE_SERIES)
+        for (profile, op, pattern, size, lanes, rate, _, _), rs in sorted(groups.items()):
             best = {}
             for r in rs:
                 d = r["point"]["distance_m"]
@@ -211,7 +216,7 @@ def _plot_bandwidth_distance(records, path):
 
 
 def _has_distance_sweep(records):
-    groups = _group(records, "bandwidth", ("profile", "op", "pattern", "size", "lanes", "rate_gbps"))
+    groups = _group(records, "bandwidth", DISTANCE_SERIES)
     return any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in groups.values())
 
 
