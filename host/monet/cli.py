@@ -9,6 +9,7 @@ import time
 from monet import link_model
 from monet.bench import SIZES
 from monet.profiles import MEMORY_CYCLES, PROFILES
+from monet.report import PAPER
 
 OPS = ("read", "write")
 
@@ -120,8 +121,8 @@ def cmd_bench_latency(args):
 
 # The MONet paper's figures the MONet-compatible profile is checked against (8 m, 8 lanes, DDR4): T1's
 # remote DDR4 write latency (the paper states no remote read latency at 8 m) and T3's remote bandwidth.
-PAPER_LATENCY_NS = {"write": 526.6}
-PAPER_BANDWIDTH_GBPS = {10.0: 6.8, 12.5: 7.6, 15.0: 8.1}
+PAPER_LATENCY_NS = {"write": PAPER["remote DDR4 write latency, 8 m"][0]}
+PAPER_BANDWIDTH_GBPS = {rate: PAPER[f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s"][0] for rate in (10.0, 12.5, 15.0)}
 PAPER_TOLERANCE = 0.15
 
 
