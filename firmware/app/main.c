@@ -143,6 +143,114 @@ static void cmd_link(struct args *a) {
     print_link();
 }
 
+static void print_u64_list(const char *name, const uint64_t *v, int n) {
+    printf("\"%s\": [", name);
+    for (int i = 0; i < n; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+    printf("]");
+}
+
+/* errinj [ber=T|T0,..,T7] [burst=B] [seed=S] [down=C [down_after=W]]: channel bit errors (per-lane block
+ * thresholds, see litex/cores/phy/errors.py) and a link-down interval of C cycles, W cycles from now. */
+static void cmd_errinj(struct args *a) {
+    struct channel_faults f;
+    channel_faults_get(&f);
+    const char *ber = arg_str(a, "ber", NULL);
+    if (ber) {
+        char *p = (char *)ber;
+        uint64_t last = 0;
+        for (int i = 0; i < 8; i++) {
+            if (*p) { last = strtoull(p, &p, 0); if (*p == ',') p++; }
+            f.threshold[i] = last;   /* one value: every lane */
+        }
+        for (int i = 0; i < 8; i++)
+            if (f.threshold[i] >> 40) { error("ber thresholds must be below 2**40"); return; }
+    }
+    f.burst = arg_u32(a, "burst", f.burst);
+    if (f.burst < 1 || f.burst > 32) { error("burst must be 1..32 bits"); return; }
+    const char *seed = arg_str(a, "seed", NULL);
+    if (seed) f.seed = strtoul(seed, NULL, 0);
+    channel_faults_set(&f, seed != NULL);
+    const char *down = arg_str(a, "down", NULL);
+    if (down) channel_down(strtoul(down, NULL, 0), arg_u32(a, "down_after", 0));
+    struct channel_fault_counters c;
+    channel_fault_counters(&c);
+    printf("{");
+    print_u64_list("ber", f.threshold, 8);
+    printf(", \"burst\": %u, \"seed\": %u, \"blocks_a2b\": %llu, \"blocks_b2a\": %llu, \"hits_a2b\": %u, "
+           "\"hits_b2a\": %u, \"down_total\": %u}\n", (unsigned)f.burst, (unsigned)f.seed,
+           (unsigned long long)c.blocks_a2b, (unsigned long long)c.blocks_b2a, (unsigned)c.hits_a2b,
+           (unsigned)c.hits_b2a, (unsigned)c.down_total);
+}
+
+static void print_retry_counters(const char *name, int end) {
+    struct retry_counters c;
+    retry_counters(end, &c);
+    printf("\"%s\": {\"replays\": %u, \"timeouts\": %u, \"replayed_txns\": %u, \"replayed_bytes\": %u, "
+           "\"window_stalls\": %u, \"credit_stalls\": %u, \"naks\": %u, \"duplicates\": %u, \"out_of_order\": %u, "
+           "\"reinits\": %u, \"down_cycles\": %u, \"crc_errors\": %u, \"frames\": %u}", name, (unsigned)c.replays,
+           (unsigned)c.timeouts, (unsigned)c.replayed_txns, (unsigned)c.replayed_bytes, (unsigned)c.window_stalls,
+           (unsigned)c.credit_stalls, (unsigned)c.naks, (unsigned)c.duplicates, (unsigned)c.out_of_order, (unsigned)c.reinits,
+           (unsigned)c.down_cycles, (unsigned)c.crc_errors, (unsigned)c.frames);
+}
+
+/* retry [timeout=C] [nak=0|1] [request_timeout=C] [credits=N]: go-back-N settings (both ends), ReMAT's
+ * request timeout (0: never), the credit limit toward the memory card (0: none), each end's counters. */
+static void cmd_retry(struct args *a) {
+    uint32_t timeout, nak;
+    retry_get(&timeout, &nak);
+    timeout = arg_u32(a, "timeout", timeout);
+    nak = arg_u32(a, "nak", nak);
+    if (timeout < 16 || timeout > 65535) { error("timeout must be 16..65535 cycles"); return; }
+    if (nak > 1) { error("nak must be 0 or 1"); return; }
+    uint32_t credits = arg_u32(a, "credits", credits_get());
+    if (credits > 127) { error("credits must be 0..127 (0: no credit flow control)"); return; }
+    retry_set(timeout, nak);
+    credits_set(credits);
+    uint32_t request_timeout = arg_u32(a, "request_timeout", remat_request_timeout());
+    remat_set_request_timeout(request_timeout);
+    printf("{\"timeout\": %u, \"nak\": %u, \"credits\": %u, \"request_timeout\": %u, \"request_timeouts\": %u, ",
+           (unsigned)timeout, (unsigned)nak, (unsigned)credits, (unsigned)request_timeout,
+           (unsigned)remat_request_timeouts());
+    print_retry_counters("compute", 0);
+    printf(", ");
+    print_retry_counters("memory", 1);
+    printf("}\n");
+}
+
+static void wait_cycles(uint64_t n) {
+    uint64_t t0 = rd64(0);
+    while (rd64(0) - t0 < n) ;
+}
+
+static void print_prbs(const char *name, int end) {
+    struct prbs_counters c;
+    prbs_counters(end, &c);
+    printf("\"%s\": {\"words\": %llu, \"relocks\": %u, \"errors\": [", name, (unsigned long long)c.words,
+           (unsigned)c.relocks);
+    for (int i = 0; i < 8; i++) printf("%s%u", i ? ", " : "", (unsigned)c.errors[i]);
+    printf("]}");
+}
+
+/* prbs cycles=N: PRBS31 on every active lane, both directions, for N cycles (link traffic waits); words
+ * checked per lane and bit errors per lane, a2b at the memory card's checkers, b2a at the compute card's. */
+static void cmd_prbs(struct args *a) {
+    uint32_t cycles = arg_u32(a, "cycles", 100000);
+    if (cycles < 1000) { error("cycles must be at least 1000"); return; }
+    for (int end = 0; end < 2; end++) { prbs_enable(end, PRBS_RX); prbs_clear(end); }
+    for (int end = 0; end < 2; end++) prbs_enable(end, PRBS_RX | PRBS_TX);
+    wait_cycles(cycles);
+    for (int end = 0; end < 2; end++) prbs_enable(end, PRBS_RX);
+    wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255) */
+    for (int end = 0; end < 2; end++) prbs_enable(end, 0);
+    struct link_settings s;
+    link_get(&s);
+    printf("{\"cycles\": %u, \"lanes\": %u, ", (unsigned)cycles, (unsigned)s.lanes);
+    print_prbs("a2b", 1);
+    printf(", ");
+    print_prbs("b2a", 0);
+    printf("}\n");
+}
+
 static void print_bfct(uint32_t idx) {
     struct bfct_entry e;
     bfct_read(idx, &e);
@@ -381,6 +489,9 @@ static const struct command commands[] = {
     {"help",     cmd_help,     "this list"},
     {"info",     cmd_info,     "SoC facts"},
     {"link",     cmd_link,     "[lanes= block_ps= delay= skew=a,b,.. memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]"},
+    {"errinj",   cmd_errinj,   "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]"},
+    {"retry",    cmd_retry,    "[timeout=16..65535 nak=0|1 request_timeout=cycles credits=0..127] and counters"},
+    {"prbs",     cmd_prbs,     "cycles=N: PRBS31 on every lane both ways, bits and errors per lane"},
     {"bfct",     cmd_bfct,     "idx= [en= r= w= target= base=]"},
     {"rd",       cmd_rd,       "addr="},
     {"wr",       cmd_wr,       "addr= val="},

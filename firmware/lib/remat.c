@@ -38,6 +38,10 @@ void remat_latency_clear(void) { hal_write32(CSR_REMOTE_REMAT_LAT_CLEAR_ADDR, 1)
 
 uint32_t remat_requests(void) { return hal_read32(CSR_REMOTE_REMAT_REQUESTS_ADDR); }
 
+void remat_set_request_timeout(uint32_t cycles) { hal_write32(CSR_REMOTE_REMAT_TIMEOUT_ADDR, cycles); }
+uint32_t remat_request_timeout(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUT_ADDR); }
+uint32_t remat_request_timeouts(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUTS_ADDR); }
+
 int link_set(const struct link_settings *s) {
     uint32_t log2;
     switch (s->lanes) {
@@ -88,3 +92,99 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
 
 void memcard_set_latency(uint32_t cycles) { hal_write32(CSR_REMOTE_MEMCARD_LATENCY_ADDR, cycles); }
 uint32_t memcard_latency(void) { return hal_read32(CSR_REMOTE_MEMCARD_LATENCY_ADDR); }
+
+static const uint32_t ber_lane_addr[8] = {
+    CSR_REMOTE_CHANNEL_BER_LANE0_ADDR, CSR_REMOTE_CHANNEL_BER_LANE1_ADDR, CSR_REMOTE_CHANNEL_BER_LANE2_ADDR,
+    CSR_REMOTE_CHANNEL_BER_LANE3_ADDR, CSR_REMOTE_CHANNEL_BER_LANE4_ADDR, CSR_REMOTE_CHANNEL_BER_LANE5_ADDR,
+    CSR_REMOTE_CHANNEL_BER_LANE6_ADDR, CSR_REMOTE_CHANNEL_BER_LANE7_ADDR,
+};
+
+void channel_faults_set(const struct channel_faults *f, int reseed) {
+    for (int i = 0; i < 8; i++) {
+        /* 40-bit CSR: high word first. */
+        hal_write32(ber_lane_addr[i], (uint32_t)(f->threshold[i] >> 32));
+        hal_write32(ber_lane_addr[i] + 4, (uint32_t)f->threshold[i]);
+    }
+    hal_write32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR, f->burst);
+    if (reseed) hal_write32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR, f->seed);
+}
+
+void channel_faults_get(struct channel_faults *f) {
+    for (int i = 0; i < 8; i++)
+        f->threshold[i] = ((uint64_t)hal_read32(ber_lane_addr[i]) << 32) | hal_read32(ber_lane_addr[i] + 4);
+    f->burst = hal_read32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR);
+    f->seed  = hal_read32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR);
+}
+
+void channel_fault_counters(struct channel_fault_counters *c) {
+    c->blocks_a2b = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_A2B_ADDR);
+    c->blocks_b2a = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_B2A_ADDR);
+    c->hits_a2b   = hal_read32(CSR_REMOTE_CHANNEL_HITS_A2B_ADDR);
+    c->hits_b2a   = hal_read32(CSR_REMOTE_CHANNEL_HITS_B2A_ADDR);
+    c->down_total = hal_read32(CSR_REMOTE_CHANNEL_DOWN_TOTAL_ADDR);
+}
+
+void channel_down(uint32_t cycles, uint32_t after) {
+    hal_write32(CSR_REMOTE_CHANNEL_DOWN_AFTER_ADDR, after);
+    hal_write32(CSR_REMOTE_CHANNEL_DOWN_ADDR, cycles);
+}
+
+void retry_set(uint32_t timeout, uint32_t nak) {
+    uint32_t v = (timeout & 0xffff) | (nak ? 1u << 16 : 0);
+    hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, v);
+    hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, v);
+}
+
+void credits_set(uint32_t limit) { hal_write32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR, limit); }
+uint32_t credits_get(void) { return hal_read32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR); }
+
+void retry_get(uint32_t *timeout, uint32_t *nak) {
+    uint32_t v = hal_read32(CSR_REMOTE_LINK_C_RETRY_ADDR);
+    *timeout = v & 0xffff;
+    *nak = (v >> 16) & 1;
+}
+
+#define RETRY_COUNTERS(end, c) do { \
+    (c)->replays        = hal_read32(CSR_REMOTE_LINK_##end##_REPLAYS_ADDR); \
+    (c)->timeouts       = hal_read32(CSR_REMOTE_LINK_##end##_TIMEOUTS_ADDR); \
+    (c)->replayed_txns  = hal_read32(CSR_REMOTE_LINK_##end##_REPLAYED_TXNS_ADDR); \
+    (c)->replayed_bytes = hal_read32(CSR_REMOTE_LINK_##end##_REPLAYED_BYTES_ADDR); \
+    (c)->window_stalls  = hal_read32(CSR_REMOTE_LINK_##end##_WINDOW_STALLS_ADDR); \
+    (c)->credit_stalls  = hal_read32(CSR_REMOTE_LINK_##end##_CREDIT_STALLS_ADDR); \
+    (c)->naks           = hal_read32(CSR_REMOTE_LINK_##end##_NAKS_ADDR); \
+    (c)->duplicates     = hal_read32(CSR_REMOTE_LINK_##end##_DUPLICATES_ADDR); \
+    (c)->out_of_order   = hal_read32(CSR_REMOTE_LINK_##end##_OUT_OF_ORDER_ADDR); \
+    (c)->reinits        = hal_read32(CSR_REMOTE_LINK_##end##_REINITS_ADDR); \
+    (c)->down_cycles    = hal_read32(CSR_REMOTE_LINK_##end##_DOWN_CYCLES_ADDR); \
+    (c)->crc_errors     = hal_read32(CSR_REMOTE_LINK_##end##_CRC_ERRORS_ADDR); \
+    (c)->frames         = hal_read32(CSR_REMOTE_LINK_##end##_FRAMES_ADDR); \
+} while (0)
+
+void retry_counters(int end, struct retry_counters *c) {
+    if (end == 0) RETRY_COUNTERS(C, c);
+    else          RETRY_COUNTERS(M, c);
+}
+
+#define PRBS_COUNTERS(end, c) do { \
+    static const uint32_t err[8] = { \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS0_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS1_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS2_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS3_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS4_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS5_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS6_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS7_ADDR}; \
+    (c)->words   = hal_read64(CSR_REMOTE_LINK_##end##_PRBS_WORDS_ADDR); \
+    (c)->relocks = hal_read32(CSR_REMOTE_LINK_##end##_PRBS_RELOCKS_ADDR); \
+    for (int i = 0; i < 8; i++) (c)->errors[i] = hal_read32(err[i]); \
+} while (0)
+
+void prbs_enable(int end, uint32_t bits) {
+    hal_write32(end ? CSR_REMOTE_LINK_M_PRBS_ENABLE_ADDR : CSR_REMOTE_LINK_C_PRBS_ENABLE_ADDR, bits);
+}
+
+void prbs_clear(int end) {
+    hal_write32(end ? CSR_REMOTE_LINK_M_PRBS_CLEAR_ADDR : CSR_REMOTE_LINK_C_PRBS_CLEAR_ADDR, 1);
+}
+
+void prbs_counters(int end, struct prbs_counters *c) {
+    if (end == 0) PRBS_COUNTERS(C, c);
+    else          PRBS_COUNTERS(M, c);
+}

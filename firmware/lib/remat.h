@@ -37,11 +37,47 @@ void remat_faults(struct remat_faults *f);
 void remat_latency(struct remat_latency *l);
 void remat_latency_clear(void);
 uint32_t remat_requests(void);
+/* Accesses not answered within the request timeout (cycles, 0: never) end with a bus error (fault kind 6). */
+void remat_set_request_timeout(uint32_t cycles);
+uint32_t remat_request_timeout(void);
+uint32_t remat_request_timeouts(void);
 
 int  link_set(const struct link_settings *s);   /* -1 if lanes is not 1/2/4/8, -2 if max_units not 1..8 */
 void link_get(struct link_settings *s);
 void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint32_t *crc_m,
                    uint32_t *busy_a2b, uint32_t *busy_b2a);
+
+/* Channel faults (sim): per-lane block-error thresholds (a 66-bit block is hit with probability t / 2**40),
+ * bits flipped per error, generator seed, and link-down cycles. */
+struct channel_faults {
+    uint64_t threshold[8];
+    uint32_t burst, seed;
+};
+struct channel_fault_counters { uint64_t blocks_a2b, blocks_b2a; uint32_t hits_a2b, hits_b2a, down_total; };
+void channel_faults_set(const struct channel_faults *f, int reseed);
+void channel_faults_get(struct channel_faults *f);
+void channel_fault_counters(struct channel_fault_counters *c);
+void channel_down(uint32_t cycles, uint32_t after);   /* down for `cycles`, `after` cycles from now */
+
+/* Link reliability at each end (0: compute card, 1: memory card). */
+struct retry_counters {
+    uint32_t replays, timeouts, replayed_txns, replayed_bytes, window_stalls, credit_stalls, naks, duplicates,
+             out_of_order, reinits, down_cycles, crc_errors, frames;
+};
+void retry_set(uint32_t timeout, uint32_t nak);   /* both ends */
+void retry_get(uint32_t *timeout, uint32_t *nak);
+/* Requests in flight toward the memory card's input FIFO (compute end's credit limit, 0: none; < 128). */
+void credits_set(uint32_t limit);
+uint32_t credits_get(void);
+void retry_counters(int end, struct retry_counters *c);
+
+/* PRBS31 on the lanes: end 0 = compute card, 1 = memory card. */
+#define PRBS_TX 1u
+#define PRBS_RX 2u
+struct prbs_counters { uint64_t words; uint32_t errors[8]; uint32_t relocks; };
+void prbs_enable(int end, uint32_t bits);
+void prbs_clear(int end);
+void prbs_counters(int end, struct prbs_counters *c);
 
 void memcard_set_latency(uint32_t cycles);
 uint32_t memcard_latency(void);

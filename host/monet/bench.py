@@ -2,7 +2,8 @@
 
 import math
 
-from monet import link_model
+from monet import link_model, reliability
+from monet.cores.phy.errors import block_threshold
 from monet.profiles import MEMORY_CYCLES, PROFILES
 from monet.stats import histogram_percentile, summary
 
@@ -97,7 +98,7 @@ SIZES = (8, 16, 32, 64, 128)
 
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
-              check=False, profile="ours", memory="sram", size=64):
+              check=False, profile="ours", memory="sram", size=64, cycles_per_line=64):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
     lines_per_access = 2 if size == 128 else 1
@@ -112,7 +113,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     shift = max(0, math.ceil(math.log2(bound / 63)))
     # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
     lines = count * lines_per_access
-    budget = min(2**32 - 1, 1_000_000 + 64 * lines)
+    budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
     run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={lines} size={size} "
                          f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift} timeout={budget}",
                          timeout=max(300, lines // 100))
@@ -149,3 +150,110 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "link": link_record(link),
     }
+
+
+def set_errors(target, ber=0.0, burst=1, seed=None):
+    """Programs the channel's bit error rate (every lane), burst length and, if given, the generators' seed."""
+    return target.command(f"errinj ber={block_threshold(ber)} burst={burst}" + ("" if seed is None else f" seed={seed}"))
+
+
+def _reliability_counters(target):
+    errinj = target.command("errinj")
+    retry = target.command("retry")
+    return errinj, retry
+
+
+def _delta(after, before, keys):
+    return {k: after[k] - before[k] for k in keys}
+
+
+RETRY_KEYS = ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls", "naks", "duplicates",
+              "out_of_order", "reinits", "down_cycles", "crc_errors", "frames")
+# Wire bits of one 64 B access at full load, both directions (9 blocks of data unit, 2 of request or ack,
+# trailers shared): to size a run for a number of bits.
+ACCESS_LINE_BITS = 66 * 10.5
+MAX_RUN_CYCLES = 5_000_000
+
+
+def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory="sram", bits=1e10, burst=1,
+              seed=1, op="read", outstanding=128, reference_count=50000, log=None):
+    """Sustained bandwidth under a bit error rate, with every byte checked.
+
+    Writes a seeded pattern over the span, then reads it back with checking, both under `ber` on every lane
+    and both directions, for about `bits` line bits in all (fewer when the replay model predicts the run
+    would exceed MAX_RUN_CYCLES while running at less than half speed). The error-free reference is the same
+    benchmark at BER 0.
+    """
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
+    timeout, nak = reliability.replay_settings(profile, link["delay"])
+    target.command(f"retry timeout={timeout} nak={nak}")
+    set_errors(target, 0.0, seed=seed)
+    common = dict(outstanding=outstanding, distance_m=distance_m, lanes=lanes, rate_gbps=rate_gbps,
+                  profile=profile, memory=memory)
+    reference = bandwidth(target, op, count=reference_count, **common)
+    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, reference["bandwidth_GBps"])
+    lines_per_cycle = reference["bandwidth_GBps"] * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
+    efficiency = max(model["predicted_efficiency"], 0.001)
+    count = int(bits / 2 / ACCESS_LINE_BITS)
+    if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits
+        count = max(2000, min(count, int(MAX_RUN_CYCLES * lines_per_cycle * efficiency)))
+    cycles_per_line = 64 / efficiency
+    set_errors(target, ber, burst=burst, seed=seed)
+    errinj0, retry0 = _reliability_counters(target)
+    runs = {}
+    for run_op, check in (("write", False), ("read", True)):
+        if log:
+            log(f"BER {ber:g}: {run_op} {count} accesses{' with checking' if check else ''}")
+        runs[run_op] = bandwidth(target, run_op, count=count, check=check, cycles_per_line=cycles_per_line,
+                                 **common)
+    errinj1, retry1 = _reliability_counters(target)
+    set_errors(target, 0.0)
+    ends = {end: _delta(retry1[end], retry0[end], RETRY_KEYS) for end in ("compute", "memory")}
+    blocks = (errinj1["blocks_a2b"] - errinj0["blocks_a2b"]) + (errinj1["blocks_b2a"] - errinj0["blocks_b2a"])
+    hits = (errinj1["hits_a2b"] - errinj0["hits_a2b"]) + (errinj1["hits_b2a"] - errinj0["hits_b2a"])
+    measured = runs[op]
+    line_bits = blocks * 66
+    result = {
+        "ber": ber, "burst": burst, "seed": seed, "op": op, "outstanding": outstanding,
+        "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": profile, "memory": memory,
+        "bandwidth_GBps": measured["bandwidth_GBps"],
+        "error_free_bandwidth_GBps": reference["bandwidth_GBps"],
+        "efficiency_vs_error_free": measured["bandwidth_GBps"] / reference["bandwidth_GBps"],
+        "predicted": model,
+        "replays": ends["compute"]["replays"] + ends["memory"]["replays"],
+        "replayed_bytes": ends["compute"]["replayed_bytes"] + ends["memory"]["replayed_bytes"],
+        "crc_errors": ends["compute"]["crc_errors"] + ends["memory"]["crc_errors"],
+        "corrupted_words": runs["read"]["errors"],
+        "bus_errors": runs["write"]["bus_errors"] + runs["read"]["bus_errors"],
+        "accesses": {k: r["transactions"] for k, r in runs.items()},
+        "bits": line_bits,
+        "bits_target": bits,
+        "error_events": hits,
+        "injected_bit_errors": hits * burst,
+        "realised_ber": hits * burst / line_bits if line_bits else None,
+        "ends": ends,
+        "retry": {"timeout_cycles": timeout, "nak": nak, **reliability.retry_window(
+            profile, distance_m, lanes, rate_gbps, reference["bandwidth_GBps"])},
+        "clock_hz": link_model.NOMINAL_CLK_HZ,
+        "link": link_record(link),
+    }
+    if profile == "monet":
+        result["retry"]["note"] = reliability.PROFILE_RETRY_NOTE
+    return result
+
+
+def prbs(target, cycles=1_000_000, confidence=0.95):
+    """PRBS31 on every active lane, both directions, for `cycles`: bits, bit errors, the BER and its
+    confidence interval per direction (a2b checked at the memory card, b2a at the compute card)."""
+    run = target.command(f"prbs cycles={cycles}", timeout=max(300, cycles // 20000))
+    lanes = run["lanes"]
+    result = {"cycles": cycles, "lanes": lanes, "confidence": confidence}
+    for direction in ("a2b", "b2a"):
+        d = run[direction]
+        bits = d["words"] * lanes * 66
+        errors = sum(d["errors"][:lanes])
+        low, high = reliability.ber_bounds(bits, errors, confidence) if bits else (None, None)
+        result[direction] = {"bits": bits, "errors": errors, "errors_per_lane": d["errors"][:lanes],
+                             "relocks": d["relocks"], "ber": errors / bits if bits else None,
+                             "ber_low": low, "ber_high": high}
+    return result

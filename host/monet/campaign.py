@@ -11,6 +11,7 @@
     benchmarks:
       - latency:   {op: [read, write], samples: [50]}
       - bandwidth: {op: [read], pattern: [seq, random], size: [64, 128], outstanding: [128], count: [20000]}
+      - ber:       {ber: [0, 1.0e-9, 1.0e-6], bits: [1.0e+9], burst: [1], op: [read]}
 
 Instead of `axes` and `benchmarks`, `sweeps:` may list several {axes, benchmarks} pairs, each a product of
 its own (a distance sweep at one lane setting, a lane x rate sweep at one distance, ...).
@@ -75,11 +76,18 @@ BENCHMARKS = {
         "outstanding": _number_range(1, 128, integer=True),
         "count": _number_range(1, 2**31, integer=True),
     },
+    "ber": {
+        "ber": _number_range(0, 1e-3),
+        "bits": _number_range(1e6, 1e13),
+        "burst": _number_range(1, 32, integer=True),
+        "op": _one_of(("read", "write")),
+    },
 }
 DEFAULTS = {
     "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"], "memory": ["sram"]},
     "latency": {"op": ["read"], "samples": [100]},
     "bandwidth": {"op": ["read"], "pattern": ["seq"], "size": [64], "outstanding": [128], "count": [20000]},
+    "ber": {"ber": [0.0], "bits": [1e9], "burst": [1], "op": ["read"]},
 }
 
 

@@ -19,6 +19,9 @@ def run_point(sim, point):
     if point["benchmark"] == "latency":
         return bench.latency(sim, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
                              point["samples"], **path)
+    if point["benchmark"] == "ber":
+        return bench.ber_point(sim, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],
+                               bits=point["bits"], burst=point["burst"], op=point["op"], **path)
     return bench.bandwidth(sim, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
                            point["rate_gbps"], pattern=point["pattern"], count=point["count"], size=point["size"],
                            **path)

@@ -59,6 +59,22 @@ def _positive(name, upper):
     return parse
 
 
+def _float_range(name, low, high):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} {text!r} is not accepted; accepted: a number from {low:g} "
+                                             f"to {high:g}")
+        return value
+    return parse
+
+
+_ber = _float_range("ber", 0.0, 1e-3)
+
+
 def _nonnegative(name):
     def parse(text):
         try:
@@ -184,6 +200,98 @@ def cmd_bench_bandwidth(args):
     return 0
 
 
+# Issue 4's targets for our link at 36 m round trip: bandwidth kept under errors, against error-free.
+BER_TARGETS = {1e-9: 0.95, 1e-6: 0.80}
+
+
+def cmd_bench_ber(args):
+    from monet import bench
+    build, target = _open_sim(args)
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True))
+    with target:
+        t0 = time.time()
+        result = bench.ber_point(target, args.ber, args.distance, args.lanes, args.rate, profile=args.profile,
+                                 memory=args.memory, bits=args.bits, burst=args.burst, seed=args.seed, op=args.op,
+                                 log=None if args.json else log)
+        result["gateware_hash"] = build.hash
+        result["firmware_hash"] = build.firmware_hash
+        result["wall_seconds"] = round(time.time() - t0, 1)
+    goal = BER_TARGETS.get(args.ber) if args.profile == "ours" and args.distance == 36 else None
+    ok = result["corrupted_words"] == 0 and result["bus_errors"] == 0
+    if goal is not None:
+        result["target"] = {"efficiency_at_least": goal, "pass": result["efficiency_vs_error_free"] >= goal}
+        ok = ok and result["target"]["pass"]
+    if args.json:
+        print(json.dumps(result))
+        return 0 if ok else 1
+    pred = result["predicted"]
+    print(f"{args.op} bandwidth under BER {args.ber:g} (every lane, both directions, burst {args.burst}), "
+          f"{args.profile} profile, {args.distance:g} m, {args.lanes} x {args.rate:g} Gb/s")
+    rows = [
+        ["bandwidth (GB/s)", f"{result['bandwidth_GBps']:.3f}"],
+        ["error-free bandwidth (GB/s)", f"{result['error_free_bandwidth_GBps']:.3f}"],
+        ["efficiency vs error-free", f"{result['efficiency_vs_error_free']:.2%}"],
+        ["replay model: efficiency", f"{pred['predicted_efficiency']:.2%}"],
+        ["replay model: errors/s x bytes/error", f"{pred['errors_per_s']:.3g} x {pred['bytes_replayed_per_error']:.0f} B"],
+        ["line bits (both directions)", f"{result['bits']:.3g} (asked {args.bits:.3g})"],
+        ["injected bit errors / realised BER", f"{result['injected_bit_errors']} / {result['realised_ber'] or 0:.3g}"],
+        ["frames dropped (CRC)", result["crc_errors"]],
+        ["replays / replayed bytes", f"{result['replays']} / {result['replayed_bytes']}"],
+        ["corrupted words delivered", result["corrupted_words"]],
+        ["bus errors", result["bus_errors"]],
+        ["retry window needed / depth", f"{result['retry']['needed']} / {result['retry']['depth']}"],
+    ]
+    _print_table(rows, ["figure", "value"])
+    print(f"\ndata integrity: {'PASS' if result['corrupted_words'] == 0 and result['bus_errors'] == 0 else 'FAIL'}")
+    if goal is not None:
+        print(f"efficiency {result['efficiency_vs_error_free']:.1%} (target >= {goal:.0%} at BER {args.ber:g}, 36 m): "
+              + ("PASS" if result["target"]["pass"] else "FAIL"))
+    return 0 if ok else 1
+
+
+def cmd_bench_prbs(args):
+    from monet import bench
+    build, target = _open_sim(args)
+    with target:
+        link = bench.configure_link(target, args.distance, args.lanes, args.rate)
+        bench.set_errors(target, args.ber, burst=1, seed=args.seed)
+        result = bench.prbs(target, cycles=args.cycles)
+        bench.set_errors(target, 0.0)
+        result.update(injected_ber=args.ber, distance_m=args.distance, rate_gbps=args.rate, seed=args.seed,
+                      link=bench.link_record(link), gateware_hash=build.hash, firmware_hash=build.firmware_hash)
+    inside = all(result[d]["ber_low"] <= args.ber <= result[d]["ber_high"] for d in ("a2b", "b2a"))
+    result["injected_within_bounds"] = inside
+    if args.json:
+        print(json.dumps(result))
+        return 0 if inside else 1
+    print(f"PRBS31 on {args.lanes} lanes x {args.rate:g} Gb/s, {args.distance:g} m, injected BER {args.ber:g}, "
+          f"{args.cycles} cycles")
+    rows = [[d, f"{result[d]['bits']:.4g}", result[d]["errors"],
+             "-" if result[d]["ber"] is None else f"{result[d]['ber']:.3g}",
+             f"{result[d]['ber_low']:.3g} .. {result[d]['ber_high']:.3g}", result[d]["relocks"]] for d in ("a2b", "b2a")]
+    _print_table(rows, ["direction", "bits", "bit errors", "BER", "95 % interval", "relocks"])
+    print(f"\ninjected BER inside the interval in both directions: {'PASS' if inside else 'FAIL'}")
+    return 0 if inside else 1
+
+
+def cmd_link_budget(args):
+    from monet import reliability
+    rates = [args.rate] if args.rate else sorted(reliability.SENSITIVITY_DBM)
+    rows = [reliability.power_budget(rate, tx_dbm=args.tx_dbm, hop_loss_db=args.hop_loss_db, fiber_km=args.fiber_km,
+                                     extra_loss_db=args.extra_loss_db, margin_db=args.margin_db,
+                                     sensitivity_dbm=args.sensitivity_dbm) for rate in rates]
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"optical power budget: transmitter {args.tx_dbm:g} dBm, {args.hop_loss_db:g} dB per switch hop, "
+          f"{args.fiber_km:g} km of fiber, {args.extra_loss_db:g} dB other losses, {args.margin_db:g} dB margin")
+    table = [[f"{r['rate_gbps']:g}", f"{r['sensitivity_dbm']:g}", f"{r['budget_db']:.1f}",
+              "-" if r["max_hops"] is None else r["max_hops"], "-" if not r["tiers"] else r["tiers"],
+              "-" if not r["tiered_hops"] else r["tiered_hops"], r["paper_hops"] or "-"] for r in rows]
+    _print_table(table, ["Gb/s", "sensitivity dBm", "budget dB", "max hops", "tiers", "hops (2t-1)", "paper"])
+    return 0
+
+
 def cmd_campaign_run(args):
     from monet.campaign import Campaign, CampaignError
     try:
@@ -271,11 +379,53 @@ def make_parser():
     bw.add_argument("--json", action="store_true")
     bw.set_defaults(func=cmd_bench_bandwidth)
 
+    ber = bench.add_parser("ber", help="bandwidth and data integrity under an injected bit error rate")
+    ber.add_argument("--ber", required=True, type=_ber, help="bit error rate on every lane, 0 to 1e-3")
+    ber.add_argument("--distance", type=_distance, default=36.0, help="round-trip fiber length, metres (default 36)")
+    ber.add_argument("--lanes", type=_lanes, default=8)
+    ber.add_argument("--rate", type=_rate, default=15.0)
+    ber.add_argument("--op", type=_choice("op", OPS, str, "read, write"), default="read",
+                     help="the run whose bandwidth is reported (both run, the read checks every byte)")
+    ber.add_argument("--bits", type=_float_range("bits", 1e6, 1e13), default=1e10,
+                     help="line bits to push through the errors, both runs (default 1e10)")
+    ber.add_argument("--burst", type=_positive("burst", 32), default=1, help="bits flipped per error (1..32)")
+    ber.add_argument("--seed", type=_nonnegative("seed"), default=1, help="error generators' seed")
+    _add_path_arguments(ber)
+    ber.add_argument("--json", action="store_true")
+    ber.set_defaults(func=cmd_bench_ber)
+
+    pr = bench.add_parser("prbs", help="PRBS31 bit error rate measurement on every lane, both directions")
+    pr.add_argument("--ber", type=_ber, default=0.0, help="bit error rate injected on every lane (default 0)")
+    pr.add_argument("--cycles", type=_positive("cycles", 2**32 - 1), default=1_000_000,
+                    help="cycles of PRBS (4 ns each; about 480 bits a cycle a direction at 8 x 15 Gb/s)")
+    pr.add_argument("--distance", type=_distance, default=8.0)
+    pr.add_argument("--lanes", type=_lanes, default=8)
+    pr.add_argument("--rate", type=_rate, default=15.0)
+    pr.add_argument("--seed", type=_nonnegative("seed"), default=1)
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=cmd_bench_prbs)
+
     mt = bench.add_parser("memtest", help="seeded data through every remote window")
     mt.add_argument("--bytes", type=_positive("bytes", 4 * 1024 * 1024), default=64 * 1024)
     mt.add_argument("--seed", type=_nonnegative("seed"), default=1)
     mt.add_argument("--json", action="store_true")
     mt.set_defaults(func=cmd_bench_memtest)
+
+    link = sub.add_parser("link", help="link planning").add_subparsers(dest="link", required=True)
+    lb = link.add_parser("budget", help="optical power budget: the largest switch-hop count per lane rate")
+    lb.add_argument("--rate", type=_choice("rate", (10.0, 12.5, 15.0), float, "10, 12.5, 15"), default=None,
+                    help="one lane rate (default: all with a known sensitivity)")
+    lb.add_argument("--tx-dbm", type=_float_range("tx-dbm", -30, 10), default=-3.0, help="transmitter power (-3)")
+    lb.add_argument("--hop-loss-db", type=_float_range("hop-loss-db", 0.01, 20), default=1.0,
+                    help="insertion loss per switch hop (1)")
+    lb.add_argument("--fiber-km", type=_float_range("fiber-km", 0, 100), default=0.0, help="fiber length, km")
+    lb.add_argument("--extra-loss-db", type=_float_range("extra-loss-db", 0, 30), default=0.0,
+                    help="connectors, splices and patch cords on the path")
+    lb.add_argument("--margin-db", type=_float_range("margin-db", 0, 30), default=0.0, help="system margin")
+    lb.add_argument("--sensitivity-dbm", type=_float_range("sensitivity-dbm", -40, 10), default=None,
+                    help="receiver sensitivity for the target BER (default: the paper's, per rate)")
+    lb.add_argument("--json", action="store_true")
+    lb.set_defaults(func=cmd_link_budget)
 
     camp = sub.add_parser("campaign", help="sweeps from a YAML file").add_subparsers(dest="campaign", required=True)
     cr = camp.add_parser("run", help="run a campaign's points as pytest items; finished points are kept")

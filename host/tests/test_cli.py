@@ -32,6 +32,28 @@ def test_bad_values_are_refused_with_the_accepted_ones(args, accepted):
     assert time.time() - t0 < 30   # refused before any build or sim
 
 
+@pytest.mark.parametrize("args,accepted", [
+    (["bench", "ber", "--ber", "0.5"], "from 0 to 0.001"),
+    (["bench", "ber", "--ber", "1e-6", "--burst", "40"], "1 to 32"),
+    (["bench", "ber", "--ber", "1e-6", "--bits", "10"], "from 1e+06 to 1e+13"),
+    (["bench", "prbs", "--ber", "x"], "from 0 to 0.001"),
+    (["link", "budget", "--rate", "25"], "10, 12.5, 15"),
+    (["link", "budget", "--hop-loss-db", "0"], "from 0.01 to 20"),
+])
+def test_reliability_commands_refuse_bad_values(args, accepted):
+    r = monet(*args)
+    assert r.returncode == 2 and accepted in r.stderr and "Traceback" not in r.stderr
+
+
+def test_link_budget_gives_the_paper_hops_at_12_5_and_15_gbps():
+    rows = {row["rate_gbps"]: row for row in json.loads(monet("link", "budget", "--json").stdout)}
+    assert rows[12.5]["max_hops"] == rows[15.0]["max_hops"] == 3 and rows[15.0]["tiered_hops"] == 3
+    assert rows[10.0]["budget_db"] == pytest.approx(10.9) and rows[10.0]["max_hops"] == 10
+    # The paper's 7 hops at 10 Gb/s need about 3 dB of losses it does not list.
+    extra = json.loads(monet("link", "budget", "--rate", "10", "--extra-loss-db", "3", "--json").stdout)[0]
+    assert extra["max_hops"] == 7 and extra["tiered_hops"] == 7
+
+
 def test_memtest_refuses_a_negative_seed():
     r = monet("bench", "memtest", "--seed", "-4", "--json")
     assert r.returncode == 2 and "integer >= 0" in r.stderr

@@ -17,6 +17,8 @@ LINE_BYTES  = 64
 LINE_BITS   = 8*LINE_BYTES
 TAG_BITS    = 8
 LADDR_BITS  = 36
+SEQ_BITS    = 10   # link sequence numbers: a retry window below 2**(SEQ_BITS-1) transactions.
+CREDIT_BITS = 7    # cumulative credit count in a trailer: fewer than 2**CREDIT_BITS credits in use.
 
 # Frame types.
 T_RD_REQ = 1
@@ -35,6 +37,9 @@ txn_layout = [
     ("mask",  LINE_BYTES),   # byte enables (writes); all ones means a full line.
     ("data",  LINE_BITS),
 ]
+
+# A transaction with its link sequence number, from the retry buffer to the framer.
+seq_txn_layout = txn_layout + [("seq", SEQ_BITS)]
 
 # A beat on the link: up to 8 blocks, blocks 0..count-1 valid.
 beat_layout = [

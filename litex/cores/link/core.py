@@ -3,7 +3,7 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""One end of a MONet-open link: framer + striper out, deskew + deframer in."""
+"""One end of a MONet-open link: retry buffer + framer + striper out, deskew + deframer + sequence check in."""
 
 from migen import *
 
@@ -11,51 +11,141 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.csr import add_status
 from monet.cores.link.common import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
+from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.phy.prbs import LanePRBS
 
 
 class LinkEndpoint(LiteXModule):
     """Transactions in and out; lane words to and from the PHY (or the sim channel).
 
-    TX latency: 2 cycles (framer). RX latency: 2 cycles after the beat with the frame's trailer (deframer).
-    Under load, up to `max_units` transactions share a frame and its CRC trailer, and beats are full.
+    TX latency: 2 cycles (retry buffer 0, framer 2). RX latency: 2 cycles after the beat with the frame's
+    trailer (deframer). Under load, up to `max_units` transactions share a frame and its CRC trailer, and
+    beats are full. Transactions are delivered once, in order and intact: damaged frames are replayed
+    (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py).
+
+    Credits: requests wait at a credit gate while `credit_limit` of them (0: no limit) are between it and
+    the peer's consumer, which returns a credit (`credit_freed` at the peer) for each request it takes.
+
+    Watchdog: `rx_up` is the PHY's receive status (locked and aligned). When it comes back after a drop the
+    link re-initializes without a reset: everything unacknowledged is replayed at once; `reinits` and
+    `down_cycles` count it.
     """
-    def __init__(self, lanes_log2, max_units=8):
+    def __init__(self, lanes_log2, max_units=8, retry_depth=256, credit_limit=0):
         self.sink   = stream.Endpoint(txn_layout)   # transactions to send.
         self.source = stream.Endpoint(txn_layout)   # transactions received (always accept).
+        self.rx_up  = Signal(reset=1)
+        self.credit_freed = Signal()                # our consumer took a request: a credit for the peer.
+        self.reinits     = Signal(32)
+        self.down_cycles = Signal(32)
 
         # # #
 
+        self.credits  = credits  = CreditGate(limit=credit_limit)
+        self.freed    = freed    = CreditReturn()
+        self.retry    = retry    = RetryBuffer(depth=retry_depth)
         self.framer   = framer   = PackedFramer(max_units=max_units)
         self.striper  = striper  = LaneStriper(lanes_log2)
         self.deskew   = deskew   = LaneDeskew(lanes_log2)
         self.deframer = deframer = PackedDeframer()
+        self.checker  = checker  = SequenceChecker()
+        self.prbs     = prbs     = LanePRBS(lanes_log2)
         self.comb += [
-            self.sink.connect(framer.sink),
+            self.sink.connect(credits.sink),
+            credits.source.connect(retry.sink),
+            retry.source.connect(framer.sink),
             framer.source.connect(striper.sink),
+            striper.source.connect(prbs.sink),
             deskew.source.connect(deframer.sink),
             deframer.source.connect(self.source),
+            # Received frames: sequence check, and the peer's ack and nak for our retry buffer.
+            checker.frame_end.eq(deframer.frame_end),
+            checker.frame_ok.eq(deframer.frame_ok),
+            checker.frame_seq.eq(deframer.frame_seq),
+            checker.frame_txns.eq(deframer.frame_txns),
+            deframer.seq_ok.eq(checker.seq_ok),
+            retry.ack_valid.eq(deframer.frame_end & deframer.frame_ok),
+            retry.ack.eq(deframer.frame_ack),
+            retry.nak.eq(deframer.frame_nak),
+            credits.returned_valid.eq(deframer.frame_end & deframer.frame_ok),
+            credits.returned.eq(deframer.frame_credits),
+            # Our ack, nak and credit count go out in the next trailer.
+            freed.freed.eq(self.credit_freed),
+            framer.ack.eq(checker.ack),
+            framer.nak.eq(checker.nak),
+            framer.credits.eq(freed.count),
+            framer.ctrl_request.eq(checker.ctrl_request | freed.ctrl_request),
+            checker.ctrl_sent.eq(framer.ctrl_sent),
+            freed.ctrl_sent.eq(framer.ctrl_sent),
         ]
-        self.tx_lanes = striper.source  # bundle of lane words, to the PHY.
-        self.rx_lanes = deskew.sinks    # one endpoint per lane, from the PHY.
+        up_before = Signal(reset=1)
+        came_up   = Signal()
+        self.comb += [
+            came_up.eq(self.rx_up & ~up_before),
+            retry.restart.eq(came_up),
+            checker.reset_wait.eq(came_up),
+        ]
+        self.sync += [
+            up_before.eq(self.rx_up),
+            If(came_up, self.reinits.eq(self.reinits + 1)),
+            If(~self.rx_up, self.down_cycles.eq(self.down_cycles + 1)),
+        ]
+        # Lanes to and from the PHY; while the PRBS checkers run, received words go to them only.
+        self.tx_lanes = prbs.source
+        self.rx_lanes = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
+        for rx, snk, tap in zip(self.rx_lanes, deskew.sinks, prbs.rx_taps):
+            self.comb += [
+                rx.connect(snk, omit={"valid", "ready"}),
+                rx.connect(tap, omit={"valid", "ready"}),
+                snk.valid.eq(rx.valid & ~prbs.rx_enable),
+                tap.valid.eq(rx.valid & prbs.rx_enable),
+                rx.ready.eq(snk.ready | prbs.rx_enable),
+            ]
 
     def connect_phy(self, tx, rx_sources):
         """Wires this endpoint's lanes to a channel direction (tx) and the opposite one (rx)."""
         return [self.tx_lanes.connect(tx)] + [src.connect(snk) for src, snk in zip(rx_sources, self.rx_lanes)]
 
     def add_control(self):
+        self.prbs.add_prbs_control()
         self._framing    = CSRStorage(fields=[
             CSRField("max_units", size=4, reset=8, description="Units per frame at most (1..8)."),
             CSRField("pairing",   size=1, reset=1, description="Two consecutive lines may share a header."),
         ])
+        self._retry      = CSRStorage(fields=[
+            CSRField("timeout", size=16, reset=4096, description="Cycles without progress before a replay or a new nak."),
+            CSRField("nak",     size=1,  reset=1,    description="Replay on the peer's nak (0: on timeouts only)."),
+        ])
+        self._credit_limit = CSRStorage(CREDIT_BITS, reset=self.credits.limit.reset.value,
+                                        description="Requests allowed toward the peer's consumer (0: no limit).")
         self._frames     = CSRStatus(32, description="Frames received (trailers seen), good or not.")
         self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
         self._pairs      = CSRStatus(32, description="Pairs of lines sent under one header.")
+        counters = {
+            "replays":        (self.retry.replays,        "Rewinds of the retry buffer (naks, timeouts, re-inits)."),
+            "timeouts":       (self.retry.timeouts,       "Rewinds on a timeout."),
+            "replayed_txns":  (self.retry.replayed_txns,  "Transactions sent again."),
+            "replayed_bytes": (self.retry.replayed_bytes, "Wire bytes of the units sent again."),
+            "window_stalls":  (self.retry.window_stalls,  "Cycles a transaction waited for room in the retry window."),
+            "credit_stalls":  (self.credits.stalls,       "Cycles a request waited for a credit."),
+            "naks":           (self.checker.naks,         "Replays asked of the peer."),
+            "duplicates":     (self.checker.duplicates,   "Frames dropped as already delivered."),
+            "out_of_order":   (self.checker.out_of_order, "Good frames dropped after a lost one."),
+            "reinits":        (self.reinits,              "Link re-initializations (receive side back up)."),
+            "down_cycles":    (self.down_cycles,          "Cycles the receive side was down."),
+        }
+        for name, (signal, description) in counters.items():
+            add_status(self, name, signal, description)
         self.comb += [
             self.framer.max_units.eq(self._framing.fields.max_units),
             self.framer.pairing.eq(self._framing.fields.pairing),
+            self.retry.timeout.eq(self._retry.fields.timeout),
+            self.checker.timeout.eq(self._retry.fields.timeout),
+            self.retry.with_nak.eq(self._retry.fields.nak),
+            self.credits.limit.eq(self._credit_limit.storage),
             self._frames.status.eq(self.deframer.frames),
             self._crc_errors.status.eq(self.deframer.crc_errors),
             self._pairs.status.eq(self.framer.pairs),

@@ -12,7 +12,12 @@ Wire format (64-bit blocks; the ctrl flag stands for the 64b/66b sync header):
     unit    = header [mask] [data0 .. data7] [data8 .. data15]
     header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address, [48] has_mask,
               [49] pair: two consecutive lines under one header, [57:50] the second line's tag
-    trailer = ctrl block: [3:0] = 0xF, [63:32] CRC-32 over the frame's units (block 0 first)
+    trailer = ctrl block: [3:0] = 0xF, [13:4] sequence number of the frame's first transaction,
+              [23:14] ack: the next sequence number this end expects from its peer, [24] nak: replay from
+              the ack, [31:25] credits returned so far (modulo 128), [63:32] CRC-32 over the frame's units
+              (block 0 first) and the trailer's bits [31:0]
+
+A trailer alone is a control frame: no transactions, only the ack, nak and credits (see retry.py).
 
 Under load a frame carries up to `max_units` units and beats are always full. Two full-line writes (or
 read responses) to consecutive lines that meet in the framer share one header, as a 128 B burst does: a
@@ -21,12 +26,16 @@ plus 1/max_units. When nothing more is queued the frame closes at once and a par
 lone read request is 2 blocks and never waits for company.
 """
 
+from functools import reduce
+from operator import and_
+
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import ParallelCRC
+from monet.cores.common.csr import async_memory
 from monet.cores.link.common import *
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
@@ -46,8 +55,15 @@ def unit_length(frame_type, masked, paired):
     return Mux(carries_line(frame_type), Mux(masked, 10, Mux(paired, 17, 9)), 1)
 
 
-def trailer_block(crc):
-    return Cat(Constant(T_TRAILER, 4), Constant(0, 28), crc)
+def trailer_low(seq, ack, nak, credits):
+    """The trailer's CRC-protected control half (bits [31:0])."""
+    return Cat(Constant(T_TRAILER, 4), seq, ack, nak, credits)
+
+
+def trailer_fields(low):
+    """(seq, ack, nak, credits) of a trailer's bits [31:0]."""
+    at = 4 + 2*SEQ_BITS
+    return low[4:4 + SEQ_BITS], low[4 + SEQ_BITS:at], low[at], low[at + 1:at + 1 + CREDIT_BITS]
 
 
 class UnitCRC(Module):
@@ -85,22 +101,31 @@ class PackedFramer(LiteXModule):
 
     Run time: `max_units` (1..8) bounds the units of a frame, `pairing` allows pairs; max_units=1 without
     pairing gives one frame per transaction, as a per-transaction streamer over Aurora sends them.
+
+    Sequence numbers come with the transactions (from the retry buffer): a frame holds consecutive ones,
+    so a unit that does not follow the open frame (a replay began) closes it first. Every trailer carries
+    `ack` and `nak`; `ctrl_request` sends a trailer alone when nothing else is going out.
     """
     def __init__(self, max_units=8, depth=32):
         assert depth >= UNIT_MAX + 1 + BEAT_BLOCKS
-        self.sink      = sink   = stream.Endpoint(txn_layout)
+        self.sink      = sink   = stream.Endpoint(seq_txn_layout)
         self.source    = source = stream.Endpoint(beat_layout)
         self.max_units = Signal(4, reset=max_units)
         self.pairing   = Signal(reset=1)
         self.frames    = Signal(32)
         self.pairs     = Signal(32)
+        self.ack          = Signal(SEQ_BITS)
+        self.nak          = Signal()
+        self.credits      = Signal(CREDIT_BITS)
+        self.ctrl_request = Signal()
+        self.ctrl_sent    = Signal()   # a trailer, with `ack`, `nak` and `credits`, is appended this cycle.
 
         # # #
 
         # Unit register: one transaction, so that the next one (on sink) is visible when deciding to pair
         # with it or to close the frame.
         u_valid = Signal()
-        u       = Record(txn_layout)
+        u       = Record(seq_txn_layout)
         u_take  = Signal()
         paired  = Signal()
         self.comb += sink.ready.eq(~u_valid | u_take)
@@ -111,11 +136,14 @@ class PackedFramer(LiteXModule):
         masked     = Signal()
         length     = Signal(5)
         next_laddr = Signal(LADDR_BITS)
+        u_seq1     = Signal(SEQ_BITS)
         self.comb += [
             masked.eq((u.type == T_WR_REQ) & (u.mask != FULL_MASK)),
             next_laddr.eq(u.laddr + 1),
+            u_seq1.eq(u.seq + 1),
             paired.eq(self.pairing & u_valid & sink.valid & carries_line(u.type) & ~masked & (sink.type == u.type) &
-                      ((sink.type != T_WR_REQ) | (sink.mask == FULL_MASK)) & (sink.laddr == next_laddr)),
+                      ((sink.type != T_WR_REQ) | (sink.mask == FULL_MASK)) & (sink.laddr == next_laddr) &
+                      (sink.seq == u_seq1)),
             length.eq(unit_length(u.type, masked, paired)),
         ]
         data_u = [u.data[64*i:64*(i+1)] for i in range(8)]
@@ -134,23 +162,41 @@ class PackedFramer(LiteXModule):
         units1 = Signal(5)
         closed = Signal(reset=1)
         close  = Signal()
-        late   = Signal()   # open frame, nothing queued: send its trailer alone.
+        first_seq = Signal(SEQ_BITS)   # of the open frame's first transaction.
+        next_seq  = Signal(SEQ_BITS)   # the one the open frame may take next.
+        broken    = Signal()   # the unit does not follow the open frame: close it first.
+        unit_go   = Signal()   # the unit goes into the open (or a new) frame.
+        late      = Signal()   # open frame, nothing queued or a replay behind it: send its trailer alone.
+        control   = Signal()   # no frame open, nothing queued, ack or nak waiting: a control frame.
+        lone      = Signal()   # a trailer alone.
         self.comb += [
             crc.state.eq(state),
             units1.eq(units + 1),
             close.eq((units1 >= self.max_units) | ~sink.valid),
-            late.eq(~closed & ~u_valid & ~sink.valid),
+            broken.eq(u_valid & ~closed & (u.seq != next_seq)),
+            unit_go.eq(u_valid & ~broken),
+            late.eq(~closed & ((~u_valid & ~sink.valid) | broken)),
+            control.eq(closed & ~u_valid & ~sink.valid & self.ctrl_request),
+            lone.eq(late | control),
+        ]
+        # The trailer's CRC runs on over its own control half.
+        low = Signal(32)
+        self.trailer_crc = trailer_crc = ParallelCRC(32, with_state=True)
+        self.comb += [
+            low.eq(trailer_low(Mux(closed, u.seq, first_seq), self.ack, self.nak, self.credits)),
+            trailer_crc.state.eq(Mux(unit_go, crc.crc, state)),
+            trailer_crc.data.eq(low),
         ]
         trailer = Signal(64)
-        self.comb += trailer.eq(trailer_block(Mux(u_valid, crc.crc, state)))
+        self.comb += trailer.eq(Cat(low, trailer_crc.crc))
 
         # Appended blocks this cycle: the unit (none for a late trailer), then the trailer if the frame closes.
         add_len = Signal(5)
         add_unit = Signal(5)
         add = Array(Signal(BLOCK_CTRL + 1, name=f"add{i}") for i in range(UNIT_MAX + 1))
         self.comb += [
-            add_unit.eq(Mux(u_valid, length, 0)),
-            add_len.eq(Mux(u_valid, length + close, late)),
+            add_unit.eq(Mux(unit_go, length, 0)),
+            add_len.eq(Mux(unit_go, length + close, lone)),
         ]
         for i in range(UNIT_MAX + 1):
             blk = unit[i] if i < UNIT_MAX else 0
@@ -180,8 +226,9 @@ class PackedFramer(LiteXModule):
             keep.eq(level - Mux(source.valid & source.ready, out_n, 0)),
             after.eq(keep + add_len),
             room.eq(after <= depth),
-            u_take.eq(u_valid & room),
-            append.eq(room & (u_valid | late)),
+            u_take.eq(unit_go & room),
+            append.eq(room & (unit_go | lone)),
+            self.ctrl_sent.eq(append & (lone | close)),
         ]
         # Each entry takes the one `shift` places behind it (0..8: the beat that left) or an appended block.
         # Spelled as a case on the few shifts that occur, not an index into the whole buffer: a 9-way choice
@@ -195,11 +242,15 @@ class PackedFramer(LiteXModule):
         self.sync += [
             level.eq(keep + Mux(append, add_len, 0)),
             If(append,
-                If(late | close,
+                If(lone | close,
                     state.eq(CRC_INIT), units.eq(0), closed.eq(1), self.frames.eq(self.frames + 1)
                 ).Else(
                     state.eq(crc.crc), units.eq(units + 1), closed.eq(0)
                 )
+            ),
+            If(u_take,
+                If(closed, first_seq.eq(u.seq)),
+                next_seq.eq(Mux(paired, u_seq1 + 1, u_seq1)),
             ),
             If(u_take & paired, self.pairs.eq(self.pairs + 1)),
         ]
@@ -216,11 +267,7 @@ class CommitFIFO(LiteXModule):
 
         # # #
 
-        width = len(sink.payload.raw_bits())
-        mem = Memory(width, depth)
-        wr = mem.get_port(write_capable=True)
-        rd = mem.get_port(async_read=True)
-        self.specials += mem, wr, rd
+        wr, rd = async_memory(self, len(sink.payload.raw_bits()), depth)
         wp, cp, rp = Signal(max=depth), Signal(max=depth), Signal(max=depth)
         wp_next = Signal(max=depth)
         full = Signal()
@@ -250,6 +297,9 @@ class PackedDeframer(LiteXModule):
     Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
     blocks make no sense is dropped whole and counted; blocks are skipped up to the next trailer.
 
+    At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
+    transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
+
     Depth: beats arrive at most one a cycle (8 blocks) and are parsed at 8.5 blocks a cycle or more
     whenever a whole unit is in (a pair takes two cycles); the backlog stays within a unit and two beats,
     and 48 leaves room. `overflow` counts beats that found no room (never seen; they would fail the CRC).
@@ -260,6 +310,14 @@ class PackedDeframer(LiteXModule):
         self.frames     = Signal(32)
         self.crc_errors = Signal(32)
         self.overflow   = Signal(32)
+        self.frame_end  = Signal()
+        self.frame_ok   = Signal()
+        self.frame_seq  = Signal(SEQ_BITS)
+        self.frame_ack  = Signal(SEQ_BITS)
+        self.frame_nak  = Signal()
+        self.frame_credits = Signal(CREDIT_BITS)
+        self.frame_txns = Signal(6)
+        self.seq_ok     = Signal(reset=1)
 
         # # #
 
@@ -296,27 +354,38 @@ class PackedDeframer(LiteXModule):
             unit_ready.eq(is_unit & (level >= length)),
             tr_block.eq(buf[length]),
             tr_after.eq(unit_ready & (level > length) & tr_block[64] & (tr_block[0:4] == T_TRAILER)),
-            structure.eq(reduce_and([~buf[i][64] | (i >= length) for i in range(1, UNIT_MAX)])),
+            structure.eq(reduce(and_, [~buf[i][64] | (i >= length) for i in range(1, UNIT_MAX)])),
+        ]
+
+        # The trailer's CRC covers its control half too: one engine for a trailer alone at the head, one
+        # for a trailer right behind a unit.
+        self.head_tcrc  = head_tcrc  = ParallelCRC(32, with_state=True)
+        self.after_tcrc = after_tcrc = ParallelCRC(32, with_state=True)
+        self.comb += [
+            head_tcrc.state.eq(state),
+            head_tcrc.data.eq(head[0:32]),
+            after_tcrc.state.eq(crc.crc),
+            after_tcrc.data.eq(tr_block[0:32]),
         ]
 
         # What this cycle consumes: a trailer; a unit (and its trailer); or one junk block.
         consume   = Signal(5)
         take_unit = Signal()
         first     = Signal()   # a pair's first line, tentatively to the FIFO; the unit stays.
-        end_frame = Signal()
-        good      = Signal()
+        end_frame = self.frame_end
+        good      = self.frame_ok
         self.comb += [
             If(level != 0,
                 If(is_trailer,
                     consume.eq(1), end_frame.eq(1),
-                    good.eq(~bad & (head[32:64] == state)),
+                    good.eq(~bad & (head[32:64] == head_tcrc.crc)),
                 ).Elif(unit_ready & paired & ~half,
                     first.eq(1),
                 ).Elif(unit_ready,
                     take_unit.eq(~bad & structure),
                     consume.eq(length + tr_after),
                     end_frame.eq(tr_after),
-                    good.eq(~bad & structure & (tr_block[32:64] == crc.crc)),
+                    good.eq(~bad & structure & (tr_block[32:64] == after_tcrc.crc)),
                 ).Elif(~is_unit,
                     consume.eq(1),   # junk: skip it, the frame is lost
                 )
@@ -362,10 +431,23 @@ class PackedDeframer(LiteXModule):
             fifo.sink.laddr.eq(Mux(half, second_line, head[12:48])),
             fifo.sink.mask.eq(unit_mask),
             fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
-            fifo.commit.eq(end_frame & good),
-            fifo.rollback.eq(end_frame & ~good),
+            fifo.commit.eq(end_frame & good & self.seq_ok),
+            fifo.rollback.eq(end_frame & ~(good & self.seq_ok)),
             fifo.source.connect(source),
         ]
+        # The frame's trailer fields and transaction count, for the sequence checker and the retry buffer.
+        pushed = Signal(5)
+        tr_low = Signal(32)
+        self.comb += tr_low.eq(Mux(is_trailer, head[0:32], tr_block[0:32]))
+        seq, ack, nak, credits = trailer_fields(tr_low)
+        self.comb += [
+            self.frame_seq.eq(seq),
+            self.frame_ack.eq(ack),
+            self.frame_nak.eq(nak),
+            self.frame_credits.eq(credits),
+            self.frame_txns.eq(pushed + fifo.sink.valid),
+        ]
+        self.sync += If(end_frame, pushed.eq(0)).Elif(fifo.sink.valid, pushed.eq(pushed + 1))
         self.sync += [
             half.eq(first),
             If(end_frame,
@@ -378,9 +460,3 @@ class PackedDeframer(LiteXModule):
             ),
         ]
 
-
-def reduce_and(terms):
-    out = terms[0]
-    for t in terms[1:]:
-        out = out & t
-    return out

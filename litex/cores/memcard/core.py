@@ -31,6 +31,7 @@ class MemoryCard(LiteXModule):
         self.reads   = Signal(32)
         self.writes  = Signal(32)
         self.errors  = Signal(32)
+        self.taken   = Signal()     # a request left the input FIFO (a credit back to the requester).
 
         # # #
 
@@ -53,6 +54,7 @@ class MemoryCard(LiteXModule):
         stage       = Record(txn_layout)
         stage_read  = Signal()
         self.comb += [
+            self.taken.eq(req.valid & req.ready),
             req.ready.eq(~stage_valid | delay.sink.ready),
             # While the stage waits, keep its address so the read data stays valid.
             port.adr.eq(Mux(stage_valid & ~delay.sink.ready, stage.laddr, req.laddr)),

@@ -11,6 +11,9 @@ Per direction:
 - a serializer that holds each beat for ceil(k/N) block times (66 bits at the lane rate each: 64b/66b),
   tracked in picoseconds with the remainder carried to the next beat, so throughput is exact and each
   beat's latency is rounded up to whole cycles;
+- bit errors: a per-lane bit error rate, single-bit or burst, seeded and repeatable (errors.py);
+- link down: for a programmed number of cycles every lane word sent is lost and the receivers report the
+  link down (as a PHY loses lock), both directions at once;
 - per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew.
 
 Defaults (documented, see shared/reference/phy-latency.md): PHY TX and RX fixed latencies from PG056's
@@ -28,6 +31,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
+from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS
 from monet.cores.link.common import *
 from monet.cores.link.lanes import MAX_LANES, bundle_layout
 
@@ -76,30 +80,36 @@ class LaneSerializer(LiteXModule):
 
 
 class SimChannelDirection(LiteXModule):
-    """One direction of the channel: serializer, then a delay line per lane (delay + skew[lane])."""
-    def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024):
+    """One direction of the channel: serializer, bit errors, then a delay line per lane (delay + skew[lane]).
+
+    While `down`, lane words are lost.
+    """
+    def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024, salt=0):
         self.sink    = stream.Endpoint(bundle_layout())
         self.sources = []
+        self.down    = Signal()
 
         # # #
 
         self.serializer = ser = LaneSerializer(lanes_log2, block_ps, clk_ps)
-        self.comb += self.sink.connect(ser.sink)
+        self.errors     = err = ErrorInjector(salt=salt)
+        self.comb += [self.sink.connect(ser.sink), ser.source.connect(err.sink)]
+        wire = err.source
         readies = []
         for lane in range(MAX_LANES):
             line = DelayLine(lane_layout(lane), depth)
             setattr(self.submodules, f"lane{lane}", line)
             self.comb += [
                 line.delay.eq(delay + skews[lane]),
-                line.sink.valid.eq(ser.source.valid),
-                line.sink.data.eq(getattr(ser.source, f"lane{lane}_data")),
-                line.sink.ctrl.eq(getattr(ser.source, f"lane{lane}_ctrl")),
-                line.sink.used.eq(getattr(ser.source, f"lane{lane}_used")),
+                line.sink.valid.eq(wire.valid & ~self.down),
+                line.sink.data.eq(getattr(wire, f"lane{lane}_data")),
+                line.sink.ctrl.eq(getattr(wire, f"lane{lane}_ctrl")),
+                line.sink.used.eq(getattr(wire, f"lane{lane}_used")),
             ]
             readies.append(line.sink.ready)
             self.sources.append(line.source)
         # A wire cannot push back; a full delay line only means the depth bounds the distance.
-        self.comb += ser.source.ready.eq(reduce(and_, readies))
+        self.comb += wire.ready.eq(reduce(and_, readies))
 
 
 class SimChannel(LiteXModule):
@@ -107,18 +117,53 @@ class SimChannel(LiteXModule):
 
     Run-time settings (CSRs with add_control(), or drive the signals directly in unit tests):
     lanes_log2, block_ps (66000 / lane rate in Gb/s), delay (cycles, one way: PHY TX + fiber + PHY RX),
-    skew (cycles, per lane).
+    skew (cycles, per lane), per-lane block error thresholds, burst length and seed (errors.py, the same
+    for both directions, each with its own generators), and `down_for`: cycles of link down, starting
+    `down_after` cycles after `go_down` (so it can fall in the middle of a run the CPU waits on). `a_up` and
+    `b_up` are the receivers' status; `down_total` counts down cycles.
     """
     def __init__(self, clk_ps=4000, depth=1024):
         self.lanes_log2 = Signal(2, reset=3)
         self.block_ps   = Signal(16, reset=4400)   # 15 Gb/s.
         self.delay      = Signal(16, reset=10)
         self.skews      = [Signal(8, name=f"skew{i}") for i in range(MAX_LANES)]
+        self.down_for   = Signal(32)
+        self.down_after = Signal(32)
+        self.go_down    = Signal()
+        self.a_up       = Signal()
+        self.b_up       = Signal()
+        self.down_total = Signal(32)
 
         # # #
 
-        self.a2b = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth)
-        self.b2a = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth)
+        self.a2b = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=1)
+        self.b2a = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=2)
+        self.thresholds = self.a2b.errors.thresholds
+        for direction in (self.b2a,):
+            err = direction.errors
+            self.comb += [b.eq(a) for a, b in zip(self.thresholds, err.thresholds)]
+            self.comb += [err.burst.eq(self.a2b.errors.burst), err.seed.eq(self.a2b.errors.seed),
+                          err.seed_load.eq(self.a2b.errors.seed_load)]
+        remaining = Signal(32)
+        wait      = Signal(32)
+        armed     = Signal()
+        length    = Signal(32)
+        down = Signal()
+        self.comb += [
+            down.eq(remaining != 0),
+            self.a2b.down.eq(down), self.b2a.down.eq(down),
+            self.a_up.eq(~down), self.b_up.eq(~down),
+        ]
+        self.sync += [
+            If(self.go_down,
+                armed.eq(1), wait.eq(self.down_after), length.eq(self.down_for),
+            ).Elif(armed,
+                If(wait == 0, armed.eq(0), remaining.eq(length)).Else(wait.eq(wait - 1)),
+            ).Elif(down,
+                remaining.eq(remaining - 1),
+            ),
+            If(down, self.down_total.eq(self.down_total + 1)),
+        ]
 
     def add_control(self):
         self._lanes_log2 = CSRStorage(2,  reset=3,    description="log2 of active lanes (0..3: 1, 2, 4, 8).")
@@ -127,6 +172,34 @@ class SimChannel(LiteXModule):
         self._skew       = CSRStorage(8*MAX_LANES,    description="Per-lane extra delay, cycles (8 bits per lane).")
         self._busy_a2b   = CSRStatus(32, description="Cycles the compute-to-memory direction was serializing.")
         self._busy_b2a   = CSRStatus(32, description="Cycles the memory-to-compute direction was serializing.")
+        for lane in range(MAX_LANES):
+            csr = CSRStorage(THRESHOLD_BITS, name=f"ber_lane{lane}",
+                             description=f"Lane {lane}: a 66-bit block is hit with probability value / 2**40.")
+            setattr(self, f"_ber_lane{lane}", csr)
+            self.comb += self.thresholds[lane].eq(csr.storage)
+        self._ber_burst  = CSRStorage(6, reset=1, description="Bits flipped per error event (1: single-bit errors).")
+        self._ber_seed   = CSRStorage(32, description="Seed of the error generators (written: reloaded).")
+        self._down_after = CSRStorage(32, description="Cycles from the write of `down` to the start of the interval.")
+        self._down       = CSRStorage(32, description="Written: the link goes down for this many cycles.")
+        self._down_total = CSRStatus(32, description="Cycles the link was down.")
+        self._blocks_a2b = CSRStatus(48, description="Blocks carried compute-to-memory (66 bits each).")
+        self._blocks_b2a = CSRStatus(48, description="Blocks carried memory-to-compute.")
+        self._hits_a2b   = CSRStatus(32, description="Blocks hit by an error compute-to-memory.")
+        self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
+        err = self.a2b.errors
+        self.comb += [
+            err.burst.eq(self._ber_burst.storage),
+            err.seed.eq(self._ber_seed.storage),
+            err.seed_load.eq(self._ber_seed.re),
+            self.down_for.eq(self._down.storage),
+            self.down_after.eq(self._down_after.storage),
+            self.go_down.eq(self._down.re),
+            self._down_total.status.eq(self.down_total),
+            self._blocks_a2b.status.eq(self.a2b.errors.blocks),
+            self._blocks_b2a.status.eq(self.b2a.errors.blocks),
+            self._hits_a2b.status.eq(self.a2b.errors.hits),
+            self._hits_b2a.status.eq(self.b2a.errors.hits),
+        ]
         self.comb += [
             self.lanes_log2.eq(self._lanes_log2.storage),
             self.block_ps.eq(self._block_ps.storage),

@@ -17,6 +17,7 @@ FAULT_NO_READ   = 2
 FAULT_NO_WRITE  = 3
 FAULT_TARGET    = 4  # the section names a target this build does not have.
 FAULT_REMOTE    = 5  # the memory card answered with an error.
+FAULT_TIMEOUT   = 6  # no answer within ReMAT's request timeout (the link is down): the outcome is unknown.
 
 TARGET_REMOTE0 = 0
 

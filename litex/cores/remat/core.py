@@ -11,6 +11,11 @@ link transactions -> response FIFO -> tag match -> the port that asked
 Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 2 cycles back
 (response FIFO, tag match). A faulting access never reaches the link: it is answered at once with an
 error, counted, and its address and kind are latched.
+
+Request timeout: an access not answered within `timeout` cycles (0: never) is answered with an error
+(FAULT_TIMEOUT), so a master never waits forever on a dead link. Its tag stays reserved until the late
+answer comes (then dropped), so a tag is never reused while an answer to it may still arrive. An access
+still waiting to be sent when its time runs out is answered the same way.
 """
 
 
@@ -22,7 +27,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.link.common import *
-from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE
+from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
 from monet.cores.remat.port import RematPort, port_req_layout
 
 
@@ -33,7 +38,7 @@ class ReMAT(LiteXModule):
     n_sections * 2**section_bits bytes), tags (outstanding requests; size it by Little's law,
     bandwidth x round trip / 64 B).
     """
-    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=128):
+    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=128, timeout=4_000_000):
         assert tags <= 2**TAG_BITS
         self.ports  = [RematPort() for _ in range(n_ports)]
         self.source = source = stream.Endpoint(txn_layout)  # to the link.
@@ -55,6 +60,8 @@ class ReMAT(LiteXModule):
         # Streamer pacing: requests a cycle at most, in 1/65536 (0: no limit). Models a streamer slower than
         # one line a cycle, such as the MONet paper's MM-to-stream conversion (see host/monet/profiles.py).
         self.issue_rate  = Signal(16)
+        self.timeout     = Signal(32, reset=timeout)
+        self.timeouts    = Signal(32)
 
         # # #
 
@@ -116,6 +123,14 @@ class ReMAT(LiteXModule):
 
         fault_rsp = Signal()  # stage A holds a faulting access that is being answered this cycle.
         to_link   = Signal()
+        a_age     = Signal(32)
+        a_expired = Signal()  # stage A's access waited too long for a tag or the link.
+        a_bad     = Signal()
+        self.comb += [
+            a_age.eq(now - a_time),
+            a_expired.eq((self.timeout != 0) & (a_age > self.timeout)),
+            a_bad.eq((a_fault != FAULT_NONE) | a_expired),
+        ]
         # Pacing: a token bucket of one request, filled by issue_rate each cycle (0 cycles of latency).
         tokens     = Signal(17)
         tokens_sum = Signal(18)
@@ -128,7 +143,7 @@ class ReMAT(LiteXModule):
         ]
         self.sync += tokens.eq(Mux(tokens_out > 2**16, 2**16, tokens_out))
         self.comb += [
-            to_link.eq(a_valid & (a_fault == FAULT_NONE) & have_tag & paced),
+            to_link.eq(a_valid & ~a_bad & have_tag & paced),
             source.valid.eq(to_link),
             source.type.eq(Mux(a_req.we, T_WR_REQ, T_RD_REQ)),
             source.tag.eq(free_tag),
@@ -143,28 +158,52 @@ class ReMAT(LiteXModule):
         link_rsp = rsp_fifo.source
         rtag     = Signal(max=tags)
         self.comb += rtag.eq(link_rsp.tag)
-        # Link responses go first; a fault waits a cycle if both come at once.
+        # Tags in flight past the timeout: one tag examined a cycle. An expired tag is a zombie until its late
+        # answer arrives, which is then dropped.
+        zombie    = Signal(tags)
+        scan      = Signal(max=tags)
+        scan_age  = Signal(32)
+        overdue   = Signal()
+        expire    = Signal()   # answer the scanned tag with a timeout error this cycle.
+        late      = Signal()   # the link answers a zombie: free the tag, tell no one.
+        is_free   = Array(free[t] for t in range(tags))
+        is_zombie = Array(zombie[t] for t in range(tags))
+        self.comb += [
+            scan_age.eq(now - tag_time[scan]),
+            overdue.eq((self.timeout != 0) & ~is_free[scan] & ~is_zombie[scan] & (scan_age > self.timeout)),
+            late.eq(link_rsp.valid & is_zombie[rtag]),
+        ]
+
+        # Link responses go first, then a stage-A fault, then an expired tag.
         self.comb += [
             link_rsp.ready.eq(1),
-            fault_rsp.eq(a_valid & (a_fault != FAULT_NONE) & ~link_rsp.valid),
+            fault_rsp.eq(a_valid & a_bad & ~link_rsp.valid),
+            expire.eq(overdue & ~link_rsp.valid & ~fault_rsp),
             a_ready.eq((to_link & source.ready) | fault_rsp),
         ]
+        self.sync += If(~overdue | expire, scan.eq(Mux(scan == tags - 1, 0, scan + 1)))
         rsp_port = Signal(max=max(n_ports, 2))
         rsp_time = Signal(32)
         rsp_err  = Signal()
         rsp_any  = Signal()
+        rsp_id   = Signal(8)
         self.comb += [
-            rsp_any.eq(link_rsp.valid | fault_rsp),
-            rsp_port.eq(Mux(link_rsp.valid, tag_port[rtag], a_port)),
-            rsp_time.eq(Mux(link_rsp.valid, tag_time[rtag], a_time)),
-            rsp_err.eq(Mux(link_rsp.valid, link_rsp.type == T_ERR, 1)),
+            rsp_any.eq((link_rsp.valid & ~late) | fault_rsp | expire),
+            If(link_rsp.valid,
+                rsp_port.eq(tag_port[rtag]), rsp_time.eq(tag_time[rtag]), rsp_err.eq(link_rsp.type == T_ERR),
+                rsp_id.eq(tag_id[rtag]),
+            ).Elif(fault_rsp,
+                rsp_port.eq(a_port), rsp_time.eq(a_time), rsp_err.eq(1), rsp_id.eq(a_req.id),
+            ).Else(
+                rsp_port.eq(tag_port[scan]), rsp_time.eq(tag_time[scan]), rsp_err.eq(1), rsp_id.eq(tag_id[scan]),
+            ),
         ]
         for i, p in enumerate(self.ports):
             self.comb += [
                 p.rsp.valid.eq(rsp_any & (rsp_port == i)),
                 p.rsp.data.eq(Mux(rsp_err, 2**LINE_BITS - 1, link_rsp.data)),
                 p.rsp.err.eq(rsp_err),
-                p.rsp.id.eq(Mux(link_rsp.valid, tag_id[rtag], a_req.id)),
+                p.rsp.id.eq(rsp_id),
             ]
 
         # Tag bookkeeping: allocate on send, free on response, in the same cycle if need be.
@@ -174,7 +213,10 @@ class ReMAT(LiteXModule):
             If(to_link & source.ready, alloc.eq(1 << free_tag)),
             If(link_rsp.valid, release.eq(1 << rtag)),
         ]
+        expired = Signal(tags)
+        self.comb += If(expire, expired.eq(1 << scan))
         self.sync += [
+            zombie.eq((zombie | expired) & ~release),
             free.eq((free & ~alloc) | release),
             If(to_link & source.ready,
                 tag_port[free_tag].eq(a_port),
@@ -189,13 +231,18 @@ class ReMAT(LiteXModule):
         latency = Signal(32)
         self.comb += latency.eq(now - rsp_time)
         remote_err = Signal()
-        self.comb += remote_err.eq(link_rsp.valid & (link_rsp.type == T_ERR))
+        self.comb += remote_err.eq(link_rsp.valid & ~late & (link_rsp.type == T_ERR))
         self.sync += [
             If(to_link & source.ready, self.requests.eq(self.requests + 1)),
+            If((fault_rsp & a_expired) | expire, self.timeouts.eq(self.timeouts + 1)),
             If(fault_rsp,
                 self.faults.eq(self.faults + 1),
                 self.fault_addr.eq(a_req.addr),
-                self.fault_kind.eq(a_fault),
+                self.fault_kind.eq(Mux(a_fault != FAULT_NONE, a_fault, FAULT_TIMEOUT)),
+            ).Elif(expire,
+                self.faults.eq(self.faults + 1),
+                self.fault_addr.eq(tag_addr[scan]),
+                self.fault_kind.eq(FAULT_TIMEOUT),
             ).Elif(remote_err,
                 self.faults.eq(self.faults + 1),
                 self.fault_addr.eq(tag_addr[rtag]),
@@ -206,7 +253,7 @@ class ReMAT(LiteXModule):
                 self.lat_max.eq(0),
                 self.lat_sum.eq(0),
                 self.lat_count.eq(0),
-            ).Elif(link_rsp.valid & ~remote_err,
+            ).Elif(link_rsp.valid & ~late & ~remote_err,
                 self.lat_last.eq(latency),
                 If(latency < self.lat_min, self.lat_min.eq(latency)),
                 If(latency > self.lat_max, self.lat_max.eq(latency)),
@@ -219,7 +266,8 @@ class ReMAT(LiteXModule):
         self.bfct.add_control()
         self._faults      = CSRStatus(32, description="Accesses ended with a bus error (BFCT or remote).")
         self._fault_addr  = CSRStatus(32, description="Window offset of the last faulting access.")
-        self._fault_kind  = CSRStatus(3,  description="1 unmapped/disabled, 2 no read, 3 no write, 4 no target, 5 remote.")
+        self._fault_kind  = CSRStatus(3,  description="1 unmapped/disabled, 2 no read, 3 no write, 4 no target, 5 remote, "
+                                               "6 timeout.")
         self._requests    = CSRStatus(32, description="Requests sent on the link.")
         self._outstanding = CSRStatus(8,  description="Requests in flight now.")
         self._lat_last    = CSRStatus(32, description="Latency of the last remote access, cycles, port to port.")
@@ -229,8 +277,13 @@ class ReMAT(LiteXModule):
         self._lat_count   = CSRStatus(32)
         self._lat_clear   = CSR()  # write: clear the latency statistics.
         self._issue_rate  = CSRStorage(16, description="Streamer pacing: requests a cycle in 1/65536, 0 unlimited.")
+        self._timeout     = CSRStorage(32, reset=self.timeout.reset.value,
+                                       description="Request timeout, cycles (0: never): then a bus error.")
+        self._timeouts    = CSRStatus(32, description="Accesses ended by the request timeout.")
         self.comb += [
             self.issue_rate.eq(self._issue_rate.storage),
+            self.timeout.eq(self._timeout.storage),
+            self._timeouts.status.eq(self.timeouts),
             self._faults.status.eq(self.faults),
             self._fault_addr.status.eq(self.fault_addr),
             self._fault_kind.status.eq(self.fault_kind),

@@ -44,8 +44,9 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
     out, beats, stats = [], [], {}
 
     def send():
-        for t in txns:
+        for seq, t in enumerate(txns):
             yield dut.framer.sink.valid.eq(1)
+            yield dut.framer.sink.seq.eq(seq % 2**SEQ_BITS)
             for k, v in t.items():
                 yield getattr(dut.framer.sink, k).eq(v)
             yield

@@ -90,3 +90,23 @@ def test_an_idle_port_never_sends_a_phantom_request():
     responses, on_link, _ = run(dut, reqs)
     assert [typ for typ, _, _ in on_link] == [T_WR_REQ] * 5
     assert len(responses[1]) == 5
+
+
+def test_unanswered_requests_end_with_a_timeout_error_and_late_answers_are_dropped():
+    # The link answers after 150 cycles, the timeout is 60: every access ends with an error at about 60
+    # cycles, and the late answers free their tags without reaching the port a second time.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, timeout=60)
+    reqs = {0: [(64 * i, i % 2, i) for i in range(6)]}
+    responses, on_link, _ = run(dut, reqs, responder_delay=150, cycles=600)
+    assert sorted(i for i, _, _ in responses[0]) == list(range(6))   # each once
+    assert all(err == 1 for _, err, _ in responses[0])
+    assert len(on_link) == 6
+
+
+def test_late_answers_free_the_tags():
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=4, timeout=40)
+    # More accesses than tags: the later ones can only go out once late answers freed the zombie tags.
+    reqs = {0: [(64 * i, 0, 0) for i in range(8)]}
+    responses, on_link, _ = run(dut, reqs, responder_delay=100, cycles=1500)
+    assert sorted(i for i, _, _ in responses[0]) == list(range(8))
+    assert len(on_link) >= 4

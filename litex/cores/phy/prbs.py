@@ -1,0 +1,180 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""PRBS31 generator and checker per lane, for bit error rate measurements on the link's lanes.
+
+PRBS31 is x^31 + x^28 + 1 (ITU-T O.150): bit n of the sequence is bit n-31 XOR bit n-28. Each active lane
+sends one 64-bit word of its own sequence per beat (one block, ctrl flag clear) at the lane rate, for as
+long as the generator is on; link traffic waits. The checker of each lane locks on the first word it
+receives (a word holds 64 consecutive bits, more than the 31 of the state), then compares every following
+word with the sequence and counts differing bits, the ctrl flag included (the 66-bit block's sync header).
+The lock is verified on the next word, which must match exactly (a lock on a damaged word would predict
+a sequence that drifts away slowly); counting starts after that. A word with more than `RELOCK_BITS`
+errors means a lost lock, not a noisy lane: it is not counted and the checker locks again (`relocks`
+counts lost verified locks; a lock that fails its verification is simply taken again).
+"""
+
+from functools import reduce
+from operator import add, xor
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import *
+
+from monet.cores.common.csr import add_status
+from monet.cores.link.common import *
+from monet.cores.link.lanes import MAX_LANES, bundle_layout
+
+PRBS_BITS   = 31
+PRBS_TAP    = 28
+WORD_BITS   = 64
+RELOCK_BITS = 16
+
+
+def prbs31_step_terms(width=WORD_BITS):
+    """For each of the next `width` sequence bits, the state bits whose XOR gives it.
+
+    State bit j holds sequence bit n-31+j (bit 30 is the newest); output bit i is sequence bit n+i."""
+    seq = [frozenset({j}) for j in range(PRBS_BITS)]   # sequence bits n-31 .. n-1 in terms of the state
+    for i in range(width):
+        k = PRBS_BITS + i
+        seq.append(seq[k - PRBS_BITS] ^ seq[k - PRBS_TAP])
+    return [sorted(t) for t in seq[PRBS_BITS:]]
+
+
+def prbs31_reference(state, words, width=WORD_BITS):
+    """Software model: `words` words from a 31-bit state (bit 30 newest); returns (words, next state)."""
+    bits = [(state >> j) & 1 for j in range(PRBS_BITS)]
+    out = []
+    for _ in range(words):
+        word = 0
+        for i in range(width):
+            b = bits[-PRBS_BITS] ^ bits[-PRBS_TAP]
+            bits.append(b)
+            word |= b << i
+        out.append(word)
+    return out, sum(b << j for j, b in enumerate(bits[-PRBS_BITS:]))
+
+
+_TERMS = prbs31_step_terms()
+
+
+def prbs31_word(state):
+    """The next 64 sequence bits from a 31-bit state, as an expression (0 cycles)."""
+    return Cat(*[reduce(xor, [state[j] for j in terms]) for terms in _TERMS])
+
+
+def popcount(module, value, name):
+    """Number of set bits of `value`, in a signal."""
+    count = Signal(max=len(value) + 1, name=name)
+    module.comb += count.eq(reduce(add, [value[i] for i in range(len(value))]))
+    return count
+
+
+class LanePRBS(LiteXModule):
+    """Sits between the striper and the PHY: passes traffic, or sends PRBS31 on every active lane
+    (`tx_enable`), and checks PRBS31 on every received lane (`rx_enable`: received words then go to the
+    checkers only, not to the link). 0 cycles.
+
+    Counters: `words` (per lane, the same on every active lane), `errors[lane]` (bits), `relocks`.
+    """
+    def __init__(self, lanes_log2):
+        self.sink      = sink   = stream.Endpoint(bundle_layout())   # from the striper
+        self.source    = source = stream.Endpoint(bundle_layout())   # to the PHY
+        self.rx_taps   = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]   # received lanes
+        self.tx_enable = Signal()
+        self.rx_enable = Signal()
+        self.clear     = Signal()
+        self.words     = Signal(48)
+        self.errors    = [Signal(32, name=f"prbs_errors{lane}") for lane in range(MAX_LANES)]
+        self.relocks   = Signal(32)
+
+        # # #
+
+        active = Signal(MAX_LANES)
+        self.comb += Case(lanes_log2, {log2: active.eq(2**(1 << log2) - 1) for log2 in range(4)})
+
+        # Transmit: traffic, or one PRBS word per active lane per beat.
+        sent = Signal()
+        self.comb += [
+            sent.eq(source.valid & source.ready),
+            If(self.tx_enable,
+                source.valid.eq(1),
+                sink.ready.eq(0),
+            ).Else(
+                sink.connect(source),
+            ),
+        ]
+        for lane in range(MAX_LANES):
+            state = Signal(PRBS_BITS, name=f"prbs_tx{lane}", reset=(0x2545F491 * (lane + 1)) & (2**PRBS_BITS - 1) or 1)
+            word  = Signal(WORD_BITS, name=f"prbs_word{lane}")
+            self.comb += word.eq(prbs31_word(state))
+            self.sync += If(self.tx_enable & sent, state.eq(word[WORD_BITS - PRBS_BITS:]))
+            self.comb += If(self.tx_enable,
+                getattr(source, f"lane{lane}_data").eq(word),
+                getattr(source, f"lane{lane}_ctrl").eq(0),
+                getattr(source, f"lane{lane}_used").eq(active[lane]),
+            )
+
+        # Receive: per-lane checker, locked on the first word.
+        lane0_word = Signal()
+        for lane in range(MAX_LANES):
+            tap = self.rx_taps[lane]
+            locked   = Signal(name=f"prbs_locked{lane}")
+            verified = Signal(name=f"prbs_verified{lane}")
+            state  = Signal(PRBS_BITS, name=f"prbs_rx{lane}")
+            got    = tap.data[:WORD_BITS]
+            expect = Signal(WORD_BITS, name=f"prbs_expect{lane}")
+            diff   = Signal(WORD_BITS + 1, name=f"prbs_diff{lane}")
+            self.comb += [
+                expect.eq(prbs31_word(state)),
+                diff.eq(Cat(got ^ expect, tap.ctrl[0])),
+            ]
+            wrong = popcount(self, diff, f"prbs_wrong{lane}")
+            check = Signal(name=f"prbs_check{lane}")
+            lost  = Signal(name=f"prbs_lost{lane}")
+            self.comb += [
+                check.eq(self.rx_enable & active[lane] & tap.valid & tap.used[0]),
+                lost.eq(locked & ((wrong > RELOCK_BITS) | (~verified & (wrong != 0)))),
+            ]
+            if lane == 0:
+                self.comb += lane0_word.eq(check & verified & ~lost)
+            self.sync += [
+                If(self.clear,
+                    locked.eq(0), verified.eq(0), self.errors[lane].eq(0),
+                ).Elif(check,
+                    If(~locked | lost,
+                        locked.eq(1), verified.eq(0), state.eq(got[WORD_BITS - PRBS_BITS:]),
+                    ).Else(
+                        verified.eq(1),
+                        state.eq(expect[WORD_BITS - PRBS_BITS:]),
+                        If(verified, self.errors[lane].eq(self.errors[lane] + wrong)),
+                    ),
+                ),
+            ]
+            if lane == 0:
+                self.sync += If(self.clear, self.relocks.eq(0)).Elif(check & lost & verified,
+                                                                    self.relocks.eq(self.relocks + 1))
+        self.sync += If(self.clear, self.words.eq(0)).Elif(lane0_word, self.words.eq(self.words + 1))
+
+    def add_prbs_control(self):
+        self._enable  = CSRStorage(fields=[
+            CSRField("tx", size=1, description="Send PRBS31 on every active lane (link traffic waits)."),
+            CSRField("rx", size=1, description="Check PRBS31 on every active lane (received words skip the link)."),
+        ])
+        self._clear   = CSR()
+        self._words   = CSRStatus(48, description="Words checked per lane (64 data bits + sync header each).")
+        self._relocks = CSRStatus(32, description="Lane 0: verified locks lost (a word too wrong to be noise).")
+        self.comb += [
+            self.tx_enable.eq(self._enable.fields.tx),
+            self.rx_enable.eq(self._enable.fields.rx),
+            self.clear.eq(self._clear.re),
+            self._words.status.eq(self.words),
+            self._relocks.status.eq(self.relocks),
+        ]
+        for lane in range(MAX_LANES):
+            add_status(self, f"errors{lane}", self.errors[lane], f"Bit errors seen on lane {lane}.")

@@ -1,0 +1,78 @@
+"""ErrorInjector (litex/cores/phy/errors.py): blocks are hit at the programmed rate, a hit flips the
+programmed run of bits, unused slots are never hit, and a seed repeats a run exactly."""
+
+import pytest
+from migen import *
+
+from monet.cores.link.lanes import MAX_LANES
+from monet.cores.link.common import lane_slots
+from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS, block_threshold
+
+
+def run(p_block, burst=1, lanes=8, cycles=1500, seed=None):
+    """Full beats of zero words over `lanes` lanes; returns (hits counted, flipped bit positions per hit)."""
+    dut = ErrorInjector(salt=3)
+    flips = []
+
+    def bench():
+        for lane in range(MAX_LANES):
+            yield dut.thresholds[lane].eq(round(p_block * 2**THRESHOLD_BITS))
+        yield dut.burst.eq(burst)
+        if seed is not None:
+            yield dut.seed.eq(seed)
+            yield dut.seed_load.eq(1)
+            yield
+            yield dut.seed_load.eq(0)
+        per_lane = 8 // lanes
+        for lane in range(lanes):
+            yield getattr(dut.sink, f"lane{lane}_used").eq(2**per_lane - 1)
+        yield dut.sink.valid.eq(1)
+        yield dut.source.ready.eq(1)
+        for _ in range(cycles):
+            yield
+            for lane in range(MAX_LANES):
+                data = yield getattr(dut.source, f"lane{lane}_data")
+                ctrl = yield getattr(dut.source, f"lane{lane}_ctrl")
+                for slot in range(lane_slots(lane)):
+                    word = (data >> (64 * slot)) & (2**64 - 1) | ((ctrl >> slot) & 1) << 64
+                    if word:
+                        flips.append((lane, slot, word))
+        yield dut.sink.valid.eq(0)
+        yield
+        flips.append(("blocks", (yield dut.blocks), (yield dut.hits)))
+
+    run_simulation(dut, bench())
+    blocks, hits = flips.pop()[1:]
+    return blocks, hits, flips
+
+
+@pytest.mark.parametrize("lanes", [1, 8])
+def test_hit_rate_matches_threshold_and_idle_slots_stay_clean(lanes):
+    blocks, hits, flips = run(0.02, lanes=lanes)
+    assert blocks == 8 * 1500
+    expected = 0.02 * blocks
+    assert abs(hits - expected) < 4 * expected**0.5          # binomial, 4 sigma
+    assert len(flips) == hits
+    assert all(lane < lanes for lane, _, _ in flips)          # lanes not in use carry nothing, get nothing
+    assert all(bin(word).count("1") == 1 for _, _, word in flips)
+
+
+def test_bursts_flip_a_run_of_bits():
+    _, hits, flips = run(0.02, burst=5)
+    assert hits > 0
+    for _, _, word in flips:
+        bits = [i for i in range(65) if word >> i & 1]
+        assert bits == list(range(bits[0], bits[0] + len(bits))) and 1 <= len(bits) <= 5
+
+
+def test_seed_repeats_a_run_and_another_seed_does_not():
+    a = run(0.05, cycles=300, seed=11)[2]
+    b = run(0.05, cycles=300, seed=11)[2]
+    c = run(0.05, cycles=300, seed=12)[2]
+    assert a == b and a != c
+
+
+def test_threshold_from_ber():
+    assert block_threshold(0) == 0
+    assert block_threshold(1e-12) == round((1 - (1 - 1e-12)**66) * 2**40)
+    assert abs(block_threshold(1e-5) / 2**40 - 66e-5) < 1e-6
