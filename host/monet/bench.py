@@ -169,9 +169,6 @@ def _delta(after, before, keys):
 
 RETRY_KEYS = ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls", "naks", "duplicates",
               "out_of_order", "reinits", "down_cycles", "crc_errors", "frames")
-# Wire bits of one 64 B access at full load, both directions (9 blocks of data unit, 2 of request or ack,
-# trailers shared): to size a run for a number of bits.
-ACCESS_LINE_BITS = 66 * 10.5
 MAX_RUN_CYCLES = 5_000_000
 
 
@@ -194,7 +191,7 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
     model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, reference["bandwidth_GBps"])
     lines_per_cycle = reference["bandwidth_GBps"] * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
     efficiency = max(model["predicted_efficiency"], 0.001)
-    count = int(bits / 2 / ACCESS_LINE_BITS)
+    count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
     if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits
         count = max(2000, min(count, int(MAX_RUN_CYCLES * lines_per_cycle * efficiency)))
     cycles_per_line = 64 / efficiency

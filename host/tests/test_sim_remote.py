@@ -11,7 +11,7 @@ ALL_ONES = 0xFFFFFFFF
 
 @pytest.mark.parametrize("lanes", [1, 2, 4, 8])
 def test_seeded_data_round_trip_every_lane_count(sim, lanes):
-    bench.configure_link(sim, 8, lanes, 10.0 if lanes < 8 else 15.0)
+    before = bench.configure_link(sim, 8, lanes, 10.0 if lanes < 8 else 15.0)
     windows = bench.map_remote_windows(sim)
     for i, offset in enumerate(windows):
         seed = 100 * lanes + i
@@ -22,7 +22,8 @@ def test_seeded_data_round_trip_every_lane_count(sim, lanes):
     wrong = sim.command(f"check addr={windows[0] + 4096 * lanes} bytes=1024 seed={100 * lanes + 7}")
     assert wrong["errors"] > 0
     link = sim.command("link")
-    assert link["crc_errors_c"] == 0 and link["crc_errors_m"] == 0
+    # The counters are cumulative over the session (the reliability tests inject errors): none new here.
+    assert (link["crc_errors_c"], link["crc_errors_m"]) == (before["crc_errors_c"], before["crc_errors_m"])
     bench.configure_link(sim, 8, 8, 15.0)
 
 
