@@ -388,7 +388,7 @@ def make_parser():
                      help="the run whose bandwidth is reported (both run, the read checks every byte)")
     ber.add_argument("--bits", type=_float_range("bits", 1e6, 1e13), default=1e10,
                      help="line bits to push through the errors, both runs (default 1e10)")
-    ber.add_argument("--burst", type=_positive("burst", 32), default=1, help="bits flipped per error (1..32)")
+    ber.add_argument("--burst", type=_positive("burst", 32), default=1, help="bits flipped per error event (1..32); --ber then sets the rate of events")
     ber.add_argument("--seed", type=_nonnegative("seed"), default=1, help="error generators' seed")
     _add_path_arguments(ber)
     ber.add_argument("--json", action="store_true")

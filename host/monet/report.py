@@ -210,7 +210,8 @@ def _plot_ber(records, path):
             profile, op, lanes, rate, distance, burst = key
             xs = [r["point"]["ber"] for r in rs]
             line, = ax.plot(xs, [r["result"]["efficiency_vs_error_free"] for r in rs], "o-",
-                            label=f"{profile} {op} {lanes}x{rate:g}G {distance:g} m")
+                            label=f"{profile} {op} {lanes}x{rate:g}G {distance:g} m"
+                                  + (f", {burst}-bit bursts" if burst != 1 else ""))
             ax.plot(xs, [r["result"]["predicted"]["predicted_efficiency"] for r in rs], "--",
                     color=line.get_color(), label="replay model")
         for rate, eff in PAPER_BER_EFFICIENCY.items():
@@ -339,8 +340,8 @@ def make_report(results_dir, out_dir=None):
                            r["result"]["corrupted_words"], r["result"]["bus_errors"]] for r in ber],
                          "ber.png",
                          "Errors on every lane, both directions; a write pass then a checked read pass. 'corrupted' "
-                         "counts accesses whose data did not match (any word). Model: 1 - errors/s x bytes "
-                         "replayed per error / bandwidth (host/monet/reliability.py). The paper's 1e-12 figures "
+                         "counts accesses whose data did not match (any word). Model: 1 / (1 + errors/s x bytes "
+                         "replayed per error / bandwidth) (host/monet/reliability.py), for single-bit errors. The paper's 1e-12 figures "
                          "(85.7 / 81.2 / 63.6 % at 10 / 12.5 / 15 Gb/s) cannot come from replay cost alone: at "
                          "1e-12, 8 x 15 Gb/s sees 0.12 errors a second."))
 
