@@ -20,6 +20,13 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
     return link
 
 
+def configure_retry(target, profile, delay_cycles):
+    """Sets the replay timer and nak policy of `profile` for a one-way delay; returns (timeout, nak)."""
+    timeout, nak = reliability.replay_settings(profile, delay_cycles)
+    target.command(f"retry timeout={timeout} nak={nak}")
+    return timeout, nak
+
+
 def link_record(link):
     """The link settings stored with every result."""
     keys = ("profile", "memory", "block_ps", "delay", "memlat", "max_units", "pairing", "issue_rate")
@@ -182,8 +189,7 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
     benchmark at BER 0.
     """
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
-    timeout, nak = reliability.replay_settings(profile, link["delay"])
-    target.command(f"retry timeout={timeout} nak={nak}")
+    timeout, nak = configure_retry(target, profile, link["delay"])
     set_errors(target, 0.0, seed=seed)
     common = dict(outstanding=outstanding, distance_m=distance_m, lanes=lanes, rate_gbps=rate_gbps,
                   profile=profile, memory=memory)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from monet import bench, reliability
+from monet import bench
 
 
 @pytest.fixture
@@ -40,8 +40,7 @@ def test_cpu_memtest_passes_under_errors(noisy):
 
 def test_link_down_for_10_us_in_the_middle_of_traffic(noisy):
     link = bench.configure_link(noisy, 36, 8, 15.0)
-    timeout, nak = reliability.replay_settings("ours", link["delay"])
-    noisy.command(f"retry timeout={timeout} nak={nak}")
+    bench.configure_retry(noisy, "ours", link["delay"])
     bench.bandwidth(noisy, "write", 128, 36, 8, 15.0, count=20000, seed=3)
     before = noisy.command("retry")
     noisy.command("errinj down=2500 down_after=8000")    # 10 us at 250 MHz, 32 us into the read run

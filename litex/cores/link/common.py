@@ -29,6 +29,11 @@ T_ERR    = 5
 T_TRAILER = 0xF
 
 
+def carries_line(frame_type):
+    """True for the frame types that carry a 64-byte line (write requests and read responses)."""
+    return (frame_type == T_WR_REQ) | (frame_type == T_RD_RSP)
+
+
 # A transaction as ReMAT and the memory card see it (one per frame).
 txn_layout = [
     ("type",  4),

@@ -46,10 +46,6 @@ CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
 
 
-def carries_line(frame_type):
-    return (frame_type == T_WR_REQ) | (frame_type == T_RD_RSP)
-
-
 def unit_length(frame_type, masked, paired):
     """Blocks of a unit: 1 without data, 9 with a line, 10 with a line and a mask, 17 with two lines."""
     return Mux(carries_line(frame_type), Mux(masked, 10, Mux(paired, 17, 9)), 1)

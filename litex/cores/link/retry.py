@@ -137,7 +137,7 @@ class RetryBuffer(LiteXModule):
             If(replay,
                 self.replayed_txns.eq(self.replayed_txns + 1),
                 self.replayed_bytes.eq(self.replayed_bytes +
-                    Mux((source.type == T_WR_REQ) | (source.type == T_RD_RSP), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY)),
+                    Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY)),
             ),
             If(ack_ok, ap.eq(self.ack)),
             If(progress | (hi == ap) | rewind, timer.eq(0)).Else(timer.eq(timer + 1)),

@@ -138,12 +138,14 @@ class SimChannel(LiteXModule):
 
         self.a2b = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=1)
         self.b2a = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=2)
-        self.thresholds = self.a2b.errors.thresholds
-        for direction in (self.b2a,):
-            err = direction.errors
+        # Error settings shared by both directions (each direction keeps its own generators).
+        self.thresholds = [Signal(THRESHOLD_BITS, name=f"threshold{lane}") for lane in range(MAX_LANES)]
+        self.burst      = Signal(6, reset=1)
+        self.seed       = Signal(32)
+        self.seed_load  = Signal()
+        for err in (self.a2b.errors, self.b2a.errors):
             self.comb += [b.eq(a) for a, b in zip(self.thresholds, err.thresholds)]
-            self.comb += [err.burst.eq(self.a2b.errors.burst), err.seed.eq(self.a2b.errors.seed),
-                          err.seed_load.eq(self.a2b.errors.seed_load)]
+            self.comb += [err.burst.eq(self.burst), err.seed.eq(self.seed), err.seed_load.eq(self.seed_load)]
         remaining = Signal(32)
         wait      = Signal(32)
         armed     = Signal()
@@ -186,11 +188,10 @@ class SimChannel(LiteXModule):
         self._blocks_b2a = CSRStatus(48, description="Blocks carried memory-to-compute.")
         self._hits_a2b   = CSRStatus(32, description="Blocks hit by an error compute-to-memory.")
         self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
-        err = self.a2b.errors
         self.comb += [
-            err.burst.eq(self._ber_burst.storage),
-            err.seed.eq(self._ber_seed.storage),
-            err.seed_load.eq(self._ber_seed.re),
+            self.burst.eq(self._ber_burst.storage),
+            self.seed.eq(self._ber_seed.storage),
+            self.seed_load.eq(self._ber_seed.re),
             self.down_for.eq(self._down.storage),
             self.down_after.eq(self._down_after.storage),
             self.go_down.eq(self._down.re),
