@@ -14,32 +14,14 @@
 #include "monet_hal.h"
 #include "remat.h"
 #include "pbb.h"
+#include "cpu_counters.h"
+#include "stream_run.h"
 
 #define MAX_ARGS     12
 #define MAX_SAMPLES  1024
 #define LINE_BYTES   64
 
 static uint32_t cpu_samples[MAX_SAMPLES], hw_samples[MAX_SAMPLES];
-
-/* Counters ----------------------------------------------------------------------------------- */
-
-static inline uint32_t rdcycle32(void) { uint32_t v; __asm__ volatile("csrr %0, mcycle" : "=r"(v)); return v; }
-
-static uint64_t rd64(int instret) {
-    uint32_t hi, lo, hi2;
-    do {
-        if (instret) {
-            __asm__ volatile("csrr %0, minstreth" : "=r"(hi));
-            __asm__ volatile("csrr %0, minstret"  : "=r"(lo));
-            __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
-        } else {
-            __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
-            __asm__ volatile("csrr %0, mcycle"  : "=r"(lo));
-            __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
-        }
-    } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
-}
 
 /* Arguments: key=value pairs after the command word. ------------------------------------------ */
 
@@ -455,6 +437,40 @@ static void cmd_pbb(struct args *a) {
     printf("}\n");
 }
 
+/* stream mem=local|remote n= reps= addr= corrupt=0|1 : STREAM's four kernels on 32-bit words. Cycles per
+ * kernel (best, mean, worst over the repetitions after the first); the host turns them into MB/s. */
+static void cmd_stream(struct args *a) {
+    static const char *names[] = {"copy", "scale", "add", "triad"};
+    const char *mem = arg_str(a, "mem", "local");
+    uint32_t n = arg_u32(a, "n", 4096), reps = arg_u32(a, "reps", 10), off = arg_u32(a, "addr", 0);
+    int local = !strcmp(mem, "local");
+    if (!local && strcmp(mem, "remote")) { error("mem must be local or remote"); return; }
+    if (n < 16 || reps < 2 || reps > 1000) { error("n must be >= 16 and reps 2..1000"); return; }
+    uint32_t bytes = stream_footprint(n);
+    if (local ? bytes > MAIN_RAM_SIZE : !window_ok(off, bytes) || (off & 63)) {
+        error(local ? "3 arrays of n words must fit in local RAM" :
+                      "addr must be 64-aligned and 3 arrays of n words must fit in the remote window");
+        return;
+    }
+    struct remat_faults f0;
+    remat_faults(&f0);
+    static struct stream_run r;
+    stream_run(local ? (uintptr_t)MAIN_RAM_BASE : (uintptr_t)remote(off), n, reps,
+               arg_u32(a, "corrupt", 0) != 0, &r);
+    printf("{\"mem\": \"%s\", \"addr\": %u, \"n\": %u, \"reps\": %u, \"word_bytes\": %u, \"kernels\": {",
+           mem, (unsigned)(local ? 0 : off), (unsigned)n, (unsigned)reps, STREAM_WORD_BYTES);
+    for (int k = 0; k < 4; k++)
+        printf("%s\"%s\": {\"bytes\": %u, \"min_cycles\": %llu, \"sum_cycles\": %llu, \"max_cycles\": %llu}",
+               k ? ", " : "", names[k], (unsigned)r.bytes[k],
+               (unsigned long long)r.min_cycles[k], (unsigned long long)r.sum_cycles[k],
+               (unsigned long long)r.max_cycles[k]);
+    printf("}, \"cycles\": %llu, \"instret\": %llu, \"validates\": %s, \"bad\": [%u, %u, %u], ",
+           (unsigned long long)r.cycles, (unsigned long long)r.instret, r.validates ? "true" : "false",
+           (unsigned)r.bad[0], (unsigned)r.bad[1], (unsigned)r.bad[2]);
+    print_faults(f0.count);
+    printf("}\n");
+}
+
 static void cmd_counters(struct args *a) {
     (void)a;
     uint64_t c = rd64(0), i = rd64(1);
@@ -500,6 +516,7 @@ static const struct command commands[] = {
     {"lat",      cmd_lat,      "op=read|write addr= n= stride="},
     {"chase",    cmd_chase,    "addr= lines= n= seed="},
     {"pbb",      cmd_pbb,      "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 timeout=cycles"},
+    {"stream",   cmd_stream,   "mem=local|remote n=words reps=2..1000 addr= corrupt=0|1: STREAM, cycles per kernel"},
     {"counters", cmd_counters, "mcycle, minstret"},
     {"faults",   cmd_faults,   "fault counter and latch"},
     {"exit",     cmd_exit,     "end the simulation"},

@@ -8,10 +8,16 @@
       rate_gbps: [15]
       profile: [ours, monet]  # our link, or the MONet paper's streamer + Aurora (monet/profiles.py)
       memory: [sram]          # or ddr4
+      target: [sim]           # sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)
     benchmarks:
       - latency:   {op: [read, write], samples: [50]}
       - bandwidth: {op: [read], pattern: [seq, random], size: [64, 128], outstanding: [128], count: [20000]}
       - ber:       {ber: [0, 1.0e-9, 1.0e-6], bits: [1.0e+9], burst: [1], op: [read]}
+      - stream:    {node: [0, 1], n: [4096], reps: [3]}   # node 0 local memory, 1 remote memory (sim, qemu)
+      - ycsb:      {workload: [a, b, c, f], node: [1], operations: [10000], threads: [4]}   # qemu
+      - perf:      {node: [0, 1], n: [2000000], reps: [5]}  # perf stat over STREAM (qemu)
+
+A benchmark runs only on the targets of RUNS_ON; a combination of axes it does not run on is left out.
 
 Instead of `axes` and `benchmarks`, `sweeps:` may list several {axes, benchmarks} pairs, each a product of
 its own (a distance sweep at one lane setting, a lane x rate sweep at one distance, ...).
@@ -63,6 +69,7 @@ AXES = {
     "rate_gbps": _one_of(link_model.RATES_GBPS, ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)),
     "profile": _one_of(tuple(PROFILES)),
     "memory": _one_of(tuple(MEMORY_CYCLES)),
+    "target": _one_of(("sim", "qemu")),
 }
 BENCHMARKS = {
     "latency": {
@@ -82,12 +89,36 @@ BENCHMARKS = {
         "burst": _number_range(1, 32, integer=True),
         "op": _one_of(("read", "write")),
     },
+    "stream": {
+        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
+        "n": _number_range(16, 10**9, integer=True),
+        "reps": _number_range(2, 1000, integer=True),
+    },
+    "ycsb": {
+        "workload": _one_of(("a", "b", "c", "f")),
+        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
+        "operations": _number_range(1, 10**8, integer=True),
+        "threads": _number_range(1, 64, integer=True),
+    },
+    "perf": {
+        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
+        "n": _number_range(1000, 10**9, integer=True),
+        "reps": _number_range(2, 1000, integer=True),
+    },
 }
+# Where each benchmark runs: the sim's soft CPU, or Linux on the board-in-a-box (monet.qemu).
+RUNS_ON = {"latency": ("sim",), "bandwidth": ("sim",), "ber": ("sim",), "stream": ("sim", "qemu"),
+           "ycsb": ("qemu",), "perf": ("qemu",)}
+SIM_STREAM_MAX_WORDS = 20000   # 3 arrays in the sim's 256 KiB local RAM
 DEFAULTS = {
-    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"], "memory": ["sram"]},
+    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"], "memory": ["sram"],
+             "target": ["sim"]},
     "latency": {"op": ["read"], "samples": [100]},
     "bandwidth": {"op": ["read"], "pattern": ["seq"], "size": [64], "outstanding": [128], "count": [20000]},
     "ber": {"ber": [0.0], "bits": [1e9], "burst": [1], "op": ["read"]},
+    "stream": {"node": [0, 1], "n": [4096], "reps": [3]},
+    "ycsb": {"workload": ["a", "b", "c", "f"], "node": [1], "operations": [10000], "threads": [4]},
+    "perf": {"node": [0, 1], "n": [2000000], "reps": [5]},
 }
 
 
@@ -174,8 +205,16 @@ class Campaign:
                 if key not in BENCHMARKS[name]:
                     raise CampaignError(f"{path}: {here}.{name}: unknown parameter {key!r}; accepted: "
                                         f"{', '.join(BENCHMARKS[name])}")
-            benchmarks.append((name, {k: _values(path, f"{here}.{name}.{k}", params.get(k, DEFAULTS[name][k]), check)
-                                      for k, check in BENCHMARKS[name].items()}))
+            values = {k: _values(path, f"{here}.{name}.{k}", params.get(k, DEFAULTS[name][k]), check)
+                      for k, check in BENCHMARKS[name].items()}
+            targets = [t for t in axes["target"] if t in RUNS_ON[name]]
+            if not targets:
+                raise CampaignError(f"{path}: {here}: {name} runs on {' or '.join(RUNS_ON[name])} only; add it to "
+                                    f"{where}axes.target")
+            if name == "stream" and "sim" in targets and max(values["n"]) > SIM_STREAM_MAX_WORDS:
+                raise CampaignError(f"{path}: {here}.stream.n: {max(values['n'])} does not fit the sim's local RAM; "
+                                    f"accepted on the sim: 16 to {SIM_STREAM_MAX_WORDS}")
+            benchmarks.append((name, values))
         return axes, benchmarks
 
     def points(self):
@@ -187,6 +226,8 @@ class Campaign:
             for combo in itertools.product(*(axes[k] for k in axis_names)):
                 base = dict(zip(axis_names, combo))
                 for name, params in benchmarks:
+                    if base["target"] not in RUNS_ON[name]:
+                        continue
                     names = list(params)
                     for values in itertools.product(*(params[k] for k in names)):
                         for rep in range(self.repetitions):
@@ -260,16 +301,27 @@ def git_revision(repo):
         return None
 
 
-def write_manifest(store, campaign, build):
+def write_manifest(store, campaign, build=None, image=None):
+    """manifest.json: the campaign, versions, git revision, and per target what was run: the sim's gateware
+    and firmware hashes, clock and topology; the QEMU image's hash, kernel, packages and machine."""
     from monet.sim import REPO, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
         "campaign_text": campaign.text, "points": len(campaign.points()),
-        "git_revision": git_revision(REPO), "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
-        "versions": tool_versions(), "nominal_clock_hz": link_model.NOMINAL_CLK_HZ,
-        "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card (4 MiB on-card memory)",
-        "phy_model": {"tx_ui": link_model.PHY_TX_UI, "rx_ui": link_model.PHY_RX_UI,
-                      "fiber_ns_per_m": link_model.FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
+        "git_revision": git_revision(REPO), "versions": tool_versions(),
     }
+    if build is not None:
+        manifest.update({
+            "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
+            "nominal_clock_hz": link_model.NOMINAL_CLK_HZ,
+            "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card (4 MiB on-card memory)",
+            "phy_model": {"tx_ui": link_model.PHY_TX_UI, "rx_ui": link_model.PHY_RX_UI,
+                          "fiber_ns_per_m": link_model.FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
+        })
+    if image is not None:
+        from monet import qemu
+        manifest["qemu"] = {"image_hash": image.hash, **image.info, "machine": "virt", "cpu": "cortex-a53",
+                            "cpus": qemu.CPUS, "node_memory_mb": list(qemu.MEMORY_MB),
+                            "node_distance": qemu.NODE_DISTANCE, "qemu": qemu.qemu_version()}
     (store.dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest

@@ -9,6 +9,7 @@ import time
 from monet import link_model
 from monet.bench import SIZES
 from monet.profiles import MEMORY_CYCLES, PROFILES
+from monet.qemu import QemuError
 from monet.report import PAPER
 
 OPS = ("read", "write")
@@ -92,6 +93,13 @@ def _open_sim(args):
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
     build = SimBuild(log=log).ensure()
     return build, SimTarget(build)
+
+
+def _open_qemu(forward=False):
+    from monet import qemu, ycsb
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True))
+    image = qemu.GuestImage(log=log).ensure()
+    return image, qemu.QemuTarget(image, forward_port=ycsb.free_port() if forward else None, log=log)
 
 
 def _print_table(rows, headers):
@@ -274,6 +282,87 @@ def cmd_bench_prbs(args):
     return 0 if inside else 1
 
 
+def cmd_bench_stream(args):
+    from monet import stream
+    t0 = time.time()
+    try:
+        if args.target == "host":
+            result = stream.run_host(args.elements or 10_000_000, args.reps or 10, args.threads, args.node)
+        elif args.target == "qemu":
+            image, guest = _open_qemu()
+            with guest:
+                result = stream.run_qemu(guest, args.node if args.node is not None else 0,
+                                         args.elements or stream.QEMU_ELEMENTS, args.reps or stream.QEMU_REPETITIONS,
+                                         args.threads or 4, perf=True)
+            result.update(image_hash=image.hash, kernel=image.info["kernel_package"])
+        else:
+            build, target = _open_sim(args)
+            with target:
+                result = stream.run_sim(target, args.node if args.node is not None else 0, args.distance,
+                                        args.lanes, args.rate, n=args.elements or stream.SIM_ELEMENTS,
+                                        repetitions=args.reps or stream.SIM_REPETITIONS)
+            result.update(gateware_hash=build.hash, firmware_hash=build.firmware_hash)
+    except stream.StreamError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    result["wall_seconds"] = round(time.time() - t0, 1)
+    if args.json:
+        print(json.dumps(result))
+        return 0 if result["validates"] else 1
+    where = f"node {result['node']}" if result["node"] is not None else "default placement"
+    print(f"STREAM on {args.target} ({where}), {result['n']} elements of {result['element_bytes']} B, "
+          f"{result['repetitions']} repetitions, {result['threads']} thread(s)"
+          + (f", {args.distance:g} m, {args.lanes} x {args.rate:g} Gb/s" if args.target == "sim" else ""))
+    _print_table([[k.capitalize(), f"{v['best_MBps']:.1f}", f"{v['avg_s']:.6f}", f"{v['min_s']:.6f}",
+                   f"{v['max_s']:.6f}"] for k, v in result["kernels"].items()],
+                 ["Function", "Best Rate MB/s", "Avg time", "Min time", "Max time"])
+    if result.get("ipc") is not None:
+        print(f"IPC {result['ipc']:.3f} ({result['instructions' if 'instructions' in result else 'instret']:.0f} "
+              f"instructions in {result['cycles']:.0f} cycles)")
+    elif "ipc_note" in result:
+        print(f"IPC not available: {result['ipc_note']}")
+    print(f"validation: {'PASS' if result['validates'] else 'FAIL'} ({result['bad_elements']} bad elements)")
+    return 0 if result["validates"] else 1
+
+
+def cmd_bench_ycsb(args):
+    from monet import ycsb
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True))
+    t0 = time.time()
+    try:
+        if args.target == "qemu":
+            image, guest = _open_qemu(forward=True)
+            with guest:
+                result = ycsb.run_qemu(guest, args.workload, node=1 if args.node is None else args.node,
+                                       threads=args.threads, operations=args.operations, log=log)
+            result.update(image_hash=image.hash, kernel=image.info["kernel_package"])
+        else:
+            result = ycsb.run_host(args.workload, node=args.node, threads=args.threads, operations=args.operations,
+                                   log=log)
+    except ycsb.YcsbError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    result["wall_seconds"] = round(time.time() - t0, 1)
+    ok = result["failed"] == 0
+    if args.json:
+        print(json.dumps(result))
+        return 0 if ok else 1
+    print(f"YCSB workload {args.workload.upper()} on memcached ({args.target}"
+          + (f", node {args.node}" if args.node is not None else "") + f"), {result['threads']} threads, "
+          f"{result['operations']} operations")
+    _print_table([[name, v["operations"], _fmt_us(v["avg_us"]), _fmt_us(v["p95_us"]), _fmt_us(v["p99_us"]),
+                   v["failed"]] for name, v in sorted(result["per_operation"].items())],
+                 ["operation", "count", "avg (us)", "p95 (us)", "p99 (us)", "failed"])
+    print(f"throughput {result['ops_per_s']:.1f} ops/s, average latency {_fmt_us(result['avg_latency_us'])} us, "
+          f"p99 {_fmt_us(result['p99_latency_us'])} us")
+    print("IPC " + (f"{result['ipc']:.3f}" if result["ipc"] is not None else f"not available: {result['ipc_note']}"))
+    return 0 if ok else 1
+
+
+def _fmt_us(v):
+    return "-" if v is None else f"{v:.1f}"
+
+
 def cmd_link_budget(args):
     from monet import reliability
     rates = [args.rate] if args.rate else sorted(reliability.SENSITIVITY_DBM)
@@ -405,6 +494,37 @@ def make_parser():
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_bench_prbs)
 
+    st = bench.add_parser("stream", help="STREAM Copy/Scale/Add/Triad: best MB/s per kernel and validation")
+    st.add_argument("--target", type=_choice("target", ("host", "sim", "qemu"), str, "host, sim, qemu"), default="sim",
+                    help="host: this machine; sim: the soft CPU on local RAM or remote memory (default); "
+                         "qemu: Linux on the board-in-a-box")
+    st.add_argument("--node", type=_choice("node", (0, 1, 2, 3, 4, 5, 6, 7), int, "0 to 7"), default=None,
+                    help="NUMA node of the arrays (sim: 0 local RAM, 1 remote memory; host, qemu: numactl --membind)")
+    st.add_argument("--distance", type=_distance, default=8.0, help="sim: round-trip fiber length, metres")
+    st.add_argument("--lanes", type=_lanes, default=8, help="sim: bonded lanes")
+    st.add_argument("--rate", type=_rate, default=15.0, help="sim: lane rate, Gb/s")
+    st.add_argument("--elements", type=_positive("elements", 2**34), default=None,
+                    help="array elements (default: 10M on host, 2M on qemu, 4096 words on the sim)")
+    st.add_argument("--reps", type=_choice("reps", range(2, 1001), int, "2 to 1000"), default=None,
+                    help="repetitions, the first untimed (default: 10 on host, 5 on qemu, 3 on the sim)")
+    st.add_argument("--threads", type=_positive("threads", 256), default=None,
+                    help="host, qemu: threads (default: all CPUs; 4 on qemu)")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_bench_stream)
+
+    yc = bench.add_parser("ycsb", help="YCSB workload A, B, C or F against memcached: ops/s, latency, IPC")
+    yc.add_argument("--target", type=_choice("target", ("host", "qemu"), str, "host, qemu"), default="qemu",
+                    help="qemu: memcached in the board-in-a-box guest (default, node 1); host: on this machine")
+    yc.add_argument("--workload", required=True, type=_choice("workload", ("a", "b", "c", "f"), str.lower,
+                                                              "a, b, c, f"), help="YCSB core workload")
+    yc.add_argument("--node", type=_choice("node", tuple(range(8)), int, "0 to 7"), default=None,
+                    help="NUMA node of memcached's memory (numactl --membind; qemu default 1, the remote stand-in)")
+    yc.add_argument("--threads", type=_positive("threads", 64), default=4, help="YCSB client threads (default 4)")
+    yc.add_argument("--operations", type=_positive("operations", 10**8), default=10_000,
+                    help="operations in the run phase (default 10000)")
+    yc.add_argument("--json", action="store_true")
+    yc.set_defaults(func=cmd_bench_ycsb)
+
     mt = bench.add_parser("memtest", help="seeded data through every remote window")
     mt.add_argument("--bytes", type=_positive("bytes", 4 * 1024 * 1024), default=64 * 1024)
     mt.add_argument("--seed", type=_nonnegative("seed"), default=1)
@@ -457,7 +577,7 @@ def main(argv=None):
     from monet.sim import SimError
     try:
         return args.func(args)
-    except SimError as e:
+    except (SimError, QemuError) as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,7 +1,8 @@
 """pytest plugin: fixtures for end-to-end tests on the sim SoC, one model build per run shared by every test.
 
 Registered through the `pytest11` entry point, so any pytest in the project venv has them:
-`sim_build` (the built model and firmware) and `sim` (a running sim with the remote windows mapped).
+`sim_build` (the built model and firmware), `sim` (a running sim with the remote windows mapped),
+`qemu_image` and `qemu_guest` (the board-in-a-box image and a booted guest).
 """
 
 import pytest
@@ -48,11 +49,31 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
-def campaign_store(request, sim_build):
+def qemu_image():
+    from monet.qemu import GuestImage
+    return GuestImage(log=print).ensure()
+
+
+@pytest.fixture(scope="session")
+def qemu_guest(qemu_image):
+    """A booted board-in-a-box guest with a loopback port forwarded to its memcached port."""
+    from monet.qemu import QemuTarget
+    from monet.ycsb import free_port
+    guest = QemuTarget(qemu_image, forward_port=free_port())
+    yield guest
+    guest.close()
+
+
+@pytest.fixture(scope="session")
+def campaign_store(request):
+    """The results folder of the campaign; its manifest names the sim build and the QEMU image the points
+    use (each built only when a point needs it)."""
     from monet.campaign import Campaign, ResultsStore, write_manifest
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)
-    write_manifest(store, campaign, sim_build)
+    targets = {p["target"] for p in campaign.points()}
+    write_manifest(store, campaign, request.getfixturevalue("sim_build") if "sim" in targets else None,
+                   request.getfixturevalue("qemu_image") if "qemu" in targets else None)
     store.total = len(campaign.points())
     return store

@@ -25,7 +25,7 @@ PAPER = {
 
 
 # Axes that results from older campaigns may lack.
-POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours"}
+POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim"}
 
 
 def load(results_dir):
@@ -245,6 +245,156 @@ def _has_distance_sweep(records):
     return any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in groups.values())
 
 
+# The paper's STREAM at 36 m (T7, Fig 14): sustained % of local per memory and lane rate, and IPC (T9).
+PAPER_STREAM_36M = {("HMC", 15.0): 0.911, ("DDR4", 15.0): 0.622, ("HMC", 10.0): 0.89, ("DDR4", 10.0): 0.516}
+PAPER_IPC_SLOPE_PER_M = -0.0053
+STREAM_KERNELS = ("copy", "scale", "add", "triad")
+STREAM_SERIES = ("profile", "memory", "lanes", "rate_gbps", "n", "reps")
+
+
+def stream_series(records):
+    """Per series (STREAM_SERIES): local MB/s per kernel and IPC (node 0), and per distance the remote MB/s,
+    % of local, IPC and IPC % of local (node 1), with %/m slopes of Triad and IPC fitted over distance."""
+    out = []
+    for key, rs in sorted(_group(records, "stream", STREAM_SERIES).items()):
+        local = [r["result"] for r in rs if r["point"]["node"] == 0]
+        remote = sorted((r for r in rs if r["point"]["node"] == 1), key=lambda r: r["point"]["distance_m"])
+        if not local or not remote:
+            continue
+        ref = {k: sum(l["kernels"][k]["best_MBps"] for l in local) / len(local) for k in STREAM_KERNELS}
+        ref_ipc = sum(l["ipc"] for l in local) / len(local)
+        points = [{"distance_m": r["point"]["distance_m"], "ipc": r["result"]["ipc"],
+                   "ipc_of_local": r["result"]["ipc"] / ref_ipc, "validates": r["result"]["validates"],
+                   "MBps": {k: r["result"]["kernels"][k]["best_MBps"] for k in STREAM_KERNELS},
+                   "of_local": {k: r["result"]["kernels"][k]["best_MBps"] / ref[k] for k in STREAM_KERNELS}}
+                  for r in remote]
+        series = dict(zip(STREAM_SERIES, key), local_MBps=ref, local_ipc=ref_ipc, points=points,
+                      triad_slope_per_m=None, ipc_slope_per_m=None)
+        ds = [p["distance_m"] for p in points]
+        if len(set(ds)) > 1:
+            series["triad_slope_per_m"] = linear_fit(ds, [p["of_local"]["triad"] for p in points])[1]
+            series["ipc_slope_per_m"] = linear_fit(ds, [p["ipc_of_local"] for p in points])[1]
+        out.append(series)
+    return out
+
+
+def _stream_sections(records, out):
+    series = stream_series([r for r in records if r["point"]["target"] == "sim"])
+    if not series:
+        return []
+    rows = []
+    for sr in series:
+        for p in sr["points"]:
+            rows.append([sr["profile"], f"{sr['lanes']}x{sr['rate_gbps']:g}G", _fmt(p["distance_m"], 0)]
+                        + [f"{p['MBps'][k]:.1f} ({100 * p['of_local'][k]:.1f} %)" for k in STREAM_KERNELS]
+                        + [f"{p['ipc']:.3f} ({100 * p['ipc_of_local']:.1f} %)", "yes" if p["validates"] else "NO"])
+        rows.append([sr["profile"], f"{sr['lanes']}x{sr['rate_gbps']:g}G", "local RAM"]
+                    + [f"{sr['local_MBps'][k]:.1f}" for k in STREAM_KERNELS] + [f"{sr['local_ipc']:.3f}", ""])
+    slopes = [[sr["profile"], f"{sr['lanes']}x{sr['rate_gbps']:g}G", sr["n"], sr["reps"],
+               "-" if sr["triad_slope_per_m"] is None else f"{100 * sr['triad_slope_per_m']:+.3f}",
+               "-" if sr["ipc_slope_per_m"] is None else f"{100 * sr['ipc_slope_per_m']:+.3f}"] for sr in series]
+    with _figure(out / "stream_distance.png", "STREAM on remote memory vs distance (paper Fig 14)",
+                 "round-trip distance (m)", "best rate / local RAM") as ax:
+        for sr in series:
+            ds = [p["distance_m"] for p in sr["points"]]
+            for k in STREAM_KERNELS:
+                ax.plot(ds, [p["of_local"][k] for p in sr["points"]], "o-",
+                        label=f"{sr['profile']} {k} {sr['lanes']}x{sr['rate_gbps']:g}G")
+        for (mem, rate), v in PAPER_STREAM_36M.items():
+            ax.plot([36], [v], "x", label=f"paper: {mem} {rate:g}G at 36 m (4 A53 cores, caches)")
+        ax.set_ylim(0, 1.05)
+    return [
+        ("STREAM on the soft CPU, local RAM and remote memory (paper Figs 12-14)",
+         ["profile", "link", "distance (m)"] + [f"{k} MB/s (of local)" for k in STREAM_KERNELS]
+         + ["IPC (of local)", "validates"], rows, "stream_distance.png",
+         "The soft CPU (VexRiscv, rv32im, 250 MHz nominal) runs STREAM's kernels on 32-bit words; the remote "
+         "window is uncached and the CPU has one access in flight, so every remote word costs a round trip and "
+         "bandwidth falls with distance far more steeply than the paper's A53 cores with caches and prefetch "
+         "(HMC 91.1 %, DDR4 62.2 % of local at 36 m, 15 Gb/s). MB/s from mcycle at the nominal clock (best of "
+         "the timed repetitions); IPC from minstret / mcycle over all repetitions."),
+        ("STREAM and IPC slopes over distance (paper Figs 14, 19)",
+         ["profile", "link", "elements", "repetitions", "Triad %/m", "IPC %/m"], slopes, None,
+         f"Least-squares slopes of % of local against round-trip metres. The paper's IPC slope on the A53: "
+         f"{100 * PAPER_IPC_SLOPE_PER_M:+.2f} %/m (70-83 % of local at 36 m)."),
+    ]
+
+
+# The paper's YCSB and IPC on the A53 (T8, T9): local DDR4 / HW HMC summary.
+PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
+
+
+def _ipc_text(result):
+    return f"{result['ipc']:.3f}" if result.get("ipc") is not None else f"n/a: {result.get('ipc_note') or 'not measured'}"
+
+
+def _linux_sections(records, out):
+    """Linux on the board-in-a-box (target qemu): STREAM per node, YCSB per workload, perf counters."""
+    qemu = [r for r in records if r["point"]["target"] == "qemu"]
+    sections = []
+    onlined = [r["result"]["remote_memory"] for r in qemu if r["result"].get("remote_memory")]
+    if qemu:
+        rows = [["node 1 (CPU-less, remote stand-in)", onlined[0]["mib"], onlined[0]["online_blocks"],
+                 onlined[0]["onlined_blocks"]]] if onlined else [["node 1", "-", "-", "-"]]
+        sections.append(("Remote memory online in the guest", ["NUMA node", "MiB online", "memory blocks online",
+                                                               "blocks onlined by the overlay"], rows, None,
+                         "At boot the overlay's S45monet-remote-memory runs monet-online-remote (the board's script): "
+                         "it onlines every offline block of node 1 as movable memory and reports the node's size. "
+                         "On QEMU the device tree's node 1 memory is online from the start, so it onlines none."))
+    st = [r for r in qemu if r["point"]["benchmark"] == "stream"]
+    if st:
+        by_node = defaultdict(list)
+        for r in st:
+            by_node[r["point"]["node"]].append(r["result"])
+        best = {node: {k: max(x["kernels"][k]["best_MBps"] for x in rs) for k in STREAM_KERNELS}
+                for node, rs in sorted(by_node.items())}
+        rows = [[f"node {node}", *(f"{v[k]:.0f}" for k in STREAM_KERNELS),
+                 "yes" if all(x["validates"] for x in by_node[node]) else "NO"] for node, v in best.items()]
+        if 0 in best and 1 in best:
+            rows.append(["node 1 / node 0", *(f"{100 * best[1][k] / best[0][k]:.1f} %" for k in STREAM_KERNELS), ""])
+        with _figure(out / "stream_qemu.png", "STREAM per kernel and NUMA node, QEMU (paper Figs 12-13)",
+                     "kernel", "best rate (MB/s)") as ax:
+            width = 0.8 / max(len(best), 1)
+            for i, (node, v) in enumerate(best.items()):
+                ax.bar([j + i * width for j in range(4)], [v[k] for k in STREAM_KERNELS], width, label=f"node {node}")
+            ax.set_xticks([j + width * (len(best) - 1) / 2 for j in range(4)], [k.capitalize() for k in STREAM_KERNELS])
+        sections.append(("STREAM under Linux, board-in-a-box (paper Figs 12-13)",
+                         ["memory", *(f"{k} MB/s" for k in STREAM_KERNELS), "validates"], rows, "stream_qemu.png",
+                         "numactl --membind to node 0 (with the CPUs) or node 1 (CPU-less, the remote memory's "
+                         "stand-in), 4 threads, 8-byte elements. QEMU's TCG emulates both nodes with the same host "
+                         "RAM: this shows the flow works end to end; it makes no bandwidth claim."))
+    yc = sorted((r for r in qemu if r["point"]["benchmark"] == "ycsb"),
+                key=lambda r: (r["point"]["workload"], r["point"]["node"]))
+    if yc:
+        rows = [[r["point"]["workload"].upper(), r["point"]["node"], r["point"]["threads"], r["result"]["operations"],
+                 f"{r['result']['ops_per_s']:.0f}", f"{r['result']['avg_latency_us'] / 1000:.2f}",
+                 f"{r['result']['p99_latency_us'] / 1000:.2f}", r["result"]["failed"], _ipc_text(r["result"])]
+                for r in yc]
+        with _figure(out / "ycsb.png", "YCSB on memcached, QEMU (paper Figs 15-18)", "workload", "ops/s") as ax:
+            labels = [f"{r['point']['workload'].upper()} n{r['point']['node']}" for r in yc]
+            ax.bar(labels, [r["result"]["ops_per_s"] for r in yc], label="ops/s")
+            ax.axhline(PAPER_YCSB["ops_per_s"], color="k", ls=":", label="paper: local DDR4 on the A53 (about 1400)")
+        sections.append(("YCSB on memcached, board-in-a-box (paper Figs 15-18)",
+                         ["workload", "node", "threads", "operations", "ops/s", "avg (ms)", "p99 (ms)", "failed",
+                          "IPC (memcached)"], rows, "ycsb.png",
+                         "The real YCSB core (0.17.0) and our spymemcached binding on the host, memcached in the "
+                         "guest bound to the node by the overlay's monet-memcached, through a forwarded loopback "
+                         "port. Average: each top-level operation type weighted by its count; p99: the largest "
+                         "per-type p99. IPC: perf stat on memcached during the run; under emulation it is not "
+                         f"meaningful and is not printed. The paper: about {PAPER_YCSB['ops_per_s']} ops/s, "
+                         f"{PAPER_YCSB['avg_latency_ms']} ms, IPC {PAPER_YCSB['ipc']} (local DDR4, A53)."))
+    pf = sorted((r for r in qemu if r["point"]["benchmark"] == "perf"), key=lambda r: r["point"]["node"])
+    if pf:
+        rows = [[r["point"]["node"], r["point"]["n"], _fmt(r["result"].get("cycles"), 0),
+                 _fmt(r["result"].get("instructions"), 0), _ipc_text(r["result"]),
+                 f"{r['result']['kernels']['triad']['best_MBps']:.0f}"] for r in pf]
+        sections.append(("perf stat over STREAM, board-in-a-box (paper Fig 19)",
+                         ["node", "elements", "cycles", "instructions", "IPC", "Triad MB/s"], rows, None,
+                         "perf stat -e cycles,instructions around STREAM. QEMU counts a virtual clock for cycles "
+                         "and has no instructions event (with -icount IPC is 1.00 by construction), so IPC is "
+                         "reported as not available; on the board the same command gives the A53's counts."))
+    return sections
+
+
 def _fmt(v, digits=1):
     if v is None:
         return "-"
@@ -345,6 +495,12 @@ def make_report(results_dir, out_dir=None):
                          "(85.7 / 81.2 / 63.6 % at 10 / 12.5 / 15 Gb/s) cannot come from replay cost alone: at "
                          "1e-12, 8 x 15 Gb/s sees 0.12 errors a second."))
 
+    sections += _stream_sections(records, out)
+    sections += _linux_sections(records, out)
+
+    if not any(r["point"]["target"] == "sim" for r in records):
+        return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
+
     def dev(d):
         return "-" if d is None else f"{100 * d:+.1f} %"
     sections.append(("Beside the paper", ["figure", "paper", "unit", "monet profile", "deviation", "MONet-open",
@@ -357,16 +513,24 @@ def make_report(results_dir, out_dir=None):
                      "model (a fixed 17.4 ns) where the campaign ran it, else the on-card SRAM. Bandwidth rows use "
                      "the best 8 m, 64 B point at that rate."))
 
-    md = _markdown(manifest, sections)
-    (out / "report.md").write_text(md)
+    return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
+
+
+def _write(out, manifest, sections, data):
+    (out / "report.md").write_text(_markdown(manifest, sections))
     (out / "report.html").write_text(_html(manifest, sections))
-    (out / "report.json").write_text(json.dumps({"fits": fits, "paper": comparison}, indent=1))
+    (out / "report.json").write_text(json.dumps(data, indent=1))
     return out / "report.md", out / "report.html"
 
 
 def _manifest_lines(manifest):
     keys = ("campaign", "git_revision", "gateware_hash", "firmware_hash", "nominal_clock_hz", "topology")
     lines = [f"{k}: {manifest[k]}" for k in keys if k in manifest]
+    if "qemu" in manifest:
+        q = manifest["qemu"]
+        lines.append(f"qemu: image {q['image_hash']}, {q['kernel_package']} ({q['suite']}), {q['machine']} "
+                     f"{q['cpus']} x {q['cpu']}, node memory {q['node_memory_mb']} MiB, distance {q['node_distance']}, "
+                     f"{q['qemu']}")
     versions = manifest.get("versions", {})
     if versions:
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))

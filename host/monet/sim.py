@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pexpect
 
+from monet.console import ConsoleSession
+
 REPO = Path(__file__).resolve().parents[2]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
 FIRMWARE_DIR = REPO / "firmware"
@@ -168,7 +170,7 @@ def _tail(path, lines=25):
         return ""
 
 
-class SimTarget:
+class SimTarget(ConsoleSession):
     """A running sim: send console commands, get parsed JSON answers."""
 
     def __init__(self, build, boot_timeout=120, command_timeout=300):
@@ -218,23 +220,3 @@ class SimTarget:
         if "error" in answer:
             raise SimError(f"firmware refused {line!r}: {answer['error']}")
         return answer
-
-    def close(self):
-        if self.child is None:
-            return
-        try:
-            if self.child.isalive() and self.responsive:
-                self.child.sendline("exit")
-                self.child.expect(pexpect.EOF, timeout=30)
-        except (pexpect.TIMEOUT, OSError):
-            pass
-        finally:
-            if self.child.isalive():
-                self.child.terminate(force=True)
-            self.child = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -35,7 +35,7 @@ benchmarks:
     ("sweeps: [{benchmarks: [latency], colour: 1}]", "sweeps[0]: unknown key 'colour'; accepted: axes, benchmarks"),
     ("sweeps: []", "sweeps: expected a list of mappings"),
     ("sweeps: [{benchmarks: [latency]}]\nbenchmarks: [latency]", "either sweeps or axes + benchmarks"),
-    ("benchmarks: [stream]", "unknown benchmark 'stream'; accepted: latency, bandwidth"),
+    ("benchmarks: [streamz]", "unknown benchmark 'streamz'; accepted: latency, bandwidth"),
     ("benchmarks: [{latency: {op: [fetch]}}]", "benchmarks[0].latency.op: 'fetch' is not accepted; accepted: read, write"),
     ("benchmarks: [{bandwidth: {outstanding: [500]}}]", "outstanding: 500 is not accepted; accepted: an integer from 1 to 128"),
     ("benchmarks: [{latency: {depth: [3]}}]", "unknown parameter 'depth'; accepted: op, samples"),

@@ -1,0 +1,386 @@
+"""Board-in-a-box: the card's Linux on QEMU (aarch64, `virt` machine, 4 x Cortex-A53), with a CPU-less
+NUMA node 1 standing in for the remote memory.
+
+`GuestImage` assembles a kernel and an initramfs from Debian's arm64 packages, fetched with apt through a
+private configuration under build/qemu (the host's own apt and dpkg are not touched): the kernel, BusyBox,
+the packages of linux/packages.txt and their dependencies, our overlay (linux/overlay, the same scripts
+the board runs), linux/qemu/init and STREAM cross-built for aarch64. Nothing built is committed; an image
+is cached by a hash of everything that shapes it.
+
+`QemuTarget` boots it, drives a shell over the serial console (every wait bounded: a hung guest ends in a
+QemuError and QEMU is killed) and forwards one loopback port to the guest's memcached. Emulation makes no
+latency claim and its IPC is not meaningful (monet.perf says so).
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pexpect
+
+from monet.console import ConsoleSession
+
+REPO = Path(__file__).resolve().parents[2]
+LINUX = REPO / "linux"
+BUILD = REPO / "build" / "qemu"
+SUITE = "bookworm"
+MIRRORS = [("http://deb.debian.org/debian", SUITE), ("http://deb.debian.org/debian-security", f"{SUITE}-security")]
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+# BusyBox applets the init, the overlay scripts and the harness use (busybox-static ships only the binary).
+APPLETS = ("sh ash awk cat chmod cttyhack cut dmesg echo free grep head ip kill ln ls mkdir modprobe insmod "
+           "mount pidof poweroff printf ps rm sed seq setsid sleep stty sync tail tr umount uname wc env "
+           "true false test [ date hostname").split()
+# Dropped from the image: documentation and locales (a smaller initramfs boots faster).
+PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "usr/share/lintian",
+         "usr/share/zoneinfo", "usr/lib/python3.11/test", "usr/lib/python3.11/ensurepip")
+GUEST_PROMPT = "monet-guest# "
+MEMORY_MB = (512, 512)      # node 0 (local, with the CPUs) and node 1 (remote stand-in, no CPU)
+NODE_DISTANCE = 20          # SLIT-style: local 10; the remote node is twice as far
+CPUS = 4
+
+
+class QemuError(RuntimeError):
+    """The image could not be built, or the guest did not boot, answer or behave; says what and shows output."""
+
+
+def read_packages(with_perf=True):
+    """Debian package names of linux/packages.txt (optional ones only with perf)."""
+    names = []
+    for line in (LINUX / "packages.txt").read_text().splitlines():
+        fields = line.split("#")[0].split()
+        if fields and (with_perf or "optional" not in fields[2:]):
+            names.append(fields[0])
+    return names
+
+
+def _tree_digest(paths):
+    h = hashlib.sha256()
+    for base in paths:
+        for p in sorted(Path(base).rglob("*")) if Path(base).is_dir() else [Path(base)]:
+            if p.is_file():
+                h.update(str(p.relative_to(REPO)).encode())
+                h.update(p.read_bytes())
+                h.update(str(os.stat(p).st_mode & 0o111).encode())
+    return h.hexdigest()
+
+
+class Apt:
+    """apt-get for arm64 with its own sources, state and cache under `root` (no change to the host)."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        for d in ("state/lists/partial", "cache/archives/partial", "etc/preferences.d"):
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+        (self.root / "state/status").touch()
+        (self.root / "etc/sources.list").write_text("".join(
+            f"deb [arch=arm64 signed-by={KEYRING}] {url} {suite} main\n" for url, suite in MIRRORS))
+        self.options = []
+        for key, value in (("Dir::Etc::SourceList", "etc/sources.list"), ("Dir::Etc::SourceParts", "etc/none"),
+                           ("Dir::Etc::Preferences", "etc/preferences"),
+                           ("Dir::Etc::PreferencesParts", "etc/preferences.d"), ("Dir::State", "state"),
+                           ("Dir::State::status", "state/status"), ("Dir::Cache", "cache")):
+            self.options += ["-o", f"{key}={self.root / value}"]
+        self.options += ["-o", "APT::Architecture=arm64", "-o", "APT::Architectures::=arm64",
+                         "-o", "Debug::NoLocking=1", "-o", "APT::Sandbox::User=root"]
+
+    def _run(self, tool, args, what):
+        r = subprocess.run([tool] + self.options + args, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise QemuError(f"apt: {what} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        return r.stdout
+
+    def update(self):
+        if not any((self.root / "state/lists").glob("*Packages*")):
+            self._run("apt-get", ["update", "-qq"], "fetching the arm64 package lists")
+
+    def resolve(self, package):
+        """The package a virtual or meta package (linux-image-arm64) stands for."""
+        out = self._run("apt-cache", ["depends", package], f"resolving {package}")
+        deps = re.findall(r"Depends: (\S+)", out)
+        return deps[0] if deps else package
+
+    def download_closure(self, packages):
+        """Downloads `packages` and everything they depend on (no recommends); returns the .deb paths."""
+        self._run("apt-get", ["install", "--download-only", "-y", "-qq", "--no-install-recommends"] + packages,
+                  f"downloading {' '.join(packages)} and their dependencies")
+        return sorted((self.root / "cache/archives").glob("*.deb"))
+
+    def download_one(self, package, into):
+        Path(into).mkdir(parents=True, exist_ok=True)
+        existing = sorted(Path(into).glob(f"{package}_*.deb"))
+        if existing:
+            return existing[-1]
+        r = subprocess.run(["apt-get"] + self.options + ["download", "-qq", package], cwd=into, capture_output=True,
+                           text=True)
+        found = sorted(Path(into).glob(f"{package}_*.deb"))
+        if r.returncode != 0 or not found:
+            raise QemuError(f"apt: downloading {package} failed:\n{r.stderr[-2000:]}")
+        return found[-1]
+
+
+class GuestImage:
+    """vmlinuz + initrd.img in build/qemu/<hash>/, built once per configuration."""
+
+    def __init__(self, with_perf=True, build_root=BUILD, log=print):
+        self.with_perf = with_perf
+        self.packages = read_packages(with_perf)
+        self.root = Path(build_root)
+        self.log = log
+        digest = hashlib.sha256(json.dumps({"packages": self.packages, "suite": SUITE}).encode())
+        digest.update(_tree_digest([LINUX, REPO / "bench" / "stream"]).encode())
+        self.hash = digest.hexdigest()[:16]
+        self.dir = self.root / self.hash
+        self.kernel = self.dir / "vmlinuz"
+        self.initrd = self.dir / "initrd.img"
+
+    def ensure(self):
+        stamp = self.dir / "image.ok"
+        if stamp.exists():
+            self.info = json.loads(stamp.read_text())
+            self.log(f"qemu: reusing image {self.hash}")
+            return self
+        t0 = time.time()
+        self.log(f"qemu: building image {self.hash} from Debian arm64 packages ({SUITE})")
+        for tool in ("apt-get", "dpkg-deb", "depmod", "cpio", "aarch64-linux-gnu-gcc", "qemu-system-aarch64"):
+            if shutil.which(tool) is None and not Path("/sbin", tool).exists():
+                raise QemuError(f"{tool} is missing; `make setup` installs it")
+        apt = Apt(self.root / "apt")
+        apt.update()
+        kernel_pkg = apt.resolve("linux-image-arm64")
+        self.log(f"qemu: fetching {kernel_pkg} and {', '.join(self.packages)} (+ dependencies)")
+        kernel_deb = apt.download_one(kernel_pkg, self.root / "kernels")
+        debs = apt.download_closure(["busybox-static"] + self.packages)
+        wanted = self._closure_names(apt, ["busybox-static"] + self.packages)
+        debs = [d for d in debs if d.name.split("_")[0] in wanted]
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        rootfs = self.dir / "rootfs"
+        rootfs.mkdir(parents=True)
+        self.log(f"qemu: unpacking {len(debs)} packages")
+        for deb in debs:
+            _run(["dpkg-deb", "-x", str(deb), str(rootfs)], f"unpacking {deb.name}")
+        kernel_tree = self.dir / "kernel"
+        _run(["dpkg-deb", "-x", str(kernel_deb), str(kernel_tree)], f"unpacking {kernel_deb.name}")
+        version = kernel_pkg.replace("linux-image-", "")
+        self._install_modules(kernel_tree, rootfs, version)
+        self._install_busybox(rootfs)
+        self._install_ours(rootfs)
+        for rel in PRUNE:
+            shutil.rmtree(rootfs / rel, ignore_errors=True)
+        shutil.copy(kernel_tree / "boot" / f"vmlinuz-{version}", self.kernel)
+        self.log("qemu: packing the initramfs")
+        with open(self.initrd, "wb") as out:
+            files = subprocess.run("find . -print0 | LC_ALL=C sort -z", shell=True, cwd=rootfs, capture_output=True,
+                                   check=True).stdout
+            cpio = subprocess.run(["cpio", "--null", "-o", "-H", "newc", "--quiet", "-R", "0:0"], cwd=rootfs,
+                                  input=files, capture_output=True)
+            if cpio.returncode != 0:
+                raise QemuError(f"cpio failed: {cpio.stderr.decode()[-1000:]}")
+            out.write(subprocess.run(["gzip", "-1"], input=cpio.stdout, capture_output=True, check=True).stdout)
+        shutil.rmtree(kernel_tree)
+        self.info = {"kernel_package": kernel_pkg, "kernel_version": version, "packages": self.packages,
+                     "debs": [d.name for d in debs] + [kernel_deb.name], "suite": SUITE,
+                     "initrd_bytes": self.initrd.stat().st_size, "build_seconds": round(time.time() - t0, 1)}
+        stamp.write_text(json.dumps(self.info, indent=1))
+        self.log(f"qemu: image built in {time.time() - t0:.0f} s ({self.initrd.stat().st_size / 2**20:.0f} MiB initramfs)")
+        return self
+
+    @staticmethod
+    def _closure_names(apt, packages):
+        """Names of `packages` and their recursive Depends/PreDepends (the cache may hold other images' debs)."""
+        out = apt._run("apt-cache", ["depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
+                                     "--no-breaks", "--no-replaces", "--no-enhances"] + packages, "listing dependencies")
+        return {line.strip() for line in out.splitlines() if line and not line.startswith(" ")}
+
+    @staticmethod
+    def _install_modules(kernel_tree, rootfs, version):
+        wanted = [line.split("#")[0].strip() for line in (LINUX / "qemu" / "modules").read_text().splitlines()]
+        wanted = [m for m in wanted if m]
+        src = kernel_tree / "lib" / "modules" / version
+        dst = rootfs / "lib" / "modules" / version
+        dst.mkdir(parents=True, exist_ok=True)
+        for name in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
+            if (src / name).exists():
+                shutil.copy(src / name, dst / name)
+        found = {p.name.split(".ko")[0]: p for p in src.rglob("*.ko*")}
+        for module in wanted:
+            if module not in found:
+                raise QemuError(f"kernel {version} has no module {module} (linux/qemu/modules)")
+            target = dst / found[module].relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(found[module], target)
+        depmod = shutil.which("depmod") or "/sbin/depmod"
+        _run([depmod, "-b", str(rootfs), version], "depmod")
+
+    @staticmethod
+    def _install_busybox(rootfs):
+        for d in ("bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run", "etc/monet", "root"):
+            (rootfs / d).mkdir(parents=True, exist_ok=True)
+        for applet in APPLETS:
+            link = rootfs / "bin" / applet
+            if not any((rootfs / d / applet).exists() or (rootfs / d / applet).is_symlink()
+                       for d in ("bin", "sbin", "usr/bin", "usr/sbin")):
+                link.symlink_to("busybox")
+        (rootfs / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n")
+        (rootfs / "etc/group").write_text("root:x:0:\nnogroup:x:65534:\n")
+
+    def _install_ours(self, rootfs):
+        shutil.copytree(LINUX / "overlay", rootfs, dirs_exist_ok=True, symlinks=True)
+        shutil.copy(LINUX / "qemu" / "init", rootfs / "init")
+        shutil.copy(LINUX / "qemu" / "modules", rootfs / "etc/monet/modules")
+        from monet import stream
+        shutil.copy(stream.build("aarch64"), rootfs / "usr/bin/stream")
+
+
+def qemu_version():
+    try:
+        return subprocess.run(["qemu-system-aarch64", "--version"], capture_output=True, text=True,
+                              check=True).stdout.splitlines()[0]
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return None
+
+
+def _run(cmd, what):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise QemuError(f"{what} failed ({' '.join(cmd)}):\n{r.stdout[-1500:]}{r.stderr[-1500:]}")
+    return r.stdout
+
+
+def _machine_args(memory_mb=MEMORY_MB, cpus=CPUS):
+    return ["-M", "virt", "-cpu", "cortex-a53", "-smp", str(cpus), "-m", f"{sum(memory_mb)}M"]
+
+
+def device_tree(out_dir, with_remote_node=True, memory_mb=MEMORY_MB, distance=NODE_DISTANCE):
+    """The guest's device tree: QEMU's own for the `virt` machine plus linux/dts/monet-remote-numa.dtsi (the
+    fragment the board's tree includes), which splits the RAM into node 0 and a CPU-less node 1. Without the
+    fragment, the guest has one node (what a board tree that forgot it would give)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    name = "monet-virt" if with_remote_node else "plain-virt"
+    dtb = out / f"{name}.dtb"
+    if dtb.exists():
+        return dtb
+    base = out / "virt.dtb"
+    _run(["qemu-system-aarch64"] + _machine_args(memory_mb) + ["-machine", f"dumpdtb={base}", "-display", "none", "-nic", "none"],
+         "dumping QEMU's virt device tree")
+    source = _run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(base)], "decompiling QEMU's device tree")
+    if with_remote_node:
+        ram = 0x4000_0000   # virt's RAM base
+        local, remote = memory_mb[0] << 20, memory_mb[1] << 20
+        args = [f"-DMONET_LOCAL_REG=0x0 {ram:#x} 0x0 {local:#x}", f"-DMONET_LOCAL_UNIT={ram:x}",
+                f"-DMONET_REMOTE_REG=0x0 {ram + local:#x} 0x0 {remote:#x}", f"-DMONET_REMOTE_UNIT={ram + local:x}",
+                f"-DMONET_REMOTE_DISTANCE={distance}"]
+        (out / "source.dts").write_text(source + '\n#include "monet-remote-numa.dtsi"\n')
+        source = _run(["cpp", "-nostdinc", "-undef", "-x", "assembler-with-cpp", "-P", "-I", str(LINUX / "dts")]
+                      + args + [str(out / "source.dts")], "preprocessing the device tree")
+    (out / f"{name}.dts").write_text(source)
+    _run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb), str(out / f"{name}.dts")], "compiling the device tree")
+    return dtb
+
+
+def qemu_command(image, forward_port=None, extra_append="", dtb=None):
+    """QEMU's command line: `virt`, Cortex-A53s, the device tree with the NUMA fragment, user-mode network
+    restricted to the forwarded loopback port (the guest reaches nothing else)."""
+    netdev = "user,id=net0,restrict=on"
+    if forward_port:
+        netdev += f",hostfwd=tcp:127.0.0.1:{forward_port}-:11211"
+    return _machine_args() + [
+        "-dtb", str(dtb or device_tree(image.dir)),
+        "-kernel", str(image.kernel), "-initrd", str(image.initrd),
+        "-append", f"console=ttyAMA0 rdinit=/init panic=-1 quiet {extra_append}".strip(),
+        "-nographic", "-no-reboot", "-netdev", netdev,
+        "-device", "virtio-net-pci,netdev=net0,romfile="]   # no option ROM: the kernel boots directly
+
+
+class QemuTarget(ConsoleSession):
+    """A booted guest: `run(command)` returns (exit status, output) from its shell."""
+
+    farewell = "poweroff -f"
+    farewell_timeout = 20
+
+    def __init__(self, image, boot_timeout=180, extra_append="", forward_port=None, dtb=None, log=print):
+        self.image = image
+        self.log = log
+        self.forward_port = forward_port
+        self.command_line = ["qemu-system-aarch64"] + qemu_command(image, forward_port, extra_append, dtb)
+        self.child = None
+        self._seq = 0
+        t0 = time.time()
+        self.child = pexpect.spawn(self.command_line[0], self.command_line[1:], encoding="utf-8",
+                                   codec_errors="replace", timeout=boot_timeout, echo=False, maxread=65536)
+        self.transcript = []
+        try:
+            self._expect(["monet-init: ready"], boot_timeout, "the guest's init to finish (monet-init: ready)")
+            self._expect([re.escape(GUEST_PROMPT)], 30, "the guest's shell prompt")
+        except QemuError as e:
+            self.close()
+            raise QemuError(str(e).replace("; last output:", "; QEMU was stopped. Last output:", 1)) from None
+        self.boot_seconds = time.time() - t0
+        # The overlay's S45monet-remote-memory ran monet-online-remote at boot: what it found and onlined.
+        found = re.search(r"node=1 onlined=(\d+) online_blocks=(\d+) mem_mib=(\d+)", "".join(self.transcript))
+        self.remote_memory = None if not found else dict(zip(("onlined_blocks", "online_blocks", "mib"),
+                                                             map(int, found.groups())))
+        self.log(f"qemu: guest up in {self.boot_seconds:.1f} s; remote node 1: "
+                 + (f"{self.remote_memory['mib']} MiB online" if self.remote_memory else "none"))
+
+    def _expect(self, patterns, timeout, what):
+        try:
+            i = self.child.expect(patterns, timeout=timeout)
+        except pexpect.TIMEOUT:
+            self.responsive = False
+            raise QemuError(f"qemu: timed out after {timeout} s waiting for {what}; last output:\n"
+                            + _tail_text(self.child.before)) from None
+        except pexpect.EOF:
+            self.responsive = False
+            raise QemuError(f"qemu: QEMU exited while waiting for {what}; last output:\n"
+                            + _tail_text(self.child.before)) from None
+        self.transcript.append(self.child.before)
+        return i
+
+    def run(self, command, timeout=600, check=True):
+        """Runs one shell command line in the guest; returns (status, output). A non-zero status raises
+        QemuError when `check`. The shell is the guest's init: a command must never `exit` it (use a
+        subshell), or the kernel panics and QEMU ends."""
+        self._seq += 1
+        n = self._seq
+        # The markers are printed by printf from split formats, so the echoed command line never matches.
+        self.child.sendline(f"printf '@@BEGIN%s@@\\n' {n}; {command}; printf '@@RC%s@@%s@@\\n' \"$?\" {n}")
+        self._expect([rf"@@BEGIN{n}@@\r*\n"], 30, f"the guest to start {command!r}")
+        self._expect([rf"@@RC(\d+)@@{n}@@"], timeout, f"{command!r} to finish")
+        status = int(self.child.match.group(1))
+        output = self.transcript[-1].replace("\r", "")
+        if check and status != 0:
+            raise QemuError(f"qemu: {command!r} exited {status} in the guest:\n{output[-2000:]}")
+        return status, output
+
+    def stop_process(self, pid, grace_s=10):
+        """SIGTERM, then SIGKILL after `grace_s`; returns once the process is gone (memcached, for one, takes
+        a moment to leave after serving connections, and must be gone before the next one binds its port)."""
+        self.run(f"(kill {pid}; i=0; while kill -0 {pid} 2>/dev/null; do i=$((i+1)); "
+                 f"[ $i -gt {grace_s * 5} ] && kill -9 {pid}; sleep 0.2; done) 2>/dev/null", check=False,
+                 timeout=grace_s + 30)
+
+    def numa_nodes(self):
+        _, out = self.run("ls -d /sys/devices/system/node/node* 2>/dev/null; true")
+        return sorted(int(m) for m in re.findall(r"/node(\d+)", out))
+
+    def require_remote_node(self, node=1):
+        """Fails with a clear message when the guest has no NUMA node `node` (device tree or command line)."""
+        nodes = self.numa_nodes()
+        if node not in nodes:
+            raise QemuError(f"qemu: the guest has no NUMA node {node} (nodes: {nodes or 'none'}): the device tree "
+                            f"must declare a memory node with numa-node-id = <{node}>, and the kernel command line "
+                            "must not turn NUMA off (numa=off); QEMU: " + " ".join(self.command_line))
+        return nodes
+
+
+def _tail_text(text, lines=15):
+    if not isinstance(text, str):
+        return ""
+    return "\n".join(text.replace("\r\n", "\n").splitlines()[-lines:])
