@@ -146,7 +146,8 @@ class GuestImage:
             return self
         t0 = time.time()
         self.log(f"qemu: building image {self.hash} from Debian arm64 packages ({SUITE})")
-        for tool in ("apt-get", "dpkg-deb", "depmod", "cpio", "aarch64-linux-gnu-gcc", "qemu-system-aarch64"):
+        for tool in ("apt-get", "dpkg-deb", "depmod", "cpio", "aarch64-linux-gnu-gcc", "qemu-system-aarch64", "dtc",
+                     "cpp"):
             if shutil.which(tool) is None and not Path("/sbin", tool).exists():
                 raise QemuError(f"{tool} is missing; `make setup` installs it")
         apt = Apt(self.root / "apt")
