@@ -24,8 +24,8 @@ from pathlib import Path
 import pexpect
 
 from monet.console import ConsoleSession
+from monet.sim import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 LINUX = REPO / "linux"
 BUILD = REPO / "build" / "qemu"
 SUITE = "bookworm"

@@ -17,8 +17,8 @@ import subprocess
 from pathlib import Path
 
 from monet import link_model
+from monet.sim import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "bench" / "stream"
 KERNELS = ("copy", "scale", "add", "triad")
 # Soft CPU: 3 arrays of 4096 words (16 KiB each, 4 x the 4 KiB data cache, STREAM's sizing rule) and 3

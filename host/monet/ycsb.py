@@ -13,9 +13,9 @@ import shutil
 import socket
 import subprocess
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from monet.sim import REPO
+
 SOURCE = REPO / "bench" / "ycsb"
 BUILD = REPO / "build" / "ycsb"
 WORKLOADS = ("a", "b", "c", "f")
