@@ -15,14 +15,17 @@ setup:
 demo: setup
 	$(VENV)/bin/monet campaign run campaigns/default.yaml --results build/demo/campaign --report
 
+# Independent tests run on every core (pytest-xdist); the 15 slowest are listed at the end.
+PYTEST := $(PY) -m pytest -p no:cacheprovider -n auto --durations=15
+
 test: setup
-	$(PY) -m pytest -p no:cacheprovider
+	$(PYTEST)
 
 test-cores: setup
-	$(PY) -m pytest -p no:cacheprovider litex/cores
+	$(PYTEST) litex/cores
 
 test-sim: setup
-	$(PY) -m pytest -p no:cacheprovider host/tests
+	$(PYTEST) host/tests
 
 clean:
 	rm -rf build

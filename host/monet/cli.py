@@ -425,6 +425,15 @@ def cmd_sim_build(args):
     return 0
 
 
+def cmd_sim_speed(args):
+    from monet import simspeed
+    build, target = _open_sim(args)
+    with target:
+        result = simspeed.run(target, build)
+    print(json.dumps(result, indent=1) if args.json else simspeed.table(result))
+    return 0
+
+
 def cmd_demo(args):
     from monet.demo import run_demo
     return run_demo(args.out)
@@ -562,6 +571,9 @@ def make_parser():
     sim = sub.add_parser("sim", help="the sim model").add_subparsers(dest="sim", required=True)
     sb = sim.add_parser("build", help="build (or reuse) the Verilator model and the firmware")
     sb.set_defaults(func=cmd_sim_build)
+    ss = sim.add_parser("speed", help="cycles/s of the model on three fixed workloads (idle, CPU remote, PBB busy)")
+    ss.add_argument("--json", action="store_true")
+    ss.set_defaults(func=cmd_sim_speed)
 
     demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
     demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")

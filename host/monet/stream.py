@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from monet import link_model
+from monet.locks import exclusive
 from monet.sim import REPO
 
 SOURCE = REPO / "bench" / "stream"
@@ -39,7 +40,8 @@ def build(arch="host", build_root=REPO / "build" / "stream"):
         raise StreamError(f"STREAM arch {arch!r} is not known; accepted: {', '.join(ARCHES)}")
     out = Path(build_root) / arch
     cmd = ["make", "-s", "-C", str(SOURCE), f"O={out}"] + [f"{k}={v}" for k, v in ARCHES[arch].items()]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    with exclusive(out.parent / f"{arch}.lock"):
+        r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise StreamError(f"building STREAM for {arch} failed ({' '.join(cmd)}):\n{r.stdout}{r.stderr}")
     return out / "stream"

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import time
 
+from monet.locks import exclusive
 from monet.sim import REPO
 
 SOURCE = REPO / "bench" / "ycsb"
@@ -45,15 +46,16 @@ def build(log=print):
     stamp = BUILD / "build.ok"
     digest = _source_digest()
     jar, lib = BUILD / "monet-ycsb.jar", BUILD / "lib"
-    if not (stamp.exists() and stamp.read_text() == digest and jar.exists()):
-        if shutil.which("mvn") is None:
-            raise YcsbError("Maven (mvn) is not installed; `make setup` installs it (Debian package maven)")
-        log("ycsb: building the memcached binding with Maven (YCSB core from Maven Central)")
-        r = subprocess.run(["mvn", "-q", "-B", "-f", str(SOURCE / "pom.xml"), "package"], capture_output=True,
-                           text=True)
-        if r.returncode != 0 or not jar.exists():
-            raise YcsbError(f"Maven build of bench/ycsb failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-        stamp.write_text(digest)
+    with exclusive(BUILD.parent / "ycsb.lock"):
+        if not (stamp.exists() and stamp.read_text() == digest and jar.exists()):
+            if shutil.which("mvn") is None:
+                raise YcsbError("Maven (mvn) is not installed; `make setup` installs it (Debian package maven)")
+            log("ycsb: building the memcached binding with Maven (YCSB core from Maven Central)")
+            r = subprocess.run(["mvn", "-q", "-B", "-f", str(SOURCE / "pom.xml"), "package"], capture_output=True,
+                               text=True)
+            if r.returncode != 0 or not jar.exists():
+                raise YcsbError(f"Maven build of bench/ycsb failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+            stamp.write_text(digest)
     return ":".join([str(jar)] + sorted(str(p) for p in lib.glob("*.jar")))
 
 

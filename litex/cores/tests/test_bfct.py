@@ -4,6 +4,7 @@ import pytest
 from migen import *
 
 from monet.cores.remat.bfct import *
+from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import program_bfct
 

@@ -6,16 +6,19 @@ from migen import *
 from monet import link_model
 from monet.cores.link.lanes import LaneStriper
 from monet.cores.phy.channel import SimChannelDirection
+from monet.cores.tests.verilog_sim import run_simulation
 
 
 class Direction(Module):
-    def __init__(self, lanes, rate, delay):
-        self.lanes_log2 = Signal(2, reset=lanes.bit_length() - 1)
-        self.delay = Signal(16, reset=delay)
+    """Striper and one channel direction; lanes, lane rate and delay are run-time settings (one model)."""
+    def __init__(self):
+        self.lanes_log2 = Signal(2)
+        self.block_ps = Signal(16)
+        self.delay = Signal(16)
         skews = [Signal(8) for _ in range(8)]
         self.submodules.striper = LaneStriper(self.lanes_log2)
-        self.submodules.dir = SimChannelDirection(self.lanes_log2, link_model.block_ps(rate),
-                                                  link_model.CLK_PS, self.delay, skews, depth=64)
+        self.submodules.dir = SimChannelDirection(self.lanes_log2, self.block_ps, link_model.CLK_PS, self.delay,
+                                                  skews, depth=64)
         self.comb += self.striper.source.connect(self.dir.sink)
         self.sink = self.striper.sink
         self.out = self.dir.sources[0]
@@ -24,10 +27,17 @@ class Direction(Module):
 
 
 def run(lanes, rate, delay, counts):
-    dut = Direction(lanes, rate, delay)
+    dut = Direction()
     sent, arrived = [], []
 
+    def settings():
+        yield dut.lanes_log2.eq(lanes.bit_length() - 1)
+        yield dut.block_ps.eq(link_model.block_ps(rate))
+        yield dut.delay.eq(delay)
+        yield
+
     def watch():
+        yield from settings()
         # Until everything has arrived, with a bound: 2 cycles per block at the slowest setting, plus slack.
         for cycle in range(100 + 2 * 8 * sum(counts)):
             if len(arrived) == len(counts):
@@ -39,6 +49,7 @@ def run(lanes, rate, delay, counts):
             yield
 
     def drive():
+        yield from settings()
         for count in counts:
             yield dut.sink.valid.eq(1)
             yield dut.sink.count.eq(count)

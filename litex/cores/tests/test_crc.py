@@ -3,9 +3,10 @@
 import random
 
 import pytest
-from migen import Module, run_simulation
+from migen import Module
 
 from monet.cores.common.crc import ParallelCRC, crc_reference
+from monet.cores.tests.verilog_sim import run_simulation
 
 
 @pytest.mark.parametrize("width", [8, 64, 200, 640])

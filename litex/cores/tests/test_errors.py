@@ -7,6 +7,7 @@ from migen import *
 from monet.cores.link.lanes import MAX_LANES
 from monet.cores.link.common import lane_slots
 from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS, block_threshold
+from monet.cores.tests.verilog_sim import run_simulation
 
 
 def run(p_block, burst=1, lanes=8, cycles=1500, seed=None):

@@ -9,11 +9,14 @@ from litex.soc.interconnect import stream
 from monet.cores.common.delay import DelayLine
 from monet.cores.link.common import beat_layout, lane_layout
 from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
+from monet.cores.tests.verilog_sim import run_simulation
 
 
 class StripedPath(Module):
-    def __init__(self, lanes, skews):
-        log2 = Signal(2, reset=lanes.bit_length() - 1)
+    """Striper, a delay line of 2 + skew cycles per lane, deskew; lanes and skews are run-time settings."""
+    def __init__(self):
+        self.lanes_log2 = log2 = Signal(2)
+        self.skews = skews = [Signal(3) for _ in range(MAX_LANES)]
         self.submodules.striper = LaneStriper(log2)
         self.submodules.deskew = LaneDeskew(log2)
         self.sink, self.source = self.striper.sink, self.deskew.source
@@ -37,10 +40,17 @@ def test_beats_survive_striping_and_deskew(lanes, skewed):
     rng = random.Random(lanes * 10 + skewed)
     skews = [rng.randrange(0, 6) if skewed else 0 for _ in range(MAX_LANES)]
     beats = [(rng.getrandbits(512), rng.getrandbits(8), rng.randrange(1, 9)) for _ in range(12)]
-    dut = StripedPath(lanes, skews)
+    dut = StripedPath()
     received = []
 
+    def settings():
+        yield dut.lanes_log2.eq(lanes.bit_length() - 1)
+        for signal, skew in zip(dut.skews, skews):
+            yield signal.eq(skew)
+        yield
+
     def send():
+        yield from settings()
         for data, ctrl, count in beats:
             yield dut.sink.valid.eq(1)
             yield dut.sink.data.eq(data)
@@ -50,6 +60,7 @@ def test_beats_survive_striping_and_deskew(lanes, skewed):
         yield dut.sink.valid.eq(0)
 
     def receive():
+        yield from settings()
         yield dut.source.ready.eq(1)
         for _ in range(80):
             if (yield dut.source.valid):

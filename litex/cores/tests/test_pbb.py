@@ -5,6 +5,7 @@ from migen import *
 
 from monet.cores.pbb.core import *
 from monet.cores.remat.core import ReMAT
+from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import link_responder, program_bfct
 
@@ -115,7 +116,6 @@ def test_mixed_ratio():
 
 
 def test_pattern_model_matches_hardware():
-    from migen import run_simulation
     laddr, seed = 0x12345, 0xDEADBEEF
 
     class P(Module):

