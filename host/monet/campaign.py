@@ -32,6 +32,8 @@ import itertools
 import json
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -290,6 +292,25 @@ class ResultsStore:
         return list(self.done.values())
 
 
+class Progress:
+    """The campaign's progress line on the terminal: points done of the total (earlier runs included), the
+    rate of this run and the time left at that rate."""
+
+    def __init__(self, store, width=30):
+        self.store, self.width = store, width
+        self.start, self.ran = time.time(), 0
+
+    def point_done(self, point, where=""):
+        self.ran += 1
+        done, total = len(self.store.done), self.store.total
+        elapsed = time.time() - self.start
+        rate = self.ran / elapsed if elapsed else 0.0
+        left = (total - done) / rate if rate else 0.0
+        bar = "#" * (self.width * done // total) + "." * (self.width - self.width * done // total)
+        print(f"\r[{bar}] {done}/{total} points, {rate * 60:.1f}/min, {left:.0f} s left  {point_id(point)}"
+              + (f" ({where})" if where else ""), file=sys.__stderr__, flush=True)
+
+
 def git_revision(repo):
     try:
         rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
@@ -303,7 +324,8 @@ def git_revision(repo):
 
 def write_manifest(store, campaign, build=None, image=None):
     """manifest.json: the campaign, versions, git revision, and per target what was run: the sim's gateware
-    and firmware hashes, clock and topology; the QEMU image's hash, kernel, packages and machine."""
+    and firmware hashes, clock and topology; the QEMU image's hash, kernel, packages and machine; and where
+    each stored point ran (host, worker, process). Written when a run starts and again when it ends."""
     from monet.sim import REPO, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
@@ -323,5 +345,6 @@ def write_manifest(store, campaign, build=None, image=None):
         manifest["qemu"] = {"image_hash": image.hash, **image.info, "machine": "virt", "cpu": "cortex-a53",
                             "cpus": qemu.CPUS, "node_memory_mb": list(qemu.MEMORY_MB),
                             "node_distance": qemu.NODE_DISTANCE, "qemu": qemu.qemu_version()}
+    manifest["ran_on"] = {point_id(r["point"]): r["result"].get("ran_on") for r in store.records()}
     (store.dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest

@@ -1,29 +1,51 @@
 """Campaign points as pytest items: each runs one benchmark on its target (sim or qemu) and is stored at once.
 
-Collected only when named explicitly (`monet campaign run` does so), never by `make test`.
+Collected only when named explicitly (`monet campaign run` does so), never by `make test`. `run_point` and
+`finish_result` also serve the campaign's Dask workers (monet.campaign_workers), with targets of their own.
 """
 
-import sys
+import os
+import socket
 import time
 
 import pytest
 
 from monet import bench, stream, ycsb
-from monet.campaign import point_id
+from monet.campaign import Progress
+from monet.sim import SimTarget
 
-_progress = {"start": None, "ran": 0}
+
+class FixtureTargets:
+    """What points run on, from this pytest session's fixtures (each made once, when first needed)."""
+
+    def __init__(self, request):
+        self.request = request
+
+    def __getattr__(self, name):
+        if name not in ("sim_build", "qemu_guest", "qemu_image"):
+            raise AttributeError(name)
+        return lambda: self.request.getfixturevalue(name)
 
 
-def run_point(point, request):
-    """Runs one point on its target (a fixture: the sim, or the QEMU guest); returns its result."""
+def run_point(point, targets):
+    """Runs one point; `targets` gives sim_build(), qemu_guest() and qemu_image().
+
+    A sim point runs on a sim booted for it alone (a fraction of a second): what earlier points left in the
+    link (sequence numbers, tags, memory contents) moves a run's cycle count by one now and then, and a
+    point's figures must not depend on which points ran before it, nor on which worker ran it. The QEMU
+    guest is booted once (its figures make no cycle-exact claim)."""
     if point["target"] == "qemu":
-        guest = request.getfixturevalue("qemu_guest")
+        guest = targets.qemu_guest()
         if point["benchmark"] == "ycsb":
             return ycsb.run_qemu(guest, point["workload"], node=point["node"], threads=point["threads"],
                                  operations=point["operations"])
         return stream.run_qemu(guest, point["node"], n=point["n"], repetitions=point["reps"],
                                perf=point["benchmark"] == "perf")
-    sim = request.getfixturevalue("sim")
+    with SimTarget(targets.sim_build()) as sim:
+        return _run_sim_point(point, sim)
+
+
+def _run_sim_point(point, sim):
     path = {"profile": point["profile"], "memory": point["memory"]}
     if point["benchmark"] == "latency":
         return bench.latency(sim, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
@@ -39,30 +61,30 @@ def run_point(point, request):
                            **path)
 
 
-def test_point(campaign_point, campaign_store, request):
-    if campaign_store.has(campaign_point):
-        pytest.skip("finished in an earlier run")
-    if _progress["start"] is None:
-        _progress["start"] = time.time()
-    t0 = time.time()
-    result = run_point(campaign_point, request)
-    if campaign_point["target"] == "qemu":
-        image = request.getfixturevalue("qemu_image")
-        guest = request.getfixturevalue("qemu_guest")
+def finish_result(point, result, targets, seconds, worker="local"):
+    """Adds what every stored result carries: the image or gateware it ran on, its time, and where it ran."""
+    if point["target"] == "qemu":
+        image, guest = targets.qemu_image(), targets.qemu_guest()
         result.update(image_hash=image.hash, kernel=image.info["kernel_package"], remote_memory=guest.remote_memory,
                       boot_seconds=round(guest.boot_seconds, 1))
     else:
-        build = request.getfixturevalue("sim_build")
+        build = targets.sim_build()
         result.update(gateware_hash=build.hash, firmware_hash=build.firmware_hash)
-    result["seconds"] = round(time.time() - t0, 2)
-    campaign_store.add(campaign_point, result)
+    result["seconds"] = round(seconds, 2)
+    result["ran_on"] = {"host": socket.gethostname(), "worker": worker, "pid": os.getpid()}
+    return result
 
-    _progress["ran"] += 1
-    done, total = len(campaign_store.done), campaign_store.total
-    elapsed = time.time() - _progress["start"]
-    rate = _progress["ran"] / elapsed if elapsed else 0.0
-    left = (total - done) / rate if rate else 0.0
-    width = 30
-    bar = "#" * (width * done // total) + "." * (width - width * done // total)
-    print(f"\r[{bar}] {done}/{total} points, {rate * 60:.1f}/min, {left:.0f} s left  {point_id(campaign_point)}",
-          file=sys.__stderr__, flush=True)
+
+_progress = None
+
+
+def test_point(campaign_point, campaign_store, request):
+    global _progress
+    if campaign_store.has(campaign_point):
+        pytest.skip("finished in an earlier run")
+    _progress = _progress or Progress(campaign_store)
+    targets = FixtureTargets(request)
+    t0 = time.time()
+    result = run_point(campaign_point, targets)
+    campaign_store.add(campaign_point, finish_result(campaign_point, result, targets, time.time() - t0))
+    _progress.point_done(campaign_point)

@@ -391,16 +391,40 @@ def cmd_campaign_run(args):
     results = args.results or f"build/campaigns/{campaign.name}"
     points = campaign.points()
     print(f"campaign {campaign.name}: {len(points)} points -> {results}/results.jsonl", file=sys.stderr, flush=True)
-    import monet.campaign_points
-    cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
-           "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rN"]
+    if args.scheduler and args.workers != 1:
+        print(f"monet: --workers {args.workers} and --scheduler {args.scheduler!r} exclude each other: give "
+              "--workers N for local sims or --scheduler ADDRESS for an existing Dask cluster", file=sys.stderr)
+        return 2
     t0 = time.time()
-    rc = subprocess.call(cmd)
+    if args.scheduler or args.workers > 1:
+        rc = _campaign_on_workers(campaign, results, args)
+    else:
+        rc = _campaign_in_pytest(campaign, results)
     if rc == 0 and args.report:
         rc = _write_report(results, None)
     print(f"campaign {campaign.name}: {'done' if rc == 0 else 'failed'} in {time.time() - t0:.0f} s "
           "(model build included when one was needed)", file=sys.stderr, flush=True)
     return rc
+
+
+def _campaign_on_workers(campaign, results, args):
+    from monet import campaign_workers
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True))
+    try:
+        with campaign_workers.connect(args.workers, args.scheduler) as client:
+            stored, failed = campaign_workers.run_campaign(campaign, results, client, log=log)
+    except campaign_workers.WorkerError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    print(f"{stored} points stored, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+def _campaign_in_pytest(campaign, results):
+    import monet.campaign_points
+    cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
+           "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rN"]
+    return subprocess.call(cmd)
 
 
 def _write_report(results, out):
@@ -561,6 +585,10 @@ def make_parser():
     cr.add_argument("file", help="campaign YAML file")
     cr.add_argument("--results", default=None, help="results folder (default build/campaigns/NAME)")
     cr.add_argument("--report", action="store_true", help="write the report when every point is done")
+    cr.add_argument("--workers", type=_positive("workers", 64), default=1,
+                    help="run points on N local sims at once (a Dask LocalCluster on loopback; default 1)")
+    cr.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="send points to an existing Dask cluster, e.g. tcp://head-node:8786")
     cr.set_defaults(func=cmd_campaign_run)
 
     rep = sub.add_parser("report", help="Markdown + HTML report with plots of a results folder")

@@ -73,7 +73,9 @@ def campaign_store(request):
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)
     targets = {p["target"] for p in campaign.points()}
-    write_manifest(store, campaign, request.getfixturevalue("sim_build") if "sim" in targets else None,
-                   request.getfixturevalue("qemu_image") if "qemu" in targets else None)
+    built = (request.getfixturevalue("sim_build") if "sim" in targets else None,
+             request.getfixturevalue("qemu_image") if "qemu" in targets else None)
+    write_manifest(store, campaign, *built)
     store.total = len(campaign.points())
-    return store
+    yield store
+    write_manifest(store, campaign, *built)    # now with where this run's points ran

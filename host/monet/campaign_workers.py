@@ -1,0 +1,165 @@
+"""Campaign points on many workers, through Dask distributed.
+
+`monet campaign run FILE --workers N` starts a Dask LocalCluster of N worker processes on loopback, one
+point at a time each, so N sims (or QEMU guests) run at once; `--scheduler ADDRESS` sends the points to an
+existing Dask cluster instead (`dask scheduler` + `dask worker` on the user's machines, an SSH cluster,
+Slurm through dask-jobqueue), whose workers have this project installed at the same revision.
+
+Each worker process builds the sim model or reuses it by its hash (builders on one machine share
+`build/sim/<hash>` behind a lock) and boots a sim from it for every point; a worker whose model hash
+differs from the campaign's refuses the point, naming both. This process is the one writer: it
+appends each finished point to the results store as its future completes, so resume skips finished points
+as before, and records where every point ran. A worker lost in the middle of a point loses nothing: Dask
+runs that point again on another worker, and only a completed point is ever stored.
+"""
+
+import os
+import socket
+from contextlib import contextmanager
+import sys
+import time
+
+from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
+
+from monet.campaign import Progress, ResultsStore, point_id, write_manifest
+from monet.campaign_points import finish_result, run_point
+
+CONNECT_TIMEOUT_S = 15
+
+
+class WorkerError(RuntimeError):
+    """The cluster could not be reached or started, or a worker cannot run the campaign's points."""
+
+
+class WorkerTargets:
+    """A worker process's sim build and QEMU guest, made once and kept for every point it runs (a sim point
+    boots its own sim from the build: monet.campaign_points.run_point)."""
+
+    _current = None
+
+    def __init__(self):
+        self._sim_build = self._qemu_image = self._qemu_guest = None
+
+    @classmethod
+    def current(cls):
+        if cls._current is None:
+            cls._current = cls()
+        return cls._current
+
+    def sim_build(self):
+        from monet.sim import SimBuild
+        if self._sim_build is None:
+            self._sim_build = SimBuild(log=_log).ensure()
+        return self._sim_build
+
+    def qemu_image(self):
+        from monet.qemu import GuestImage
+        if self._qemu_image is None:
+            self._qemu_image = GuestImage(log=_log).ensure()
+        return self._qemu_image
+
+    def qemu_guest(self):
+        from monet.qemu import QemuTarget
+        from monet.ycsb import free_port
+        if self._qemu_guest is None:
+            self._qemu_guest = QemuTarget(self.qemu_image(), forward_port=free_port())
+        return self._qemu_guest
+
+    def close(self):
+        if self._qemu_guest is not None:
+            self._qemu_guest.close()
+        self._qemu_guest = None
+
+    def drop_broken(self):
+        """Forgets a guest that stopped answering, so the next point boots a fresh one."""
+        if self._qemu_guest is not None and not self._qemu_guest.responsive:
+            self.close()
+
+
+def _log(message):
+    print(f"[worker {os.getpid()}] {message}", file=sys.stderr, flush=True)
+
+
+def run_on_worker(point, gateware_hash):
+    """The task a worker runs for one point; returns the result as the store keeps it."""
+    targets = WorkerTargets.current()
+    if point["target"] == "sim" and targets.sim_build().hash != gateware_hash:
+        raise WorkerError(f"worker {socket.gethostname()}: its sim model hash is {targets.sim_build().hash}, the "
+                          f"campaign's is {gateware_hash}: check out the same revision with the same pinned tools")
+    t0 = time.time()
+    try:
+        result = run_point(point, targets)
+    finally:
+        targets.drop_broken()
+    return finish_result(point, result, targets, time.time() - t0, worker=get_worker().address)
+
+
+class _CloseTargets(WorkerPlugin):
+    """Dask worker plugin: ends the worker's sims and guests when the worker shuts down."""
+    name = "monet-close-targets"
+
+    def setup(self, worker):
+        pass
+
+    def teardown(self, worker):
+        WorkerTargets.current().close()
+
+
+@contextmanager
+def connect(workers=None, scheduler=None):
+    """A Dask client: to a LocalCluster of `workers` processes on loopback (closed again on leaving), or to
+    the scheduler at `scheduler`."""
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise WorkerError(f"cannot reach the Dask scheduler at {scheduler!r} ({e}); accepted: the address a "
+                              "running `dask scheduler` prints, such as tcp://127.0.0.1:8786") from None
+        with client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+        yield client
+
+
+def run_campaign(campaign, results, client, log=print):
+    """Runs every point of `campaign` not yet in `results` on the client's workers; returns (stored, failed)."""
+    from monet.sim import SimBuild
+    points = campaign.points()
+    store = ResultsStore(results)
+    store.total = len(points)
+    todo = [p for p in points if not store.has(p)]
+    targets = {p["target"] for p in points}
+    # This machine's build names the model and firmware in the manifest; local workers reuse it.
+    build = SimBuild(log=log).ensure() if "sim" in targets else None
+    image = None
+    if "qemu" in targets:
+        from monet.qemu import GuestImage
+        image = GuestImage(log=log).ensure()
+    write_manifest(store, campaign, build, image)
+    log(f"campaign {campaign.name}: {len(points) - len(todo)} finished earlier, {len(todo)} to run on "
+        f"{len(client.scheduler_info()['workers'])} workers")
+    client.register_plugin(_CloseTargets())
+    by_key = {}
+    futures = []
+    for order, point in enumerate(todo):
+        key = f"monet-point-{campaign.digest}-{point_id(point)}"
+        future = client.submit(run_on_worker, point, build.hash if build else None, key=key, pure=False,
+                               priority=-order)
+        by_key[future.key] = point
+        futures.append(future)
+    progress = Progress(store)
+    failed = 0
+    for future in as_completed(futures):
+        point = by_key[future.key]
+        try:
+            result = future.result()
+        except Exception as e:     # a point that fails is reported and left for a rerun, as pytest does
+            failed += 1
+            log(f"campaign {campaign.name}: point {point_id(point)} failed: {type(e).__name__}: {e}")
+            continue
+        store.add(point, result)
+        progress.point_done(point, result["ran_on"]["worker"])
+    write_manifest(store, campaign, build, image)
+    return len(futures) - failed, failed

@@ -1,0 +1,105 @@
+"""Campaigns on many workers (monet.campaign_workers): a Dask LocalCluster on loopback gives the same results,
+point for point, as a local run; a worker killed in the middle of a point loses nothing and repeats
+nothing; bad worker settings are refused by name."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from distributed import Client, LocalCluster
+
+from monet.campaign import Campaign, ResultsStore, point_id, point_key
+from monet.campaign_workers import run_campaign
+
+# Deterministic figures only: cycle counts of latency and bandwidth runs do not depend on wall time.
+SMALL = ("name: small\naxes: {distance_m: [0, 8, 36], lanes: [8], rate_gbps: [15]}\n"
+         "benchmarks:\n  - latency: {op: [read, write], samples: [40]}\n"
+         "  - bandwidth: {op: [read], pattern: [random], outstanding: [64], count: [3000]}\n")
+WHERE = ("seconds", "ran_on")
+
+
+def _figures(results):
+    """{point: result without where and how long it ran}."""
+    out = {}
+    for line in (results / "results.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        out[point_key(record["point"])] = {k: v for k, v in record["result"].items() if k not in WHERE}
+    return out
+
+
+@pytest.fixture
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=40) as lc, Client(lc) as client:
+        yield client
+
+
+def test_a_local_cluster_gives_the_local_run_point_for_point(sim_build, tmp_path, cluster):
+    f = tmp_path / "small.yaml"
+    f.write_text(SMALL)
+    local = subprocess.run([sys.executable, "-m", "monet.cli", "campaign", "run", str(f), "--results",
+                            str(tmp_path / "local")], capture_output=True, text=True, timeout=900)
+    assert local.returncode == 0, local.stdout + local.stderr
+    stored, failed = run_campaign(Campaign(f), tmp_path / "dask", cluster, log=lambda m: None)
+    assert (stored, failed) == (len(Campaign(f).points()), 0)
+    a, b = _figures(tmp_path / "local"), _figures(tmp_path / "dask")
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key] == b[key], key
+    manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
+    workers = {where["worker"] for where in manifest["ran_on"].values()}
+    assert len(manifest["ran_on"]) == stored and workers <= set(cluster.scheduler_info()["workers"])
+    assert len(workers) == 2, "both workers should have taken points"
+
+
+def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path, cluster):
+    f = tmp_path / "kill.yaml"
+    f.write_text("name: kill\naxes: {distance_m: [0, 8, 18, 26, 36, 50], lanes: [8], rate_gbps: [15]}\n"
+                 "benchmarks:\n  - latency: {op: [read], samples: [300]}\n")
+    campaign = Campaign(f)
+    results = tmp_path / "results"
+    outcome = {}
+    runner = threading.Thread(target=lambda: outcome.update(
+        done=run_campaign(campaign, results, cluster, log=lambda m: None)))
+    runner.start()
+    # Wait until a worker is in the middle of a point, then kill its process (the nanny starts a new one).
+    victim, deadline = None, time.time() + 300
+    while victim is None and time.time() < deadline and runner.is_alive():
+        busy = [w for w, keys in cluster.processing().items() if keys]
+        if busy and (results / "results.jsonl").exists():
+            victim = busy[0]
+            lost = cluster.processing()[victim][0]
+        time.sleep(0.2)
+    assert victim is not None, "no worker was busy after a point finished"
+    pid = cluster.run(os.getpid, workers=[victim])[victim]
+    os.kill(pid, signal.SIGKILL)
+    runner.join(timeout=600)
+    assert outcome["done"] == (len(campaign.points()), 0)
+    records = ResultsStore(results).records()
+    keys = [point_key(r["point"]) for r in records]
+    lines = (results / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(keys) == len(set(keys)) == len(campaign.points())
+    rerun = {point_id(r["point"]): r["result"]["ran_on"]["pid"] for r in records}
+    lost_point = next(p for p in rerun if lost.endswith("-" + p))
+    assert rerun[lost_point] != pid, "the lost point must have run again on a live worker"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--workers", "0"], "workers '0' is not accepted; accepted: 1 to 64"),
+    (["--workers", "two"], "workers 'two' is not accepted; accepted: 1 to 64"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"),
+    (["--scheduler", "nowhere"], "cannot reach the Dask scheduler at 'nowhere'"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "exclude each other"),
+])
+def test_bad_worker_settings_are_refused_by_name(tmp_path, args, message):
+    f = tmp_path / "c.yaml"
+    f.write_text(SMALL)
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "campaign", "run", str(f), "--results",
+                        str(tmp_path / "r")] + args, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
