@@ -179,6 +179,18 @@ RETRY_KEYS = ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_
 MAX_RUN_CYCLES = 5_000_000
 
 
+def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBps):
+    """(replay model, accesses per run, predicted efficiency) of a BER point on a link whose error-free
+    bandwidth is `bandwidth_GBps`: about `bits` line bits, fewer when the link would crawl."""
+    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps)
+    lines_per_cycle = bandwidth_GBps * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
+    efficiency = max(model["predicted_efficiency"], 0.001)
+    count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
+    if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits
+        count = max(2000, min(count, int(MAX_RUN_CYCLES * lines_per_cycle * efficiency)))
+    return model, count, efficiency
+
+
 def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory="sram", bits=1e10, burst=1,
               seed=1, op="read", outstanding=128, reference_count=50000, log=None):
     """Sustained bandwidth under a bit error rate, with every byte checked.
@@ -194,12 +206,8 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
     common = dict(outstanding=outstanding, distance_m=distance_m, lanes=lanes, rate_gbps=rate_gbps,
                   profile=profile, memory=memory)
     reference = bandwidth(target, op, count=reference_count, **common)
-    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, reference["bandwidth_GBps"])
-    lines_per_cycle = reference["bandwidth_GBps"] * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
-    efficiency = max(model["predicted_efficiency"], 0.001)
-    count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
-    if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits
-        count = max(2000, min(count, int(MAX_RUN_CYCLES * lines_per_cycle * efficiency)))
+    model, count, efficiency = ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits,
+                                            reference["bandwidth_GBps"])
     cycles_per_line = 64 / efficiency
     set_errors(target, ber, burst=burst, seed=seed)
     errinj0, retry0 = _reliability_counters(target)

@@ -80,6 +80,26 @@ def _log(message):
     print(f"[worker {os.getpid()}] {message}", file=sys.stderr, flush=True)
 
 
+def estimated_cycles(point):
+    """A rough cost of a point in sim cycles. Workers get the costliest points first (longest processing
+    time first), so that no worker is left alone with a long point at the end; only the order uses it."""
+    from monet import bench, link_model
+    if point["target"] != "sim":
+        return 10**7                    # a guest's benchmark: tens of seconds, like a long sim point
+    lines_per_cycle = (link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"]) * 1e9
+                       / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ)
+    if point["benchmark"] == "ber":
+        _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
+                                                  point["rate_gbps"], point["bits"],
+                                                  link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"]))
+        return 2 * count / (lines_per_cycle * efficiency)
+    if point["benchmark"] == "bandwidth":
+        return point["count"] * (2 if point["size"] == 128 else 1) / lines_per_cycle
+    if point["benchmark"] == "stream":
+        return point["n"] * point["reps"] * 100
+    return point["samples"] * 1000      # latency: one round trip and the console per sample
+
+
 def run_on_worker(point, gateware_hash):
     """The task a worker runs for one point; returns the result as the store keeps it."""
     targets = WorkerTargets.current()
@@ -143,7 +163,7 @@ def run_campaign(campaign, results, client, log=print):
     client.register_plugin(_CloseTargets())
     by_key = {}
     futures = []
-    for order, point in enumerate(todo):
+    for order, point in enumerate(sorted(todo, key=estimated_cycles, reverse=True)):
         key = f"monet-point-{campaign.digest}-{point_id(point)}"
         future = client.submit(run_on_worker, point, build.hash if build else None, key=key, pure=False,
                                priority=-order)

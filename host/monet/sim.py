@@ -159,8 +159,11 @@ class SimBuild:
         binary = self.firmware / "monet-console.bin"
         if r.returncode != 0 or not binary.exists():
             raise SimError(f"firmware build failed; see {logfile}:\n" + _tail(logfile))
-        # Vsim reads its memories' *.init files at start: the console replaces the BIOS in the ROM.
+        # Vsim reads its memories' *.init files at start: the console is the ROM's whole content.
         data = binary.read_bytes()
+        rom = json.loads((self.dir / "csr.json").read_text())["memories"]["rom"]["size"]
+        if len(data) > rom:
+            raise SimError(f"firmware {binary} is {len(data)} bytes, the sim's ROM holds {rom}")
         data += b"\0" * (-len(data) % 4)
         words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
         # Atomic: another process may be starting a Vsim from this folder right now.

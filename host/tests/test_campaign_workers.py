@@ -14,7 +14,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from monet.campaign import Campaign, ResultsStore, point_id, point_key
-from monet.campaign_workers import run_campaign
+from monet.campaign_workers import estimated_cycles, run_campaign
+from monet.sim import REPO
 
 # Deterministic figures only: cycle counts of latency and bandwidth runs do not depend on wall time.
 SMALL = ("name: small\naxes: {distance_m: [0, 8, 36], lanes: [8], rate_gbps: [15]}\n"
@@ -103,3 +104,11 @@ def test_bad_worker_settings_are_refused_by_name(tmp_path, args, message):
                         str(tmp_path / "r")] + args, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_workers_take_the_costliest_points_first():
+    # ber.yaml's three crawling monet points take ~80 s each on the sim, its 1e-12 points ~30 s.
+    points = {(p["profile"], p["rate_gbps"], p["ber"]): p for p in Campaign(REPO / "campaigns" / "ber.yaml").points()}
+    order = sorted(points.values(), key=estimated_cycles, reverse=True)
+    assert {(p["profile"], p["ber"]) for p in order[:3]} == {("monet", 1e-7), ("monet", 1e-6), ("monet", 1e-5)}
+    assert estimated_cycles(points[("ours", 10, 1e-12)]) > estimated_cycles(points[("ours", 15, 1e-12)])
