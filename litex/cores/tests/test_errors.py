@@ -2,7 +2,6 @@
 programmed run of bits, unused slots are never hit, and a seed repeats a run exactly."""
 
 import pytest
-from migen import *
 
 from monet.cores.link.lanes import MAX_LANES
 from monet.cores.link.common import lane_slots
