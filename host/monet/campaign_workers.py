@@ -15,9 +15,9 @@ runs that point again on another worker, and only a completed point is ever stor
 
 import os
 import socket
-from contextlib import contextmanager
 import sys
 import time
+from contextlib import contextmanager
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
@@ -86,12 +86,11 @@ def estimated_cycles(point):
     from monet import bench, link_model
     if point["target"] != "sim":
         return 10**7                    # a guest's benchmark: tens of seconds, like a long sim point
-    lines_per_cycle = (link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"]) * 1e9
-                       / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ)
+    capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
+    lines_per_cycle = capacity * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
     if point["benchmark"] == "ber":
         _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
-                                                  point["rate_gbps"], point["bits"],
-                                                  link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"]))
+                                                  point["rate_gbps"], point["bits"], capacity)
         return 2 * count / (lines_per_cycle * efficiency)
     if point["benchmark"] == "bandwidth":
         return point["count"] * (2 if point["size"] == 128 else 1) / lines_per_cycle
@@ -115,7 +114,8 @@ def run_on_worker(point, gateware_hash):
 
 
 class _CloseTargets(WorkerPlugin):
-    """Dask worker plugin: ends the worker's sims and guests when the worker shuts down."""
+    """Dask worker plugin: ends the worker's QEMU guest when the worker shuts down (each sim point closes its
+    own sim)."""
     name = "monet-close-targets"
 
     def setup(self, worker):
