@@ -101,6 +101,11 @@ FIRMWARE_LIBRARIES = ("libc", "libcompiler_rt", "libbase")   # what firmware/app
 # knob that lands after them, so it carries -g0 and -w too (a command-line CFLAGS would also replace the sim
 # modules' include paths). -O3 runs the model about 10 % faster than -O2 for 15 s more of compile.
 MODEL_OPT_LEVEL = "O3 -g0 -w"
+# LiteX's sim Makefile always verilates with --trace, though our sim never dumps a waveform: every signal then
+# stays a traceable member of the model and a third of the C++ is trace code. A Verilator configuration file
+# on the command line turns tracing off for every file (the trace hooks LiteX's harness calls remain), which
+# halves the compile and lets Verilator keep intermediate values in locals.
+NO_TRACE_CONFIG = "`verilator_config\ntracing_off -file \"*\"\n"
 
 
 class ConsoleBuilder(Builder):
@@ -141,7 +146,13 @@ def build_sim(output_dir, jobs=2, **soc_kwargs):
     script = os.path.join(gateware, "build_sim.sh")
     with open(script) as f:
         text = f.read()
-    assert "OPT_LEVEL=OPT " in text, "LiteX's build_sim.sh changed: MODEL_OPT_LEVEL would not apply"
+    sources = f'{os.path.join(gateware, "sim.v")} "'
+    assert "OPT_LEVEL=OPT " in text and sources in text, \
+        "LiteX's build_sim.sh changed: MODEL_OPT_LEVEL or the tracing switch would not apply"
+    no_trace = os.path.join(gateware, "no_trace.vlt")
+    with open(no_trace, "w") as f:
+        f.write(NO_TRACE_CONFIG)
+    text = text.replace(sources, f'{os.path.join(gateware, "sim.v")} {no_trace} "')
     with open(script, "w") as f:   # LiteX writes the level unquoted; ours has a space
         f.write(text.replace("OPT_LEVEL=OPT ", f'OPT_LEVEL="{MODEL_OPT_LEVEL}" '))
     builder.write_software_script(jobs)

@@ -60,8 +60,14 @@ class ErrorInjector(LiteXModule):
         # # #
 
         self.comb += [source.valid.eq(sink.valid), sink.ready.eq(source.ready)]
-        ones = Signal(33)
-        self.comb += ones.eq((1 << self.burst) - 1)
+        # A run is at most 33 bits (a wider burst flips 33). The data bits it covers are a 64-bit shift; whether
+        # it reaches the sync header (bits 64, 65) is a narrow sum, so no lane evaluates a 99-bit mask a cycle.
+        run_bits = Signal(6)
+        ones     = Signal(33)
+        self.comb += [
+            run_bits.eq(Mux(self.burst > 33, 33, self.burst)),
+            ones.eq((1 << self.burst) - 1),
+        ]
         used_all, hit_all = [], []
         for lane in range(MAX_LANES):
             data_in, ctrl_in, used = (getattr(sink, f"lane{lane}_{n}") for n in ("data", "ctrl", "used"))
@@ -76,14 +82,16 @@ class ErrorInjector(LiteXModule):
                 hit = Signal(name=f"hit{lane}_{slot}")
                 pos7 = Signal(7, name=f"pos{lane}_{slot}")
                 pos  = Signal(7, name=f"at{lane}_{slot}")
-                flip = Signal(BLOCK_LINE_BITS + 33, name=f"flip{lane}_{slot}")
+                flip  = Signal(64, name=f"flip{lane}_{slot}")
+                reach = Signal(7, name=f"reach{lane}_{slot}")   # one past the run's last bit
                 self.comb += [
                     hit.eq(sink.valid & used[slot] & (state[:THRESHOLD_BITS] < self.thresholds[lane])),
                     pos7.eq(state[THRESHOLD_BITS:THRESHOLD_BITS + 7]),
                     pos.eq(Mux(pos7 < BLOCK_LINE_BITS, pos7, pos7 - BLOCK_LINE_BITS)),
+                    reach.eq(pos + run_bits),
                     flip.eq(Mux(hit, ones << pos, 0)),
-                    data_out[64*slot:64*(slot + 1)].eq(data_in[64*slot:64*(slot + 1)] ^ flip[:64]),
-                    ctrl_out[slot].eq(ctrl_in[slot] ^ (flip[64] | flip[65])),
+                    data_out[64*slot:64*(slot + 1)].eq(data_in[64*slot:64*(slot + 1)] ^ flip),
+                    ctrl_out[slot].eq(ctrl_in[slot] ^ (hit & (run_bits != 0) & (reach > 64))),
                 ]
                 used_all.append(used[slot])
                 hit_all.append(hit)

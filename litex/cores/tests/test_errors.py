@@ -76,3 +76,45 @@ def test_threshold_from_ber():
     assert block_threshold(0) == 0
     assert block_threshold(1e-12) == round((1 - (1 - 1e-12)**66) * 2**40)
     assert abs(block_threshold(1e-5) / 2**40 - 66e-5) < 1e-6
+
+
+def reference_flips(p_block, burst, seed, cycles, salt=3, lanes=8):
+    """The injector's flips on zero words, from an independent model of its generators: each slot's xorshift64
+    starts from the seeded state and steps once a cycle; a draw below the threshold flips min(burst, 33) bits
+    from the drawn position of the 66-bit block (bits 64 and 65, the sync header, flip the ctrl flag)."""
+    mask64 = 2**64 - 1
+    threshold = round(p_block * 2**THRESHOLD_BITS)
+    run_bits = min(burst, 33)
+    states = {}
+    for lane in range(lanes):
+        for slot in range(8 // lanes):   # the slots run() marks as used
+            slot_salt = salt * 64 + lane * 8 + slot + 1
+            states[lane, slot] = ((0x6A09E667 ^ slot_salt) << 32) | (seed ^ ((slot_salt * 0x9E3779B9) & 0xFFFFFFFF))
+
+    def step(s):
+        s ^= (s << 13) & mask64
+        s ^= s >> 7
+        return s ^ ((s << 17) & mask64)
+
+    flips = []
+    for _ in range(cycles):
+        for (lane, slot), s in states.items():
+            if s & (2**THRESHOLD_BITS - 1) < threshold:
+                pos = (s >> THRESHOLD_BITS) & 0x7F
+                pos = pos if pos < 66 else pos - 66
+                run = ((2**run_bits - 1) << pos)
+                word = (run & mask64) | (1 << 64 if run >> 64 else 0)
+                if word:
+                    flips.append((lane, slot, word))
+        states = {key: step(s) for key, s in states.items()}
+    return flips
+
+
+@pytest.mark.parametrize("burst", [0, 1, 5, 33, 40])
+def test_flips_match_an_independent_model_of_the_generators(burst):
+    """Every flipped bit, slot and cycle, including runs that reach the sync header and bursts beyond the
+    33 bits a run can hold, against reference_flips()."""
+    got = run(0.05, burst=burst, cycles=200, seed=11)[2]
+    want = reference_flips(0.05, burst, seed=11, cycles=200)
+    assert got == want
+    assert burst == 0 or any(word >> 64 for _, _, word in got)   # some runs reach the ctrl flag
