@@ -122,5 +122,11 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     md, html_path = make_report(results)
     text = md.read_text()
     assert "Eq. 1" in text and "Beside the paper" in text and "526.60" in text
+    # Every measured point is a row of the latency table, with the figures the results store holds.
+    for r in records:
+        lat = r["result"]["latency_ns"]
+        row = (f"| ours | sram | read | {r['point']['distance_m']} | 8 | 15 | {lat['mean']:.1f} | {lat['p50']:.1f} "
+               f"| {lat['p99']:.1f} | {r['result']['breakdown']['remat_link_logic_cycles']} |")
+        assert row in text, row
     assert (results / "latency_distance.png").stat().st_size > 10_000
     assert "<img src='latency_distance.png'" in html_path.read_text()

@@ -4,6 +4,7 @@ channel model, for every lane count, at run-time distances, with BFCT faults tha
 import pytest
 
 from monet import bench, link_model
+from monet.soc import sim as sim_soc
 from monet.stats import linear_fit
 
 ALL_ONES = 0xFFFFFFFF
@@ -95,7 +96,10 @@ def test_latency_is_linear_in_distance(sim, op):
 def test_remat_and_link_logic_within_budget(sim):
     result = bench.latency(sim, "read", 8, 8, 15.0, samples=20)
     logic = result["breakdown"]["remat_link_logic_cycles"]
-    assert 0 < logic <= 40, result["breakdown"]
+    assert logic <= 40, result["breakdown"]   # the target the benchmark prints
+    # The sim is cycle-exact: what ReMAT and both link ends add to a read is 13 cycles, and a pipeline stage
+    # added anywhere on the path (or one lost) shows here, well inside the target.
+    assert logic == 13, result["breakdown"]
 
 
 def test_lane_rate_changes_serialization(sim):
@@ -112,4 +116,20 @@ def test_pointer_chase_follows_the_chain(sim):
     assert answer["hw_count"] == 200
     # Each load depends on the one before: the CPU waits at least the full remote latency per load.
     assert answer["cycles_per_load"] >= answer["hw_max"]
-    assert answer["end"] != 0 and answer["instret"] > 200
+    assert answer["instret"] > 200
+    assert answer["end"] == chase_end(0x20000, lines=64, n=200, seed=9)
+
+
+def chase_end(offset, lines, n, seed):
+    """Where `chase` must stop, from a model of the firmware's chain: xorshift32 (13, 17, 5) seeded with
+    seed ^ 0x9e3779b9 shuffles the lines into one cycle (Sattolo's algorithm), each line holding the CPU
+    address of the next; n loads from the first line of the cycle end at line order[n % lines]."""
+    state = (seed ^ 0x9E3779B9) or 1
+    order = list(range(lines))
+    for i in range(lines - 1, 0, -1):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        j = state % i
+        order[i], order[j] = order[j], order[i]
+    return sim_soc.REMOTE_BASE + offset + order[n % lines] * 64

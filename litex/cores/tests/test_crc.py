@@ -13,6 +13,11 @@ from monet.cores.tests.verilog_sim import run_simulation
 def test_parallel_crc_matches_serial_reference(width):
     rng = random.Random(width)
     values = [0, 2**width - 1] + [rng.getrandbits(width) for _ in range(6)]
+    assert crcs_from_the_engine(width, values) == [crc_reference(v, width) for v in values]
+
+
+def crcs_from_the_engine(width, values):
+    """CRCs of `values` computed by the Verilog of ParallelCRC(width), one value a cycle."""
     dut = ParallelCRC(width)
     got = []
 
@@ -22,14 +27,23 @@ def test_parallel_crc_matches_serial_reference(width):
             yield
             got.append((yield dut.crc))
     run_simulation(dut, gen())
-    assert got == [crc_reference(v, width) for v in values]
+    return got
 
 
-def test_crc_detects_single_bit_flips():
+def test_engine_gives_the_catalogue_check_value():
+    """The link's CRC is CRC-32/MPEG-2 (poly 0x04C11DB7, init all ones, no reflection, no final XOR). The
+    CRC catalogue's check value for the ASCII string "123456789" is 0x0376E6E7: it comes from outside this
+    code, so a wrong polynomial or init fails here even though the serial reference shares them."""
+    message = int.from_bytes(b"123456789", "big")   # first byte first: the engine takes the top bit first
+    assert crcs_from_the_engine(72, [message]) == [0x0376E6E7]
+
+
+def test_engine_detects_single_bit_flips():
     width = 640
     base = random.Random(1).getrandbits(width)
-    ref = crc_reference(base, width)
-    assert all(crc_reference(base ^ (1 << b), width) != ref for b in range(0, width, 7))
+    flipped = [base ^ (1 << b) for b in range(0, width, 7)]
+    crcs = crcs_from_the_engine(width, [base] + flipped)
+    assert all(crc != crcs[0] for crc in crcs[1:])
 
 
 @pytest.mark.parametrize("pieces", [[64], [64, 576], [576, 64, 640, 64]])

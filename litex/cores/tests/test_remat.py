@@ -101,7 +101,7 @@ def test_unanswered_requests_end_with_a_timeout_error_and_late_answers_are_dropp
     responses, on_link, _ = run(dut, reqs, responder_delay=150, cycles=600)
     assert sorted(i for i, _, _ in responses[0]) == list(range(6))   # each once
     assert all(err == 1 for _, err, _ in responses[0])
-    assert len(on_link) == 6
+    print("ON", [l for _, _, l in on_link]); assert len(on_link) == 6
 
 
 def test_late_answers_free_the_tags():
@@ -110,4 +110,7 @@ def test_late_answers_free_the_tags():
     reqs = {0: [(64 * i, 0, 0) for i in range(8)]}
     responses, on_link, _ = run(dut, reqs, responder_delay=100, cycles=1500)
     assert sorted(i for i, _, _ in responses[0]) == list(range(8))
-    assert len(on_link) >= 4
+    # Accesses 0-3 take the 4 tags and expire at 40 cycles; 4 and 5 expire waiting for a tag; the late
+    # answers (about 100 cycles) free the tags in time for 6 and 7 (section 0 is remote section 8: line
+    # 512 + i). A ReMAT that never frees a late answer's tag sends only the first 4.
+    assert [laddr for _, _, laddr in on_link] == [512, 513, 514, 515, 518, 519]
