@@ -146,13 +146,14 @@ def build_sim(output_dir, jobs=2, **soc_kwargs):
     script = os.path.join(gateware, "build_sim.sh")
     with open(script) as f:
         text = f.read()
-    sources = f'{os.path.join(gateware, "sim.v")} "'
+    sim_v = os.path.join(gateware, "sim.v")
+    sources = f'{sim_v} "'
     assert "OPT_LEVEL=OPT " in text and sources in text, \
         "LiteX's build_sim.sh changed: MODEL_OPT_LEVEL or the tracing switch would not apply"
     no_trace = os.path.join(gateware, "no_trace.vlt")
     with open(no_trace, "w") as f:
         f.write(NO_TRACE_CONFIG)
-    text = text.replace(sources, f'{os.path.join(gateware, "sim.v")} {no_trace} "')
+    text = text.replace(sources, f'{sim_v} {no_trace} "')
     with open(script, "w") as f:   # LiteX writes the level unquoted; ours has a space
         f.write(text.replace("OPT_LEVEL=OPT ", f'OPT_LEVEL="{MODEL_OPT_LEVEL}" '))
     builder.write_software_script(jobs)

@@ -42,8 +42,8 @@ class ErrorInjector(LiteXModule):
     """Flips bits of the lane words going by (0 cycles).
 
     Each 66-bit block a lane carries is hit with probability `thresholds[lane]` / 2**40 (see
-    block_threshold()); a hit flips a run of `burst` bits (1: single-bit errors) from a uniformly drawn
-    position, where the two sync-header positions flip the block's ctrl flag. Every block slot draws from
+    block_threshold()); a hit flips a run of min(`burst`, 33) bits (1: single-bit errors) from a uniformly
+    drawn position, cut off at the block's end, where the two sync-header positions flip the block's ctrl flag. Every block slot draws from
     its own xorshift64 generator, reloaded from `seed` on `seed_load`, so a run is repeatable.
     `blocks` counts blocks carried and `hits` blocks hit.
     """
@@ -66,7 +66,7 @@ class ErrorInjector(LiteXModule):
         ones     = Signal(33)
         self.comb += [
             run_bits.eq(Mux(self.burst > 33, 33, self.burst)),
-            ones.eq((1 << self.burst) - 1),
+            ones.eq((1 << run_bits) - 1),
         ]
         used_all, hit_all = [], []
         for lane in range(MAX_LANES):
