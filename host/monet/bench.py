@@ -183,7 +183,7 @@ def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBp
     """(replay model, accesses per run, predicted efficiency) of a BER point on a link whose error-free
     bandwidth is `bandwidth_GBps`: about `bits` line bits, fewer when the link would crawl."""
     model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps)
-    lines_per_cycle = bandwidth_GBps * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
+    lines_per_cycle = link_model.lines_per_cycle(bandwidth_GBps)
     efficiency = max(model["predicted_efficiency"], 0.001)
     count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
     if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits

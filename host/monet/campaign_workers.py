@@ -87,7 +87,7 @@ def estimated_cycles(point):
     if point["target"] != "sim":
         return 10**7                    # a guest's benchmark: tens of seconds, like a long sim point
     capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
-    lines_per_cycle = capacity * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ
+    lines_per_cycle = link_model.lines_per_cycle(capacity)
     if point["benchmark"] == "ber":
         _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
                                                   point["rate_gbps"], point["bits"], capacity)

@@ -62,6 +62,11 @@ def serialization_cycles(blocks, lanes, rate_gbps):
     return max(1, math.ceil(ps / CLK_PS))
 
 
+def lines_per_cycle(bandwidth_GBps):
+    """64 B lines a system cycle at `bandwidth_GBps` of payload."""
+    return bandwidth_GBps * 1e9 / LINE_BYTES / NOMINAL_CLK_HZ
+
+
 def cycles_to_ns(cycles):
     return cycles * CLK_PS / 1000.0
 

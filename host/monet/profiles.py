@@ -70,6 +70,6 @@ class Profile:
 PROFILES = {
     "ours": Profile("ours", max_units=8, pairing=True, issue_rate=0, extra_cycles=0, aurora=False),
     "monet": Profile("monet", max_units=1, pairing=False,
-                     issue_rate=round(STREAMER_GBPS * 1e9 / link_model.LINE_BYTES / link_model.NOMINAL_CLK_HZ * 65536),
+                     issue_rate=round(link_model.lines_per_cycle(STREAMER_GBPS) * 65536),
                      extra_cycles=STREAMER_EXTRA_CYCLES, aurora=True),
 }
