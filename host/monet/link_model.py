@@ -1,6 +1,6 @@
 """Physical model of the link: lane rate, PHY and fiber latencies, and their cost in cycles.
 
-Sources of the defaults (shared/reference/phy-latency.md):
+Sources of the defaults:
 - 64b/66b: a 64-bit block takes 66 line bits, so one block lasts 66 / rate ns.
 - PHY: Xilinx PG056, GTHE4 64-bit (64b/66b) fixed delay: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s of
   line rate above 2 Gb/s. UI = 1 / line rate.

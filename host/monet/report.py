@@ -9,8 +9,9 @@ from pathlib import Path
 from monet import link_model
 from monet.stats import linear_fit
 
-# The paper's figures (shared/reference/paper-targets-and-peers.md, section 3): value, unit, and whether the
-# paper states it ("stated") or it was derived from stated numbers ("derived").
+# The MONet paper's figures (Mishra, Benjamin and Zervas, "MONet"): value, unit, whether the paper states it
+# ("stated") or it was derived from stated numbers ("derived"), and where: T1 its Table 1 (8 m), T2 its latency
+# results (Figs 5, 6 and Eq. 1), T3 its DDR4 bandwidth (Fig 7).
 PAPER = {
     "remote DDR4 write latency, 8 m": (526.6, "ns", "stated", "T1"),
     "remote HMC write latency, 8 m": (387.2, "ns", "stated", "T1"),

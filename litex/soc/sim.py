@@ -104,7 +104,7 @@ MODEL_OPT_LEVEL = "O3 -g0 -w"
 # LiteX's sim Makefile always verilates with --trace, though our sim never dumps a waveform: every signal then
 # stays a traceable member of the model and a third of the C++ is trace code. A Verilator configuration file
 # on the command line turns tracing off for every file (the trace hooks LiteX's harness calls remain), which
-# halves the compile and lets Verilator keep intermediate values in locals.
+# takes a third off the C++ compile and lets Verilator keep intermediate values in locals.
 NO_TRACE_CONFIG = "`verilator_config\ntracing_off -file \"*\"\n"
 
 

@@ -43,8 +43,9 @@ class ErrorInjector(LiteXModule):
 
     Each 66-bit block a lane carries is hit with probability `thresholds[lane]` / 2**40 (see
     block_threshold()); a hit flips a run of min(`burst`, 33) bits (1: single-bit errors) from a uniformly
-    drawn position, cut off at the block's end, where the two sync-header positions flip the block's ctrl flag. Every block slot draws from
-    its own xorshift64 generator, reloaded from `seed` on `seed_load`, so a run is repeatable.
+    drawn position, cut off at the block's end, where the two sync-header positions flip the block's ctrl
+    flag. Every block slot draws from its own xorshift64 generator, reloaded from `seed` on `seed_load`, so a
+    run is repeatable.
     `blocks` counts blocks carried and `hits` blocks hit.
     """
     def __init__(self, salt=0):
