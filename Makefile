@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup demo test test-cores test-sim clean
+.PHONY: setup demo test test-cores test-sim mutants clean
 
 setup:
 	@bash tools/setup.sh
@@ -26,6 +26,12 @@ test-cores: setup
 
 test-sim: setup
 	$(PYTEST) host/tests
+
+# Mutation testing (not in CI): per-file scores and the surviving mutants; about an hour on 2 cores.
+# MUTANTS_ARGS passes options through, e.g. MUTANTS_ARGS="--files host/monet/stats.py --sample 100".
+mutants: setup
+	@$(PY) -c "import cosmic_ray" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check -r tools/requirements-mutants.txt
+	$(PY) tools/mutants.py $(MUTANTS_ARGS)
 
 clean:
 	rm -rf build

@@ -80,15 +80,18 @@ def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps):
 
 
 def retry_window(profile, distance_m, lanes, rate_gbps, bandwidth_GBps=None):
-    """Transactions a retry buffer must hold to keep the link busy: bandwidth x (ack round trip) / 64 B."""
+    """Transactions that must be unacknowledged at once to keep the link busy: bandwidth x (ack round trip)
+    / 64 B. It fits when the fewer of the ReMAT's tags and the retry buffer's depth covers it; beyond, the
+    link's bandwidth is bounded by that count over the round trip."""
     prof = PROFILES[profile]
     delay = prof.delay_cycles(distance_m, rate_gbps)
     bw = bandwidth_GBps or link_model.payload_capacity_GBps(lanes, rate_gbps)
     frame = link_model.serialization_cycles(FRAME_BLOCKS, lanes, rate_gbps)
     loop_ns = link_model.cycles_to_ns(2 * delay + 2 * frame + REPLAY_LOGIC_CYCLES)
     needed = math.ceil(bw * loop_ns / link_model.LINE_BYTES)
-    return {"needed": needed, "depth": RETRY_DEPTH, "bounded_by_tags": REMAT_TAGS,
-            "fits": min(needed, REMAT_TAGS) <= RETRY_DEPTH, "ack_loop_ns": loop_ns}
+    held = min(REMAT_TAGS, RETRY_DEPTH)
+    return {"needed": needed, "depth": RETRY_DEPTH, "tags": REMAT_TAGS, "fits": needed <= held,
+            "ack_loop_ns": loop_ns}
 
 
 def _poisson_cdf(k, lam):

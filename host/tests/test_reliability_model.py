@@ -23,7 +23,57 @@ def test_replay_model_loses_more_with_more_errors_and_a_slow_retransmission():
     assert monet < effs[2]
 
 
-def test_retry_window_grows_with_distance_and_fits_the_buffer():
+def test_replay_model_figures_worked_by_hand():
+    # ours: two lines share a 17-block unit and eight units a trailer (8.5 + 1/16 blocks a line); the other
+    # way, a request block a line and a trailer per eight (1.125): 9.6875 blocks of 66 bits a line.
+    assert reliability.blocks_per_line("ours") == 9.6875
+    # 36 m at 15 Gb/s: 27 cycles each way; a damaged 73-block frame costs the round trip, its 11 cycles
+    # and 9 of logic: 74 cycles, 296 ns.
+    m = reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 13.5)
+    assert m["time_lost_per_error_ns"] == 296.0
+    # 13.5 GB/s is 210.94 M lines/s, 639.375 line bits a line: 134868 errors/s at 1e-6, each losing 296 ns.
+    assert m["errors_per_s"] == pytest.approx(134868.164, rel=1e-9)
+    assert m["bytes_replayed_per_error"] == pytest.approx(13.5 * 296)
+    assert m["time_lost_per_time_sending"] == pytest.approx(0.0399210, rel=1e-6)
+    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0399210, rel=1e-6)
+    # monet: a line a unit (9 blocks) and a trailer each, a request and a trailer back: 12 blocks a line;
+    # no nak, so an error costs the 65535-cycle timer and the 3-cycle frame: 262152 ns.
+    assert reliability.blocks_per_line("monet") == 12.0
+    slow = reliability.replay_model(1e-6, "monet", 36, 8, 15.0, 7.9)
+    assert slow["time_lost_per_error_ns"] == 262152.0 and slow["errors_per_s"] == pytest.approx(97762.5)
+    assert slow["predicted_efficiency"] == pytest.approx(1 / (1 + 97762.5 * 262152e-9), rel=1e-9)
+    assert reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 0.0)["predicted_efficiency"] == 1.0
+
+
+def test_retry_window_is_the_bandwidth_over_the_ack_loop():
+    # 8 m at 15 Gb/s: 10 cycles each way, a 73-block frame in 11 cycles each way, 9 of logic: 51 cycles,
+    # 204 ns; 14.545 GB/s (8 lanes after 64b/66b) x 204 ns = 46.4 lines.
     near = reliability.retry_window("ours", 8, 8, 15.0)
+    assert near["ack_loop_ns"] == 204.0 and near["needed"] == 47 and near["fits"]
+    # 100 m: 66 cycles each way, 163 cycles, 652 ns: 148.2 lines, more than the ReMAT's 128 tags.
     far = reliability.retry_window("ours", 100, 8, 15.0)
-    assert near["needed"] < far["needed"] and far["fits"]
+    assert far["ack_loop_ns"] == 652.0 and far["needed"] == 149 and not far["fits"]
+    slow = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=4.0)
+    assert slow["needed"] == 41 and slow["fits"]                        # 4 GB/s x 652 ns = 40.75 lines
+    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 652)
+    assert edge["needed"] == 128 and edge["fits"]
+
+
+def test_retry_timer_and_profiles():
+    assert [reliability.timeout_cycles(d) for d in (0, 27, 16368, 20000)] == [64, 172, 65535, 65535]
+    assert reliability.replay_settings("ours", 27) == (172, 1)
+    assert reliability.replay_settings("monet", 27) == (65535, 0)
+
+
+@pytest.mark.parametrize("rate,kw,hops,tiers,tiered", [
+    (15.0, {}, 3, 2, 3),                         # -3 - (-6.5) = 3.5 dB: 3 hops of 1 dB
+    (10.0, {}, 10, 5, 9),                        # 10.9 dB
+    (10.0, {"fiber_km": 5.0}, 9, 5, 9),          # 10.9 - 1.0 dB of fiber
+    (12.5, {"margin_db": 3.5}, 0, 0, None),      # nothing left for a switch
+    (12.5, {"extra_loss_db": 4.0}, None, None, None),   # short of the receiver's sensitivity
+    (15.0, {"sensitivity_dbm": -20.0, "hop_loss_db": 2.0}, 8, 4, 7),
+])
+def test_power_budget_in_hops(rate, kw, hops, tiers, tiered):
+    b = reliability.power_budget(rate, **kw)
+    assert (b["max_hops"], b["tiers"], b["tiered_hops"]) == (hops, tiers, tiered)
+    assert b["budget_db"] == pytest.approx(b["tx_dbm"] - b["sensitivity_dbm"])

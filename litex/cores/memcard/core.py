@@ -18,8 +18,9 @@ from monet.cores.link.common import *
 class MemoryCard(LiteXModule):
     """Executes read and write requests on a 512-bit wide on-card memory, in order, one a cycle.
 
-    Access latency: 2 cycles (request FIFO, memory read) plus `latency` cycles (CSR, default 0), which
-    stands in for a DRAM until the DDR4/HMC timing models arrive. A request beyond the memory's size is
+    Latency, request taken to response offered: 3 cycles (request FIFO 2, memory read 1) plus the delay
+    line's max(`latency`, 1) (`latency`: a CSR, default 0, which stands in for a DRAM until the DDR4/HMC
+    timing models arrive). A request beyond the memory's size is
     answered with an error frame. Requests are bounded by the requester's tags, so `max_outstanding`
     sizes the input FIFO and nothing is ever dropped.
     """

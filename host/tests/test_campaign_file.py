@@ -1,0 +1,101 @@
+"""Campaign files: broken ones are refused with the key, value and what is accepted; axes, benchmarks and
+sweeps expand to their points; every shipped campaign loads; the results store survives a torn line."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monet.campaign import Campaign, CampaignError, ResultsStore, point_key
+
+CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
+
+GOOD = """
+name: t
+axes: {distance_m: [0, 8], lanes: [8], rate_gbps: [15]}
+benchmarks:
+  - latency: {op: [read], samples: [20]}
+"""
+
+
+@pytest.mark.parametrize("text,message", [
+    ("axes: {lanes: [3]}\nbenchmarks: [latency]", "axes.lanes: 3 is not accepted; accepted: 1, 2, 4, 8"),
+    ("axes: {rate_gbps: [11]}\nbenchmarks: [latency]", "axes.rate_gbps: 11 is not accepted; accepted: 10, 12.5"),
+    ("axes: {distance_m: [-5]}\nbenchmarks: [latency]", "axes.distance_m: -5 is not accepted; accepted: a number"),
+    ("axes: {colour: [red]}\nbenchmarks: [latency]", "unknown axis 'colour'; accepted: distance_m, lanes"),
+    ("axes: {lanes: []}\nbenchmarks: [latency]", "axes.lanes: the list is empty"),
+    ("axes: {profile: [aurora]}\nbenchmarks: [latency]", "axes.profile: 'aurora' is not accepted; accepted: ours, monet"),
+    ("axes: {memory: [hbm]}\nbenchmarks: [latency]", "axes.memory: 'hbm' is not accepted; accepted: sram, ddr4"),
+    ("benchmarks: [{bandwidth: {size: [48]}}]", "benchmarks[0].bandwidth.size: 48 is not accepted; accepted: 8, 16"),
+    ("sweeps: [{axes: {lanes: [5]}, benchmarks: [latency]}]", "sweeps[0].axes.lanes: 5 is not accepted"),
+    ("sweeps: [{benchmarks: [latency], colour: 1}]", "sweeps[0]: unknown key 'colour'; accepted: axes, benchmarks"),
+    ("sweeps: []", "sweeps: expected a list of mappings"),
+    ("sweeps: [{benchmarks: [latency]}]\nbenchmarks: [latency]", "either sweeps or axes + benchmarks"),
+    ("benchmarks: [streamz]", "unknown benchmark 'streamz'; accepted: latency, bandwidth"),
+    ("benchmarks: [{latency: {op: [fetch]}}]", "benchmarks[0].latency.op: 'fetch' is not accepted; accepted: read, write"),
+    ("benchmarks: [{bandwidth: {outstanding: [500]}}]", "outstanding: 500 is not accepted; accepted: an integer from 1 to 128"),
+    ("benchmarks: [{latency: {depth: [3]}}]", "unknown parameter 'depth'; accepted: op, samples"),
+    ("axes: {lanes: [8]}", "benchmarks: expected a list"),
+    ("repetitions: 0\nbenchmarks: [latency]", "repetitions: 0 is not accepted"),
+    ("sweep: 1\nbenchmarks: [latency]", "unknown key 'sweep'"),
+    ("axes: [1, 2", "not valid YAML"),
+])
+def test_broken_campaign_files_name_key_value_and_accepted(tmp_path, text, message):
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    with pytest.raises(CampaignError) as e:
+        Campaign(f)
+    assert message in str(e.value)
+    assert str(f) in str(e.value)
+
+
+def test_cli_refuses_a_broken_campaign_before_building(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("axes: {lanes: [3]}\nbenchmarks: [latency]")
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "campaign", "run", str(f)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "accepted: 1, 2, 4, 8" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sweeps_add_up_and_shared_points_run_once(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("sweeps:\n"
+                 "  - {axes: {distance_m: [0, 8], profile: [ours, monet]}, benchmarks: [latency]}\n"
+                 "  - {axes: {lanes: [1, 8]}, benchmarks: [latency]}\n")
+    points = Campaign(f).points()
+    # 2 x 2 + 2, less the 8 m / 8 lanes / ours point both sweeps hold.
+    assert len(points) == 5 and len({point_key(p) for p in points}) == 5
+
+
+def test_points_expand_axes_and_benchmarks(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD + "  - bandwidth: {op: [read, write], pattern: [seq, random]}\nrepetitions: 2\n")
+    points = Campaign(f).points()
+    assert len(points) == 2 * (1 + 4) * 2
+    assert len({point_key(p) for p in points}) == len(points)
+
+
+def test_store_ignores_a_line_torn_by_a_crash(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.add({"a": 1}, {"x": 1})
+    with open(store.path, "a") as f:
+        f.write('{"point": {"a": 2}, "resu')      # killed mid-write
+    again = ResultsStore(tmp_path)
+    assert again.has({"a": 1}) and not again.has({"a": 2})
+    again.add({"a": 2}, {"x": 2})
+    assert ResultsStore(tmp_path).has({"a": 2})
+
+
+# Points each shipped campaign expands to, counted from its file by hand (axes product x benchmark
+# parameter product x repetitions, shared points of sweeps once).
+SHIPPED = {"baseline.yaml": 432, "ber.yaml": 22, "default.yaml": 67, "linux.yaml": 8, "quick.yaml": 16,
+           "stream.yaml": 8}
+
+
+def test_every_shipped_campaign_loads_and_expands_to_its_points():
+    assert sorted(p.name for p in CAMPAIGNS.glob("*.yaml")) == sorted(SHIPPED)
+    for name, count in SHIPPED.items():
+        points = Campaign(CAMPAIGNS / name).points()
+        assert len(points) == count, name
+        assert len({point_key(p) for p in points}) == count, name

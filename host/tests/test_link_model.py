@@ -1,0 +1,76 @@
+"""host/monet/link_model.py against figures worked out from their definitions: 64b/66b block times, the
+10GBASE-R payload, light in fiber, PG056's PHY latency, and the serialization of beats over lanes."""
+
+import pytest
+
+from monet import link_model as lm
+
+C_M_PER_NS = 0.299792458
+
+
+@pytest.mark.parametrize("rate,ps", [(10.0, 6600), (12.5, 5280), (15.0, 4400), (25.0, 2640)])
+def test_a_block_is_66_line_bits(rate, ps):
+    assert lm.block_ps(rate) == ps
+
+
+def test_10gbase_r_carries_10_gbps_of_payload():
+    # IEEE 802.3 clause 49: 10.3125 Gb/s on the line is exactly 10 Gb/s after 64b/66b.
+    assert lm.payload_capacity_GBps(1, 10.3125) == pytest.approx(1.25, rel=1e-12)
+    assert lm.payload_capacity_GBps(8, 10.3125) == pytest.approx(10.0, rel=1e-12)
+
+
+def test_fiber_delay_is_light_in_glass_over_half_the_round_trip():
+    assert lm.FIBER_NS_PER_M == pytest.approx(1.468 / C_M_PER_NS, abs=0.01)
+    assert lm.fiber_ns(8) == pytest.approx(19.6) and lm.fiber_ns(0) == 0
+
+
+@pytest.mark.parametrize("rate,ns", [(10.0, 30.95), (15.0, 20.9666667), (1.0, 301.5)])
+def test_phy_latency_is_pg056s_unit_intervals(rate, ns):
+    # TX 176 UI + RX 125.5 UI + 1 UI per Gb/s above 2 Gb/s, at 1/rate ns a UI.
+    assert lm.phy_ns(rate) == pytest.approx(ns)
+
+
+def test_one_way_delay_in_cycles():
+    assert lm.CLK_PS == 4000
+    assert lm.delay_cycles(0, 15.0) == 5           # 20.97 ns
+    assert lm.delay_cycles(8, 15.0) == 10          # 40.57 ns
+    assert lm.delay_cycles(100, 10.0) == 69        # 30.95 + 245 ns
+
+
+def test_the_longest_distance_fills_the_delay_lines():
+    for rate in (10.0, 15.0):
+        d = lm.max_distance_m(rate)
+        assert lm.delay_cycles(d, rate) == lm.MAX_DELAY and lm.delay_cycles(d + 2, rate) > lm.MAX_DELAY
+    assert lm.max_distance_m(15.0) == pytest.approx(1624.1, abs=0.1)
+
+
+@pytest.mark.parametrize("blocks,lanes,rate,cycles", [
+    (10, 8, 15.0, 3),     # a beat of 8 blocks and one of 2: one block time each, 8.8 ns
+    (10, 1, 15.0, 11),    # 10 block times, 44 ns
+    (10, 4, 10.0, 5),     # 2 + 1 block times of 6.6 ns, 19.8 ns
+    (2, 8, 15.0, 2),      # 4.4 ns
+    (73, 8, 15.0, 11),    # 10 beats, 44 ns
+    (0, 8, 15.0, 1),
+])
+def test_serialization_counts_beats_of_eight_blocks_over_the_lanes(blocks, lanes, rate, cycles):
+    assert lm.serialization_cycles(blocks, lanes, rate) == cycles
+
+
+def test_lines_a_cycle_and_cycles_in_ns():
+    assert lm.lines_per_cycle(16.0) == 1.0          # 64 B every 4 ns
+    assert lm.lines_per_cycle(4.0) == 0.25
+    assert lm.cycles_to_ns(5) == 20.0
+
+
+def test_read_breakdown_parts_add_up_to_the_measurement():
+    b = lm.read_breakdown(40, 8, 8, 15.0, memlat=2)
+    assert b["total_ns"] == 160.0
+    assert b["fiber_ns"] == pytest.approx(39.2) and b["phy_ns"] == pytest.approx(41.9333333)
+    assert b["channel_rounding_ns"] == pytest.approx(80 - 39.2 - 41.9333333)
+    assert b["serialization_ns"] == 20.0 and b["memory_ns"] == 12.0
+    # 40 cycles less 2 x 10 of channel, 5 of serialization and 3 of memory.
+    assert b["remat_link_logic_cycles"] == 12 and b["remat_link_logic_ns"] == 48.0
+    parts = sum(v for k, v in b.items() if k.endswith("_ns") and k not in ("total_ns", "remat_link_logic_ns"))
+    assert parts + b["remat_link_logic_ns"] == pytest.approx(b["total_ns"])
+    other = lm.read_breakdown(40, 8, 8, 15.0, link_ns=100.0)
+    assert other["phy_ns"] == 200.0 and other["remat_link_logic_cycles"] == 40 - 2 * 30 - 5 - 1

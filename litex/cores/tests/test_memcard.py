@@ -1,0 +1,93 @@
+"""Memory card (litex/cores/memcard/core.py): reads, full and byte-masked writes, error answers, the
+programmed latency and back-pressure from the link, on the generated Verilog."""
+
+import random
+
+import pytest
+
+from monet.cores.memcard.core import MemoryCard
+from monet.cores.tests.verilog_sim import run_simulation
+
+# Frame types as the link carries them (link/common.py, README "The gateware in one page").
+RD_REQ, WR_REQ, RD_RSP, WR_ACK, ERR = 1, 2, 3, 4, 5
+FULL = (1 << 64) - 1
+LINES = 64          # a 4 KiB card
+
+
+def line(seed):
+    return random.Random(seed).getrandbits(512)
+
+
+def bytes_of(mask):
+    return sum(0xFF << (8 * i) for i in range(64) if mask >> i & 1)
+
+
+def exchange(requests, latency=0, stall_every=0):
+    """Sends (type, tag, laddr, mask, data) requests one a cycle; returns the responses (type, tag, laddr,
+    data, cycle), the cycle the card took each request and its counters (reads, writes, errors).
+    `stall_every`: the link refuses a response every that many cycles."""
+    dut = MemoryCard(size=LINES * 64, max_outstanding=8)
+    responses, taken, counters = [], [], []
+
+    def send():
+        yield dut.latency.eq(latency)
+        yield
+        for typ, tag, laddr, mask, data in requests:
+            yield dut.sink.valid.eq(1)
+            yield dut.sink.type.eq(typ)
+            yield dut.sink.tag.eq(tag)
+            yield dut.sink.laddr.eq(laddr)
+            yield dut.sink.mask.eq(mask)
+            yield dut.sink.data.eq(data)
+            yield
+            while not (yield dut.sink.ready):
+                yield
+        yield dut.sink.valid.eq(0)
+
+    def receive():
+        for cycle in range(400):
+            if (yield dut.sink.valid) and (yield dut.sink.ready):
+                taken.append(cycle)
+            if (yield dut.source.ready) and (yield dut.source.valid):
+                responses.append(((yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr),
+                                  (yield dut.source.data), cycle))
+            yield dut.source.ready.eq(int(not (stall_every and cycle % stall_every == 0)))
+            yield
+        counters.extend([(yield dut.reads), (yield dut.writes), (yield dut.errors)])
+
+    run_simulation(dut, [send(), receive()])
+    return responses, taken, counters
+
+
+REQUESTS = [
+    (WR_REQ, 1, 3, FULL, line(3)),
+    (WR_REQ, 2, 4, FULL, line(4)),
+    (WR_REQ, 3, 4, 0x0F0F, line(40)),            # bytes 0-3 and 8-11 only
+    (RD_REQ, 4, 3, 0, 0),
+    (RD_REQ, 5, 4, 0, 0),
+    (RD_REQ, 6, 7, 0, 0),                         # never written
+    (RD_REQ, 7, LINES, 0, 0),                     # just beyond the card
+    (WR_REQ, 8, LINES + 5, FULL, line(9)),        # beyond the card: nothing written
+    (RD_RSP, 9, 3, 0, 0),                         # not a request
+    (RD_REQ, 10, LINES - 1, 0, 0),                # the last line
+    (RD_REQ, 11, 5, 0, 0),                        # line 5 = LINES + 5 wrapped: must still be zero
+]
+
+
+@pytest.mark.parametrize("latency,stall_every", [(0, 0), (5, 0), (0, 3), (7, 2)])
+def test_requests_are_answered_in_order_with_the_right_data(latency, stall_every):
+    responses, taken, counters = exchange(REQUESTS, latency, stall_every)
+    merged = (line(4) & ~bytes_of(0x0F0F)) | (line(40) & bytes_of(0x0F0F))
+    want = [(WR_ACK, 1, 3, 0), (WR_ACK, 2, 4, 0), (WR_ACK, 3, 4, 0), (RD_RSP, 4, 3, line(3)),
+            (RD_RSP, 5, 4, merged), (RD_RSP, 6, 7, 0), (ERR, 7, LINES, 0), (ERR, 8, LINES + 5, 0),
+            (ERR, 9, 3, 0), (RD_RSP, 10, LINES - 1, 0), (RD_RSP, 11, 5, 0)]
+    assert [r[:4] for r in responses] == want
+    assert counters == [5, 3, 3]
+    assert len(taken) == len(REQUESTS)
+
+
+@pytest.mark.parametrize("latency,cycles", [(0, 4), (1, 4), (6, 9)])
+def test_a_read_is_answered_after_the_documented_latency(latency, cycles):
+    # Request FIFO 2, memory read 1, the delay line max(latency, 1).
+    responses, taken, _ = exchange([(RD_REQ, 1, 2, 0, 0), (RD_REQ, 2, 9, 0, 0)], latency)
+    assert [r[4] - t for r, t in zip(responses, taken)] == [cycles] * 2

@@ -1,0 +1,308 @@
+"""`make mutants`: mutation testing of the cores and the host's campaign, statistics and model modules.
+
+Cosmic Ray (a field mutation tool) enumerates the mutants of every file in `tools/mutants.toml`, applies
+each one and runs the tests that cover its file; this driver adds what our layout needs around it:
+- a seeded uniform sample of `sample` mutants per file (all of them when a file has fewer), with the score's
+  95 % Wilson interval for a sampled file;
+- two worker trees (copies of the checkout under build/mutants/), one test run in each at a time, so that a
+  mutant written into one tree is never seen by the other's tests. Each tree imports `monet` from itself
+  through a symlinked package tree on PYTHONPATH (the venv's editable install points at the checkout);
+- the Cosmic Ray session (build/mutants/session.sqlite) keeps every result as it comes: a killed run
+  resumes where it stopped, and `cr-report build/mutants/session.sqlite` shows any mutant's diff and output;
+- survivors listed in doc/equivalent-mutants.md (file, line, operator) count as equivalent, not as missed.
+
+Operators: every Cosmic Ray core operator (binary, comparison, unary and boolean operator replacement,
+numbers, True/False, break/continue, exception replacement, decorator removal, zero-iteration loops).
+Cosmic Ray does not mutate strings, so signal names and CSR descriptions are never mutated.
+"""
+
+import argparse
+import math
+import os
+import queue
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+from cosmic_ray.commands.init import init as cosmic_ray_init
+from cosmic_ray.mutating import use_mutation
+from cosmic_ray.plugins import get_operator
+from cosmic_ray.testing import run_tests
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "tools" / "mutants.toml"
+EQUIVALENTS = ROOT / "doc" / "equivalent-mutants.md"
+OUT = ROOT / "build" / "mutants"
+TARGET = 0.85
+Z95 = 1.959963984540054
+
+
+class MutantsError(Exception):
+    """A configuration or checkout problem, reported without a traceback."""
+
+
+def wilson_interval(killed, total, z=Z95):
+    """95 % Wilson score interval of a kill rate measured on a sample."""
+    if total == 0:
+        return 0.0, 1.0
+    p = killed / total
+    centre = p + z * z / (2 * total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
+    return (centre - half) / (1 + z * z / total), (centre + half) / (1 + z * z / total)
+
+
+def load_config(path=CONFIG):
+    cfg = tomllib.loads(path.read_text())
+    return cfg.get("settings", {}), cfg.get("files", {})
+
+
+def check_files(files, path=CONFIG):
+    for name, tests in files.items():
+        if not (ROOT / name).is_file():
+            raise MutantsError(f"{path.name}: file {name!r} does not exist")
+        for t in tests:
+            if not (ROOT / t.split("::")[0]).is_file():
+                raise MutantsError(f"{path.name}: test {t!r} of {name!r} does not exist")
+
+
+def load_equivalents(path=EQUIVALENTS):
+    """{(file, line, operator)} from the rows of the equivalent-mutants table: | file | line | operator | why |."""
+    found = set()
+    if not path.exists():
+        return found
+    for row in path.read_text().splitlines():
+        cells = [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
+        if len(cells) >= 4 and cells[1].isdigit():
+            found.add((cells[0], int(cells[1]), cells[2]))
+    return found
+
+
+def source_stamp(files):
+    """What the session's mutants were made from: the text of every mutated file and of the configuration."""
+    import hashlib
+    h = hashlib.sha256(CONFIG.read_bytes())
+    for name in sorted(files):
+        h.update(name.encode() + (ROOT / name).read_bytes())
+    return h.hexdigest()
+
+
+def _spec(item):
+    return item.mutations[0]
+
+
+def _key(spec):
+    return (str(spec.module_path), spec.operator_name, spec.occurrence)
+
+
+def open_session(files, sample, seed, fresh):
+    """The Cosmic Ray session: created (all mutants enumerated, the unsampled ones marked skipped) unless one
+    made from the same sources, sample and seed exists."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    db_path, stamp_path = OUT / "session.sqlite", OUT / "session.stamp"
+    stamp = f"{source_stamp(files)} sample={sample} seed={seed}"
+    if not fresh and db_path.exists() and stamp_path.exists() and stamp_path.read_text() == stamp:
+        return db_path, False
+    db_path.unlink(missing_ok=True)
+    cwd = os.getcwd()
+    os.chdir(ROOT)      # Cosmic Ray records module paths as given: keep them relative to the root
+    try:
+        with use_db(str(db_path), WorkDB.Mode.create) as db:
+            cosmic_ray_init([Path(f) for f in files], db, {})
+            by_file = {}
+            for item in db.work_items:
+                by_file.setdefault(str(_spec(item).module_path), []).append(item)
+            rng = random.Random(seed)
+            skipped = []
+            for name in sorted(by_file):
+                items = sorted(by_file[name], key=lambda i: _key(_spec(i)))
+                if len(items) > sample:
+                    keep = set(id(i) for i in rng.sample(items, sample))
+                    skipped += [i.job_id for i in items if id(i) not in keep]
+            db.set_multiple_results(skipped, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    finally:
+        os.chdir(cwd)
+    stamp_path.write_text(stamp)
+    return db_path, True
+
+
+def make_tree(index):
+    """A worker tree: the checkout's files (tracked and new, not ignored) and a `monet` package of symlinks
+    into it, so `PYTHONPATH=<tree>/build/imports` imports the tree's code."""
+    tree = OUT / f"tree-{index}"
+    names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, names):
+        src, dst = ROOT / name, tree / name
+        if not src.is_file():
+            continue
+        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    pkg = tree / "build" / "imports" / "monet"
+    if pkg.exists():
+        shutil.rmtree(pkg)
+    pkg.mkdir(parents=True)
+    for f in (tree / "host" / "monet").iterdir():
+        if f.suffix == ".py":
+            (pkg / f.name).symlink_to(f)
+    (pkg / "cores").symlink_to(tree / "litex" / "cores")
+    (pkg / "soc").symlink_to(tree / "litex" / "soc")
+    return tree
+
+
+def test_command(tree, tests):
+    return (f"env PYTHONPATH={tree / 'build' / 'imports'} {sys.executable} -m pytest -x -q -p no:cacheprovider "
+            f"-p no:randomly --rootdir={tree} " + " ".join(str(tree / t) for t in tests))
+
+
+def baseline(trees, files):
+    """Run every distinct test selection once per tree, unmutated: it must pass (else the scores mean
+    nothing), it builds each tree's unmutated core models, and its time sets the mutants' timeout."""
+    selections = sorted({tuple(t) for t in files.values()})
+    times = {}
+    for tests in selections:
+        for tree in trees:
+            start = time.monotonic()
+            outcome, output = run_tests(test_command(tree, tests), 3600)
+            if outcome != TestOutcome.SURVIVED:
+                raise MutantsError(f"the unmutated tests fail in {tree}: {' '.join(tests)}\n{output[-3000:]}")
+            times[tests] = max(times.get(tests, 0), time.monotonic() - start)
+        print(f"baseline {times[tests]:6.1f} s  {' '.join(tests)}", flush=True)
+    return times
+
+
+def run(args):
+    settings, files = load_config()
+    if args.files:
+        unknown = [f for f in args.files if f not in files]
+        if unknown:
+            raise MutantsError(f"--files: {', '.join(unknown)} not in tools/mutants.toml; accepted: "
+                               + ", ".join(files))
+        files = {f: files[f] for f in args.files}
+    check_files(files)
+    sample = args.sample or int(settings.get("sample", 40))
+    seed = args.seed if args.seed is not None else int(settings.get("seed", 1))
+    factor = float(settings.get("timeout_factor", 4))
+    db_path, created = open_session(files, sample, seed, args.fresh)
+    print(f"session {db_path.relative_to(ROOT)} ({'new' if created else 'resumed'}; sample {sample} a file, "
+          f"seed {seed})", flush=True)
+    start = time.monotonic()
+    with use_db(str(db_path), WorkDB.Mode.open) as db:
+        pending = sorted(db.pending_work_items, key=lambda i: _key(_spec(i)))
+        if pending:
+            trees = [make_tree(i) for i in range(args.workers)]
+            times = baseline(trees, files)
+            jobs, results = queue.Queue(), queue.Queue()
+            for item in pending:
+                jobs.put(item)
+
+            def worker(tree):
+                while True:
+                    try:
+                        item = jobs.get_nowait()
+                    except queue.Empty:
+                        return
+                    spec = _spec(item)
+                    tests = files[str(spec.module_path)]
+                    operator = get_operator(spec.operator_name)(**spec.operator_args)
+                    t0 = time.monotonic()
+                    with use_mutation(tree / spec.module_path, operator, spec.occurrence) as (_, mutated):
+                        if mutated is None:
+                            result = WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
+                        else:
+                            outcome, output = run_tests(test_command(tree, tests),
+                                                        factor * times[tuple(tests)] + 30)
+                            result = WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
+                                                output=output[-20000:], diff=_diff(tree, spec))
+                    results.put((item, result, time.monotonic() - t0))
+
+            threads = [threading.Thread(target=worker, args=(t,), daemon=True) for t in trees]
+            for t in threads:
+                t.start()
+            for n in range(1, len(pending) + 1):
+                item, result, took = results.get()
+                db.set_result(item.job_id, result)
+                spec = _spec(item)
+                elapsed = time.monotonic() - start
+                eta = elapsed / n * (len(pending) - n)
+                print(f"[{n}/{len(pending)}] {spec.module_path}:{spec.start_pos[0]} {spec.operator_name} "
+                      f"{(result.test_outcome or result.worker_outcome).value} {took:.0f} s  (ETA {eta / 60:.0f} min)",
+                      flush=True)
+            for t in threads:
+                t.join()
+        return report(db, files, time.monotonic() - start)
+
+
+def _diff(tree, spec):
+    """The mutated line as it reads in the tree, for the survivors' list."""
+    lines = (tree / spec.module_path).read_text().splitlines()
+    row = spec.start_pos[0]
+    return lines[row - 1].strip() if 0 < row <= len(lines) else ""
+
+
+def report(db, files, seconds):
+    equivalents = load_equivalents()
+    rows, survivors, ok = [], [], True
+    done = db.completed_work_items
+    for name in files:
+        mine = [(i, r) for i, r in done if str(_spec(i).module_path) == name]
+        population = len(mine)
+        ran = [(i, r) for i, r in mine if r.worker_outcome == WorkerOutcome.NORMAL]
+        equiv = [(i, r) for i, r in ran if r.test_outcome == TestOutcome.SURVIVED and _equiv_key(i) in equivalents]
+        counted = [(i, r) for i, r in ran if (i, r) not in equiv]
+        killed = sum(1 for _, r in counted if r.is_killed)
+        missed = [(i, r) for i, r in counted if not r.is_killed]
+        survivors += missed
+        score = killed / len(counted) if counted else float("nan")
+        sampled = len(ran) < population - sum(1 for _, r in mine if r.worker_outcome == WorkerOutcome.NO_TEST)
+        low, high = wilson_interval(killed, len(counted)) if sampled else (score, score)
+        passed = bool(counted) and low >= TARGET
+        ok &= passed
+        rows.append((name, population, len(ran), len(equiv), killed, len(counted), score, low, high, sampled, passed))
+    print(f"\n{'file':34} {'mutants':>7} {'run':>4} {'equiv':>5} {'killed':>9} {'score':>6}  {'95 % interval':>13}")
+    for name, population, ran, equiv, killed, counted, score, low, high, sampled, passed in rows:
+        interval = f"{low:.0%}-{high:.0%}" if sampled else "(all run)"
+        print(f"{name:34} {population:7} {ran:4} {equiv:5} {killed:4}/{counted:<4} {score:6.0%}  {interval:>13}  "
+              f"{'PASS' if passed else 'FAIL'}")
+    if survivors:
+        print("\nSurviving mutants (add a test that kills each, or an entry in doc/equivalent-mutants.md):")
+        for item, result in sorted(survivors, key=lambda s: _key(_spec(s[0]))):
+            spec = _spec(item)
+            print(f"  {spec.module_path}:{spec.start_pos[0]}  {spec.operator_name.split('/')[-1]}  "
+                  f"occurrence {spec.occurrence}: {result.diff}")
+    print(f"\n{seconds / 60:.1f} min; target: at least {TARGET:.0%} killed in every file (a sampled file's "
+          f"interval's lower end): {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+def _equiv_key(item):
+    spec = _spec(item)
+    return (str(spec.module_path), spec.start_pos[0], spec.operator_name.split("/")[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="make mutants", description=__doc__.splitlines()[0])
+    p.add_argument("--files", nargs="+", help="only these files of tools/mutants.toml")
+    p.add_argument("--sample", type=int, help="mutants run per file (default: tools/mutants.toml)")
+    p.add_argument("--seed", type=int, help="sampling seed (default: tools/mutants.toml)")
+    p.add_argument("--workers", type=int, default=2, choices=[1, 2, 3, 4], help="worker trees (default 2)")
+    p.add_argument("--fresh", action="store_true", help="start a new session even if one matches")
+    args = p.parse_args(argv)
+    if args.sample is not None and args.sample < 1:
+        p.error(f"--sample: {args.sample} is not accepted; accepted: a positive integer")
+    try:
+        return run(args)
+    except MutantsError as e:
+        print(f"mutants: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
