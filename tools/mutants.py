@@ -166,14 +166,23 @@ def baseline(trees, files):
     """Run every distinct test selection once per tree, unmutated: it must pass (else the scores mean
     nothing), it builds each tree's unmutated core models, and its time sets the mutants' timeout."""
     selections = sorted({tuple(t) for t in files.values()})
-    times = {}
+    times, failures = {}, []
+
+    def one(tree, tests):
+        start = time.monotonic()
+        outcome, output = run_tests(test_command(tree, tests), 3600)
+        if outcome != TestOutcome.SURVIVED:
+            failures.append(f"the unmutated tests fail in {tree}: {' '.join(tests)}\n{output[-3000:]}")
+        times[tests] = max(times.get(tests, 0), time.monotonic() - start)
+
     for tests in selections:
-        for tree in trees:
-            start = time.monotonic()
-            outcome, output = run_tests(test_command(tree, tests), 3600)
-            if outcome != TestOutcome.SURVIVED:
-                raise MutantsError(f"the unmutated tests fail in {tree}: {' '.join(tests)}\n{output[-3000:]}")
-            times[tests] = max(times.get(tests, 0), time.monotonic() - start)
+        threads = [threading.Thread(target=one, args=(tree, tests)) for tree in trees]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if failures:
+            raise MutantsError(failures[0])
         print(f"baseline {times[tests]:6.1f} s  {' '.join(tests)}", flush=True)
     return times
 
@@ -195,7 +204,10 @@ def run(args):
           f"seed {seed})", flush=True)
     start = time.monotonic()
     with use_db(str(db_path), WorkDB.Mode.open) as db:
-        pending = sorted(db.pending_work_items, key=lambda i: _key(_spec(i)))
+        pending = list(db.pending_work_items)
+        if args.survivors:
+            pending += [i for i, r in db.completed_work_items if r.test_outcome == TestOutcome.SURVIVED]
+        pending.sort(key=lambda i: _key(_spec(i)))
         if pending:
             trees = [make_tree(i) for i in range(args.workers)]
             times = baseline(trees, files)
@@ -294,6 +306,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, help="sampling seed (default: tools/mutants.toml)")
     p.add_argument("--workers", type=int, default=2, choices=[1, 2, 3, 4], help="worker trees (default 2)")
     p.add_argument("--fresh", action="store_true", help="start a new session even if one matches")
+    p.add_argument("--survivors", action="store_true",
+                   help="run the session's surviving mutants again (after adding tests that should kill them)")
     args = p.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         p.error(f"--sample: {args.sample} is not accepted; accepted: a positive integer")

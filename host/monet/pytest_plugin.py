@@ -1,8 +1,9 @@
 """pytest plugin: fixtures for end-to-end tests on the sim SoC, one model build per run shared by every test.
 
 Registered through the `pytest11` entry point, so any pytest in the project venv has them:
-`sim_build` (the built model and firmware), `sim` (a running sim with the remote windows mapped),
-`qemu_image` and `qemu_guest` (the board-in-a-box image and a booted guest).
+`sim_build` (the built model and firmware), `sim` (a running sim with the remote windows mapped, its
+settings put back after each test), `qemu_image` and `qemu_guest` (the board-in-a-box image and a booted
+guest).
 """
 
 import pytest
@@ -16,14 +17,44 @@ def sim_build():
 
 
 @pytest.fixture(scope="session")
-def sim(sim_build):
-    """A running sim with the remote windows mapped; tests leave the link at 8 x 15 Gb/s, 8 m."""
+def sim_session(sim_build):
+    """The session's running sim (link at 8 x 15 Gb/s, 8 m, remote windows mapped) and the console commands
+    that put its settings back as they were then."""
     from monet import bench
     target = SimTarget(sim_build)
     bench.configure_link(target, 8, 8, 15.0)
     bench.map_remote_windows(target)
-    yield target
+    yield target, settings_commands(target)
     target.close()
+
+
+@pytest.fixture
+def sim(sim_session):
+    """The session's sim for one test. Whatever the test changes (link, channel errors, retry, BFCT) and however
+    it ends, the next test finds the session's settings."""
+    target, restore = sim_session
+    target.commands_sent.clear()
+    yield target
+    if target.child.isalive():
+        for line in restore:
+            if line.split(maxsplit=1)[0] in target.commands_sent:
+                target.command(line)
+
+
+def settings_commands(target):
+    """Console commands that set the link, channel, retry and every BFCT entry as they are now (each begins
+    with the command that changes what it sets: only the settings a test could have changed are put back)."""
+    link, retry, channel = target.command("link"), target.command("retry"), target.command("errinj")
+    lines = [f"link lanes={link['lanes']} block_ps={link['block_ps']} delay={link['delay']} "
+             f"skew={','.join(map(str, link['skew']))} max_units={link['max_units']} pairing={link['pairing']} "
+             f"issue_rate={link['issue_rate']} memlat={link['memlat']}",
+             f"retry timeout={retry['timeout']} nak={retry['nak']} credits={retry['credits']} "
+             f"request_timeout={retry['request_timeout']}",
+             f"errinj ber={','.join(map(str, channel['ber']))} burst={channel['burst']} seed={channel['seed']}"]
+    for idx in range(target.command("info")["sections"]):
+        e = target.command(f"bfct idx={idx}")
+        lines.append(f"bfct idx={idx} en={e['en']} r={e['r']} w={e['w']} target={e['target']} base={e['base']}")
+    return lines
 
 
 # Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).

@@ -27,8 +27,9 @@ RETRY_DEPTH = 256
 
 
 def timeout_cycles(delay_cycles):
-    """Retry timer for a link of this one-way delay: two round trips and some logic, at least 64."""
-    return max(64, min(65535, 4 * delay_cycles + 64))
+    """Retry timer for a link of this one-way delay: two round trips and 64 cycles of logic, at most the
+    16-bit timer's 65535."""
+    return min(65535, 4 * delay_cycles + 64)
 
 
 def replay_settings(profile, delay_cycles):

@@ -188,6 +188,7 @@ class SimTarget(ConsoleSession):
         self.command_timeout = command_timeout
         self.child = None
         self.responsive = True  # False once an answer did not come: then close() does not ask, it ends Vsim.
+        self.commands_sent = set()   # names of the console commands sent (what a fixture must put back)
         self._boot(boot_timeout)
 
     def _boot(self, timeout):
@@ -225,6 +226,7 @@ class SimTarget(ConsoleSession):
 
     def command(self, line, timeout=None):
         """Sends one console command; returns its JSON answer. A firmware error raises SimError."""
+        self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
         self.child.sendline(line)
         answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)
         if "error" in answer:

@@ -1,13 +1,14 @@
 """Campaign files: broken ones are refused with the key, value and what is accepted; axes, benchmarks and
 sweeps expand to their points; every shipped campaign loads; the results store survives a torn line."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from monet.campaign import Campaign, CampaignError, ResultsStore, point_key
+from monet.campaign import Campaign, CampaignError, Progress, ResultsStore, git_revision, point_id, point_key
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -99,3 +100,52 @@ def test_every_shipped_campaign_loads_and_expands_to_its_points():
         points = Campaign(CAMPAIGNS / name).points()
         assert len(points) == count, name
         assert len({point_key(p) for p in points}) == count, name
+
+
+@pytest.mark.parametrize("text,message", [
+    ("benchmarks: [{perf: {n: [999]}}]",
+     "benchmarks[0].perf.n: 999 is not accepted; accepted: an integer from 1000 to 1e+09"),
+    ("benchmarks: [{perf: {n: [1000000001]}}]", "perf.n: 1000000001 is not accepted"),
+    ("benchmarks: [{perf: {n: [2000.5]}}]", "perf.n: 2000.5 is not accepted"),
+    ("benchmarks: [{stream: {reps: [1]}}]", "stream.reps: 1 is not accepted; accepted: an integer from 2 to 1000"),
+    ("benchmarks: [{latency: {}, bandwidth: {}}]", "benchmarks[0]: expected one benchmark name with its parameters"),
+    ("benchmarks: [[latency]]", "benchmarks[0]: expected one benchmark name with its parameters"),
+])
+def test_parameter_ranges_and_entry_shapes(tmp_path, text, message):
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    with pytest.raises(CampaignError, match=re.escape(message)):
+        Campaign(f)
+
+
+def test_range_ends_are_accepted_and_defaults_fill_the_rest(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("axes: {target: [qemu]}\nbenchmarks: [{perf: {n: [1000, 1000000000]}}, stream]")
+    points = Campaign(f).points()
+    perf = sorted(p["n"] for p in points if p["benchmark"] == "perf")
+    assert perf == [1000, 1000, 10**9, 10**9]                   # each on nodes 0 and 1
+    stream = [p for p in points if p["benchmark"] == "stream"]
+    assert sorted(p["node"] for p in stream) == [0, 1] and {(p["n"], p["reps"]) for p in stream} == {(4096, 3)}
+
+
+def test_point_ids_read_as_the_point():
+    point = {"benchmark": "latency", "distance_m": 8.0, "lanes": 8, "rate_gbps": 12.5, "profile": "ours",
+             "op": "read", "rep": 1}
+    assert point_id(point) == "latency-distance_m=8-lanes=8-rate_gbps=12.5-profile=ours-op=read-r1"
+
+
+def test_progress_line_counts_points_and_time_left(tmp_path, capfd):
+    store = ResultsStore(tmp_path)
+    store.total = 4
+    store.add({"a": 1}, {"x": 1})
+    progress = Progress(store, width=20)
+    progress.start -= 60                          # one point a minute so far
+    progress.point_done({"benchmark": "latency", "distance_m": 0, "rep": 0}, where="gw1")
+    line = capfd.readouterr().err
+    assert line.startswith("\r[#####...............] 1/4 points, 1.0/min, 180 s left  latency-distance_m=0-r0 (gw1)")
+
+
+def test_git_revision_of_the_checkout_and_of_no_repository(tmp_path):
+    rev = git_revision(CAMPAIGNS.parent)
+    assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?", rev)
+    assert git_revision(tmp_path) is None

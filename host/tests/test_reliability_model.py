@@ -12,6 +12,10 @@ def test_poisson_bounds_match_the_tables():
     assert low * 1e6 == pytest.approx(4.795, abs=1e-3) and high * 1e6 == pytest.approx(18.39, abs=1e-2)
     low, high = reliability.ber_bounds(1e9, 4000)                         # normal approximation
     assert low < 4e-6 < high and (high - low) / 4e-6 == pytest.approx(2 * 1.96 / 4000**0.5, rel=1e-3)
+    low, high = reliability.ber_bounds(1e9, 4000, confidence=0.99)        # z = 2.5758 for 99 %
+    assert (high - low) / 2 * 1e9 == pytest.approx(2.5758 * 4000**0.5, rel=1e-4)
+    low, high = reliability.ber_bounds(1e9, 1000)                         # the last exact Poisson interval
+    assert 938.5 < low * 1e9 < 939.5 and 1063.0 < high * 1e9 < 1064.0
 
 
 def test_replay_model_loses_more_with_more_errors_and_a_slow_retransmission():
@@ -34,8 +38,8 @@ def test_replay_model_figures_worked_by_hand():
     # 13.5 GB/s is 210.94 M lines/s, 639.375 line bits a line: 134868 errors/s at 1e-6, each losing 296 ns.
     assert m["errors_per_s"] == pytest.approx(134868.164, rel=1e-9)
     assert m["bytes_replayed_per_error"] == pytest.approx(13.5 * 296)
-    assert m["time_lost_per_time_sending"] == pytest.approx(0.0399210, rel=1e-6)
-    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0399210, rel=1e-6)
+    assert m["time_lost_per_time_sending"] == pytest.approx(0.0399209765625, rel=1e-12)    # 134868.16 x 296 ns
+    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0399209765625, rel=1e-12)
     # monet: a line a unit (9 blocks) and a trailer each, a request and a trailer back: 12 blocks a line;
     # no nak, so an error costs the 65535-cycle timer and the 3-cycle frame: 262152 ns.
     assert reliability.blocks_per_line("monet") == 12.0
@@ -60,7 +64,7 @@ def test_retry_window_is_the_bandwidth_over_the_ack_loop():
 
 
 def test_retry_timer_and_profiles():
-    assert [reliability.timeout_cycles(d) for d in (0, 27, 16368, 20000)] == [64, 172, 65535, 65535]
+    assert [reliability.timeout_cycles(d) for d in (0, 27, 16367, 16368, 20000)] == [64, 172, 65532, 65535, 65535]
     assert reliability.replay_settings("ours", 27) == (172, 1)
     assert reliability.replay_settings("monet", 27) == (65535, 0)
 

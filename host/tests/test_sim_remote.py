@@ -25,7 +25,6 @@ def test_seeded_data_round_trip_every_lane_count(sim, lanes):
     link = sim.command("link")
     # The counters are cumulative over the session (the reliability tests inject errors): none new here.
     assert (link["crc_errors_c"], link["crc_errors_m"]) == (before["crc_errors_c"], before["crc_errors_m"])
-    bench.configure_link(sim, 8, 8, 15.0)
 
 
 def test_skewed_lanes_deliver_intact_data(sim):
@@ -58,7 +57,35 @@ def test_bfct_faults_return_an_error_and_the_firmware_keeps_running(sim):
     # The firmware and the good windows still work.
     sim.command("wr addr=0x100 val=0xc0ffee")
     assert sim.command("rd addr=0x100")["val"] == 0xC0FFEE
-    sim.command("bfct idx=6 en=0")
+
+
+def test_each_fault_kind_latches_its_address_and_the_link_goes_on(sim):
+    section = sim.command("info")["section_bytes"]
+    sim.command("bfct idx=5 en=1 r=0 w=1 base=1")    # write only
+    sim.command("bfct idx=6 en=1 r=1 w=1 target=1 base=1")    # a target this build does not have
+    before = sim.command("faults")["faults"]
+    cases = [(f"rd addr={5 * section + 0x80}", 2, 5 * section + 0x80),
+             (f"rd addr={6 * section + 0x44}", 4, 6 * section + 0x44),
+             (f"wr addr={6 * section + 0x48} val=1", 4, 6 * section + 0x48),
+             (f"rd addr={15 * section + 0xFFFC}", 1, 15 * section + 0xFFFC)]      # never mapped
+    for line, kind, addr in cases:
+        answer = sim.command(line)
+        assert (answer["fault"], answer["fault_kind"], answer["fault_addr"]) == (True, kind, addr), line
+    assert sim.command(f"wr addr={5 * section + 0x80} val=0x600d")["fault"] is False     # writes are allowed
+    assert sim.command("faults")["faults"] == before + len(cases)
+    sim.command("fill addr=0x3000 bytes=512 seed=4")
+    assert sim.command("check addr=0x3000 bytes=512 seed=4")["errors"] == 0
+
+
+def test_benchmark_traffic_into_a_read_only_section_ends_in_bus_errors(sim):
+    section = sim.command("info")["section_bytes"]
+    sim.command("bfct idx=8 en=1 r=1 w=0 base=2")
+    denied = sim.command(f"pbb op=write pattern=seq addr={8 * section} span=4096 count=200")
+    assert denied["bus_errors"] == 200 and denied["completed"] == 200, denied
+    reads = sim.command(f"pbb op=read pattern=seq addr={8 * section} span=4096 count=200")
+    assert reads["bus_errors"] == 0 and reads["completed"] == 200
+    good = sim.command("pbb op=write pattern=seq addr=0x8000 span=4096 count=200 check=1")
+    assert good["bus_errors"] == 0 and good["errors"] == 0
 
 
 def test_translation_uses_the_remote_base(sim):
@@ -66,14 +93,12 @@ def test_translation_uses_the_remote_base(sim):
     sim.command("bfct idx=9 en=1 r=1 w=1 base=3")   # CPU section 9 -> memory-card section 3
     sim.command(f"wr addr={9 * section + 0x40} val=0xabcd1234")
     assert sim.command(f"rd addr={3 * section + 0x40}")["val"] == 0xABCD1234
-    sim.command("bfct idx=9 en=0")
 
 
 def test_out_of_range_remote_base_is_a_remote_error(sim):
     sim.command("bfct idx=10 en=1 r=1 w=1 base=100")  # beyond the memory card
     answer = sim.command(f"rd addr={10 * sim.command('info')['section_bytes']}")
     assert answer["fault"] and answer["fault_kind"] == 5 and answer["val"] == ALL_ONES
-    sim.command("bfct idx=10 en=0")
 
 
 def test_two_distances_in_one_run_without_rebuild(sim, sim_build):

@@ -21,6 +21,7 @@ def test_percentiles_of_a_hundred_ranks_are_the_ranks():
 
 def test_summary_sorts_and_reports_every_figure():
     assert summary([4, 1, 3, 2, 10]) == {"min": 1, "mean": 4.0, "p50": 3, "p99": 10, "max": 10}
+    assert summary(list(range(200, 0, -1))) == {"min": 1, "mean": 100.5, "p50": 100, "p99": 198, "max": 200}
 
 
 def test_fit_of_anscombes_first_set():

@@ -11,9 +11,10 @@ from migen import *
 CRC32_POLY = 0x04C11DB7
 
 
-def crc_matrix(data_width, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
+def crc_matrix(data_width, width, poly, init):
     """Returns, for each CRC output bit, (constant, [input bit indices]) such that
-    crc[i] = constant ^ XOR(input[j] for j in indices). Data is fed MSB (bit data_width-1) first.
+    crc[i] = constant ^ XOR(input[j] for j in indices). Data is fed MSB (bit data_width-1) first, into a
+    register starting at `init`.
 
     With init=None the starting CRC register is an input too: bits data_width .. data_width+width-1 of the
     input vector hold it, so a long message can be checked piece by piece."""

@@ -36,7 +36,6 @@ class BFCT(LiteXModule):
         self.addr     = Signal(32)          # byte address inside the window.
         self.we       = Signal()
         self.fault    = Signal(3)           # FAULT_* for this access.
-        self.target   = Signal(2)
         self.raddr    = Signal(section_bits + base_bits)  # remote byte address.
         # Programming.
         self.wr_index = Signal(max=n_sections)
@@ -57,7 +56,6 @@ class BFCT(LiteXModule):
             section.eq(self.addr[section_bits:section_bits + index_bits]),
             outside.eq(self.addr[section_bits + index_bits:] != 0),
             entry.eq(entries[section]),
-            self.target.eq(entry[3:5]),
             self.raddr.eq(Cat(self.addr[:section_bits], entry[8:8 + base_bits])),
             If(outside | ~entry[0],
                 self.fault.eq(FAULT_UNMAPPED)

@@ -5,7 +5,7 @@ import random
 import pytest
 from migen import Module
 
-from monet.cores.common.crc import ParallelCRC, crc_reference
+from monet.cores.common.crc import CRC32_POLY, ParallelCRC, crc_matrix, crc_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -36,6 +36,17 @@ def test_engine_gives_the_catalogue_check_value():
     code, so a wrong polynomial or init fails here even though the serial reference shares them."""
     message = int.from_bytes(b"123456789", "big")   # first byte first: the engine takes the top bit first
     assert crcs_from_the_engine(72, [message]) == [0x0376E6E7]
+
+
+def test_the_matrix_from_a_zero_register_gives_crc32_cksum():
+    """CRC-32/CKSUM (POSIX cksum's CRC: poly 0x04C11DB7, init 0, no reflection, final XOR all ones) has the
+    catalogue check value 0x765E7680: the matrix and the serial reference both start from any register."""
+    message = int.from_bytes(b"123456789", "big")
+    matrix = crc_matrix(72, 32, CRC32_POLY, 0)
+    assert all(const in (0, 1) for const, _ in matrix)
+    crc = sum((const ^ sum(message >> j & 1 for j in terms) % 2) << i for i, (const, terms) in enumerate(matrix))
+    assert crc ^ 0xFFFFFFFF == 0x765E7680
+    assert crc_reference(message, 72, init=0) ^ 0xFFFFFFFF == 0x765E7680
 
 
 def test_engine_detects_single_bit_flips():

@@ -4,10 +4,9 @@ import random
 
 import pytest
 from migen import *
-from litex.soc.interconnect import stream
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.link.common import beat_layout, lane_layout
+from monet.cores.link.common import lane_layout
 from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
 from monet.cores.tests.verilog_sim import run_simulation
 

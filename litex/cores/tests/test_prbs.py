@@ -5,7 +5,6 @@ wrong lock."""
 import pytest
 from migen import *
 
-from monet.cores.link.common import lane_slots
 from monet.cores.link.lanes import MAX_LANES
 from monet.cores.phy.prbs import LanePRBS, PRBS_BITS, prbs31_reference
 from monet.cores.tests.verilog_sim import run_simulation
