@@ -18,10 +18,11 @@ FULL = (1 << 64) - 1
 
 
 class Link(Module):
-    """Compute end (a) and memory end (b) over both directions of the channel."""
-    def __init__(self, credit_limit=0):
+    """Compute end (a) and memory end (b) over both directions of the channel. Every setting a test sweeps
+    is a signal (the credit limit included), so one Verilator model serves every test here."""
+    def __init__(self):
         self.submodules.channel = channel = SimChannel(depth=64)
-        self.submodules.a = a = LinkEndpoint(channel.lanes_log2, credit_limit=credit_limit)
+        self.submodules.a = a = LinkEndpoint(channel.lanes_log2)
         self.submodules.b = b = LinkEndpoint(channel.lanes_log2)
         self.comb += [a.rx_up.eq(channel.a_up), b.rx_up.eq(channel.b_up)]
         self.comb += a.connect_phy(channel.a2b.sink, channel.b2a.sources)
@@ -43,7 +44,7 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
              credit_limit=0, hold_credits_until=0, timeout=256, cycles=3000):
     """Sends `a2b` from a and `b2a` from b (tuples of type, tag, laddr, mask, data); returns what each end
     received (with the cycle), and both ends' counters. `down`: (after, length) of a link-down interval."""
-    dut = Link(credit_limit)
+    dut = Link()
     got = {"a": [], "b": []}
     stats = {}
 
@@ -72,11 +73,12 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
         yield ch.burst.eq(burst)
         for t in ch.thresholds:
             yield t.eq(threshold)
+        yield dut.a.credits.limit.eq(credit_limit)
         for end in (dut.a, dut.b):
             yield end.source.ready.eq(1)
             yield end.retry.timeout.eq(timeout)
             yield end.checker.timeout.eq(timeout)
-        queued = 0
+        queued, freeing = 0, 0
         for cycle in range(cycles):
             if down is not None and cycle == 1:
                 yield ch.down_after.eq(down[0])
@@ -93,7 +95,9 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
             queued += (yield dut.b.source.valid)
             free = queued > 0 and cycle >= hold_credits_until
             queued -= free
-            yield dut.b.credit_freed.eq(int(free))
+            if free != freeing:
+                freeing = free
+                yield dut.b.credit_freed.eq(int(free))
             yield
         for name, end in (("a", dut.a), ("b", dut.b)):
             stats[name] = {"reinits": (yield end.reinits), "down_cycles": (yield end.down_cycles),
@@ -110,21 +114,21 @@ def delivered(got):
     return [g[:5] for g in got]
 
 
-@pytest.mark.parametrize("lanes_log2", [0, 1, 3])
+@pytest.mark.parametrize("lanes_log2", [0, 3])
 def test_transactions_cross_both_ways_once_in_order_and_intact(lanes_log2):
-    a2b = transactions(60, seed=lanes_log2, types=[RD_REQ, WR_REQ])
-    b2a = transactions(60, seed=10 + lanes_log2, types=[RD_RSP, WR_ACK])
-    got, stats = exchange(a2b, b2a, lanes_log2=lanes_log2, cycles=2500 if lanes_log2 else 6000)
+    a2b = transactions(30, seed=lanes_log2, types=[RD_REQ, WR_REQ])
+    b2a = transactions(30, seed=10 + lanes_log2, types=[RD_RSP, WR_ACK])
+    got, stats = exchange(a2b, b2a, lanes_log2=lanes_log2, cycles=800 if lanes_log2 else 2600)
     assert delivered(got["b"]) == a2b and delivered(got["a"]) == b2a
     for end in "ab":
         assert stats[end]["replays"] == 0 and stats[end]["crc_errors"] == 0 and stats[end]["reinits"] == 0
 
 
 def test_bit_errors_are_replayed_and_nothing_is_lost_or_repeated():
-    a2b = transactions(80, seed=5, types=[WR_REQ])
-    b2a = transactions(80, seed=6, types=[RD_RSP])
-    # A 66-bit block is hit with probability 1/256 on every lane, both ways: a quarter of full frames.
-    got, stats = exchange(a2b, b2a, threshold=1 << 32, cycles=5000)
+    a2b = transactions(50, seed=5, types=[WR_REQ])
+    b2a = transactions(50, seed=6, types=[RD_RSP])
+    # A 66-bit block is hit with probability 1/128 on every lane, both ways: nearly half of full frames.
+    got, stats = exchange(a2b, b2a, threshold=1 << 33, cycles=4000)
     assert delivered(got["b"]) == a2b and delivered(got["a"]) == b2a
     assert stats["hits"] > 20
     assert stats["a"]["crc_errors"] + stats["b"]["crc_errors"] > 0
@@ -145,20 +149,19 @@ def test_a_link_down_interval_reinitializes_both_ends_and_loses_nothing():
 
 def test_credits_hold_requests_until_the_peer_frees_them():
     a2b = transactions(20, seed=9, types=[RD_REQ])
-    got, stats = exchange(a2b, [], credit_limit=4, hold_credits_until=600, cycles=2000)
+    got, stats = exchange(a2b, [], credit_limit=4, hold_credits_until=600, cycles=1200)
     assert delivered(got["b"]) == a2b
-    # Four requests cross at once; the rest wait for credits that come back only after cycle 600.
+    # Four requests cross at once; the rest wait for credits that come back only from cycle 600 on.
     assert [g[5] for g in got["b"]][4] > 600 > [g[5] for g in got["b"]][3]
     assert stats["a"]["credit_stalls"] > 500
 
 
-# A lone request is 2 blocks: over 8 lanes one block time (4.4 ns at 15 Gb/s, 6.6 ns at 10 Gb/s: 2 cycles),
-# over one lane two (8.8 ns: 3 cycles).
-@pytest.mark.parametrize("lanes_log2,delay,block_ps,serialization", [(3, 10, 4400, 2), (0, 10, 4400, 3),
-                                                                     (3, 40, 6600, 2)])
+# A lone request is 2 blocks: over 8 lanes one block time (4.4 ns at 15 Gb/s: 2 cycles), over one lane two
+# (13.2 ns at 10 Gb/s: 4 cycles).
+@pytest.mark.parametrize("lanes_log2,delay,block_ps,serialization", [(3, 10, 4400, 2), (0, 40, 6600, 4)])
 def test_a_lone_request_crosses_an_idle_link_in_exact_cycles(lanes_log2, delay, block_ps, serialization):
     got, _ = exchange([(RD_REQ, 3, 0x1234, FULL, 0)], [], lanes_log2=lanes_log2, delay=delay, block_ps=block_ps,
-                      cycles=300)
+                      cycles=100)
     # Offered at cycle 5 and taken at once; then serialization, the channel's delay and 5 cycles of logic
     # (the endpoint's TX 2 and RX 2, and one more on the way through the channel model).
     assert [g[5] - 5 for g in got["b"]] == [serialization + delay + 5]
