@@ -61,7 +61,7 @@ def test_a_local_cluster_gives_the_local_run_point_for_point(sim_build, tmp_path
 def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path, cluster):
     f = tmp_path / "kill.yaml"
     f.write_text("name: kill\naxes: {distance_m: [0, 8, 18, 26, 36, 50], lanes: [8], rate_gbps: [15]}\n"
-                 "benchmarks:\n  - latency: {op: [read], samples: [300]}\n")
+                 "benchmarks:\n  - latency: {op: [read], samples: [600]}\n")
     campaign = Campaign(f)
     results = tmp_path / "results"
     outcome = {}
@@ -69,16 +69,22 @@ def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path
         done=run_campaign(campaign, results, cluster, log=lambda m: None)))
     runner.start()
     # Wait until a worker is in the middle of a point, then kill its process (the nanny starts a new one).
+    # Its pid is asked first and the point it runs read just before the kill: a point (seconds) must not
+    # finish between the look and the kill, or nothing is lost.
     victim, deadline = None, time.time() + 300
     while victim is None and time.time() < deadline and runner.is_alive():
         busy = [w for w, keys in cluster.processing().items() if keys]
         if busy and (results / "results.jsonl").exists():
             victim = busy[0]
-            lost = cluster.processing()[victim][0]
-        time.sleep(0.2)
+            pid = cluster.run(os.getpid, workers=[victim])[victim]
+            running = cluster.processing().get(victim)
+            if running:
+                lost = running[0]
+                os.kill(pid, signal.SIGKILL)
+            else:
+                victim = None
+        time.sleep(0.05)
     assert victim is not None, "no worker was busy after a point finished"
-    pid = cluster.run(os.getpid, workers=[victim])[victim]
-    os.kill(pid, signal.SIGKILL)
     runner.join(timeout=600)
     assert outcome["done"] == (len(campaign.points()), 0)
     records = ResultsStore(results).records()
