@@ -1,6 +1,7 @@
 """Campaign files: broken ones are refused with the key, value and what is accepted; axes, benchmarks and
 sweeps expand to their points; every shipped campaign loads; the results store survives a torn line."""
 
+import json
 import re
 import subprocess
 import sys
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from monet.campaign import Campaign, CampaignError, Progress, ResultsStore, git_revision, point_id, point_key
+from monet.campaign import (Campaign, CampaignError, Progress, ResultsStore, git_revision, point_id, point_key,
+                            write_manifest)
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -149,3 +151,12 @@ def test_git_revision_of_the_checkout_and_of_no_repository(tmp_path):
     rev = git_revision(CAMPAIGNS.parent)
     assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?", rev)
     assert git_revision(tmp_path) is None
+
+
+def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD)
+    store = ResultsStore(tmp_path / "r")
+    manifest = write_manifest(store, Campaign(f))
+    assert manifest["campaign"] == "t" and manifest["points"] == 2 and "gateware_hash" not in manifest
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text()) == manifest

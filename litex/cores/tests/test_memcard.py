@@ -28,6 +28,7 @@ def exchange(requests, latency=0, stall_every=0):
     `stall_every`: the link refuses a response every that many cycles."""
     dut = MemoryCard(size=LINES * 64, max_outstanding=8)
     responses, taken, counters = [], [], []
+    freed = [0]
 
     def send():
         yield dut.latency.eq(latency)
@@ -48,12 +49,13 @@ def exchange(requests, latency=0, stall_every=0):
         for cycle in range(400):
             if (yield dut.sink.valid) and (yield dut.sink.ready):
                 taken.append(cycle)
+            freed[0] += (yield dut.taken)
             if (yield dut.source.ready) and (yield dut.source.valid):
                 responses.append(((yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr),
                                   (yield dut.source.data), cycle))
             yield dut.source.ready.eq(int(not (stall_every and cycle % stall_every == 0)))
             yield
-        counters.extend([(yield dut.reads), (yield dut.writes), (yield dut.errors)])
+        counters.extend([(yield dut.reads), (yield dut.writes), (yield dut.errors), freed[0]])
 
     run_simulation(dut, [send(), receive()])
     return responses, taken, counters
@@ -68,9 +70,11 @@ REQUESTS = [
     (RD_REQ, 6, 7, 0, 0),                         # never written
     (RD_REQ, 7, LINES, 0, 0),                     # just beyond the card
     (WR_REQ, 8, LINES + 5, FULL, line(9)),        # beyond the card: nothing written
-    (RD_RSP, 9, 3, 0, 0),                         # not a request
+    (RD_RSP, 9, 3, FULL, line(99)),               # not a request: nothing written
+    (0, 12, 3, FULL, line(98)),                   # type 0: not a request either
     (RD_REQ, 10, LINES - 1, 0, 0),                # the last line
     (RD_REQ, 11, 5, 0, 0),                        # line 5 = LINES + 5 wrapped: must still be zero
+    (RD_REQ, 13, 3, 0, 0),                        # line 3 as first written
 ]
 
 
@@ -80,9 +84,11 @@ def test_requests_are_answered_in_order_with_the_right_data(latency, stall_every
     merged = (line(4) & ~bytes_of(0x0F0F)) | (line(40) & bytes_of(0x0F0F))
     want = [(WR_ACK, 1, 3, 0), (WR_ACK, 2, 4, 0), (WR_ACK, 3, 4, 0), (RD_RSP, 4, 3, line(3)),
             (RD_RSP, 5, 4, merged), (RD_RSP, 6, 7, 0), (ERR, 7, LINES, 0), (ERR, 8, LINES + 5, 0),
-            (ERR, 9, 3, 0), (RD_RSP, 10, LINES - 1, 0), (RD_RSP, 11, 5, 0)]
+            (ERR, 9, 3, 0), (ERR, 12, 3, 0), (RD_RSP, 10, LINES - 1, 0), (RD_RSP, 11, 5, 0),
+            (RD_RSP, 13, 3, line(3))]
     assert [r[:4] for r in responses] == want
-    assert counters == [5, 3, 3]
+    # reads, writes, errors, and a credit (`taken`) for every request
+    assert counters == [6, 3, 4, len(REQUESTS)]
     assert len(taken) == len(REQUESTS)
 
 
@@ -91,3 +97,7 @@ def test_a_read_is_answered_after_the_documented_latency(latency, cycles):
     # Request FIFO 2, memory read 1, the delay line max(latency, 1).
     responses, taken, _ = exchange([(RD_REQ, 1, 2, 0, 0), (RD_REQ, 2, 9, 0, 0)], latency)
     assert [r[4] - t for r, t in zip(responses, taken)] == [cycles] * 2
+
+
+def test_the_default_card_holds_4_mib():
+    assert MemoryCard().mem.depth * 64 == 4 << 20
