@@ -43,3 +43,19 @@ def program_bfct(bfct, entries):
         yield bfct.wr_stb.eq(1)
         yield
     yield bfct.wr_stb.eq(0)
+
+
+def send_transactions(endpoint, txns):
+    """Generator: offers (type, tag, laddr, mask, data) transactions on a txn_layout sink, one a cycle as
+    the sink takes them, then drops valid."""
+    for typ, tag, laddr, mask, data in txns:
+        yield endpoint.valid.eq(1)
+        yield endpoint.type.eq(typ)
+        yield endpoint.tag.eq(tag)
+        yield endpoint.laddr.eq(laddr)
+        yield endpoint.mask.eq(mask)
+        yield endpoint.data.eq(data)
+        yield
+        while not (yield endpoint.ready):
+            yield
+    yield endpoint.valid.eq(0)

@@ -10,8 +10,9 @@ from migen import *
 
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
-
 from monet.cores.tests.verilog_sim import run_simulation
+
+from .link_responder import send_transactions
 
 RD_REQ, WR_REQ, RD_RSP, WR_ACK = 1, 2, 3, 4
 FULL = (1 << 64) - 1
@@ -53,17 +54,7 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
         yield end.sink.valid.eq(0)
         for _ in range(5):
             yield
-        for typ, tag, laddr, mask, data in txns:
-            yield end.sink.valid.eq(1)
-            yield end.sink.type.eq(typ)
-            yield end.sink.tag.eq(tag)
-            yield end.sink.laddr.eq(laddr)
-            yield end.sink.mask.eq(mask)
-            yield end.sink.data.eq(data)
-            yield
-            while not (yield end.sink.ready):
-                yield
-        yield end.sink.valid.eq(0)
+        yield from send_transactions(end.sink, txns)
 
     def watch():
         ch = dut.channel

@@ -8,6 +8,8 @@ import pytest
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .link_responder import send_transactions
+
 # Frame types as the link carries them (link/common.py, README "The gateware in one page").
 RD_REQ, WR_REQ, RD_RSP, WR_ACK, ERR = 1, 2, 3, 4, 5
 FULL = (1 << 64) - 1
@@ -33,17 +35,7 @@ def exchange(requests, latency=0, stall_every=0):
     def send():
         yield dut.latency.eq(latency)
         yield
-        for typ, tag, laddr, mask, data in requests:
-            yield dut.sink.valid.eq(1)
-            yield dut.sink.type.eq(typ)
-            yield dut.sink.tag.eq(tag)
-            yield dut.sink.laddr.eq(laddr)
-            yield dut.sink.mask.eq(mask)
-            yield dut.sink.data.eq(data)
-            yield
-            while not (yield dut.sink.ready):
-                yield
-        yield dut.sink.valid.eq(0)
+        yield from send_transactions(dut.sink, requests)
 
     def receive():
         for cycle in range(400):
