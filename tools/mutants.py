@@ -17,6 +17,7 @@ Cosmic Ray does not mutate strings, so signal names and CSR descriptions are nev
 """
 
 import argparse
+import hashlib
 import math
 import os
 import queue
@@ -86,7 +87,6 @@ def load_equivalents(path=EQUIVALENTS):
 
 def source_stamp(files):
     """What the session's mutants were made from: the text of every mutated file and of the configuration."""
-    import hashlib
     h = hashlib.sha256(CONFIG.read_bytes())
     for name in sorted(files):
         h.update(name.encode() + (ROOT / name).read_bytes())
@@ -267,13 +267,14 @@ def report(db, files, seconds):
         mine = [(i, r) for i, r in done if str(_spec(i).module_path) == name]
         population = len(mine)
         ran = [(i, r) for i, r in mine if r.worker_outcome == WorkerOutcome.NORMAL]
-        equiv = [(i, r) for i, r in ran if r.test_outcome == TestOutcome.SURVIVED and _equiv_key(i) in equivalents]
-        counted = [(i, r) for i, r in ran if (i, r) not in equiv]
-        killed = sum(1 for _, r in counted if r.is_killed)
-        missed = [(i, r) for i, r in counted if not r.is_killed]
+        missed_all = [(i, r) for i, r in ran if not r.is_killed]
+        equiv = [(i, r) for i, r in missed_all if _equiv_key(i) in equivalents]
+        missed = [(i, r) for i, r in missed_all if _equiv_key(i) not in equivalents]
+        counted = [(i, r) for i, r in ran if r.is_killed] + missed
+        killed = len(counted) - len(missed)
         survivors += missed
         score = killed / len(counted) if counted else float("nan")
-        sampled = len(ran) < population - sum(1 for _, r in mine if r.worker_outcome == WorkerOutcome.NO_TEST)
+        sampled = any(r.worker_outcome == WorkerOutcome.SKIPPED for _, r in mine)
         low, high = wilson_interval(killed, len(counted)) if sampled else (score, score)
         passed = bool(counted) and low >= TARGET
         ok &= passed

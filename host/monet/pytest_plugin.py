@@ -41,19 +41,26 @@ def sim(sim_session):
                 target.command(line)
 
 
+# The console's settings commands and the fields of their answers that set them back; BFCT entries too.
+SETTINGS = {
+    "link": ("lanes", "block_ps", "delay", "skew", "max_units", "pairing", "issue_rate", "memlat"),
+    "retry": ("timeout", "nak", "credits", "request_timeout"),
+    "errinj": ("ber", "burst", "seed"),
+}
+BFCT_FIELDS = ("en", "r", "w", "target", "base")
+
+
+def _assignments(answer, fields):
+    return " ".join(f"{k}={','.join(map(str, answer[k])) if isinstance(answer[k], list) else answer[k]}"
+                    for k in fields)
+
+
 def settings_commands(target):
     """Console commands that set the link, channel, retry and every BFCT entry as they are now (each begins
     with the command that changes what it sets: only the settings a test could have changed are put back)."""
-    link, retry, channel = target.command("link"), target.command("retry"), target.command("errinj")
-    lines = [f"link lanes={link['lanes']} block_ps={link['block_ps']} delay={link['delay']} "
-             f"skew={','.join(map(str, link['skew']))} max_units={link['max_units']} pairing={link['pairing']} "
-             f"issue_rate={link['issue_rate']} memlat={link['memlat']}",
-             f"retry timeout={retry['timeout']} nak={retry['nak']} credits={retry['credits']} "
-             f"request_timeout={retry['request_timeout']}",
-             f"errinj ber={','.join(map(str, channel['ber']))} burst={channel['burst']} seed={channel['seed']}"]
+    lines = [f"{name} {_assignments(target.command(name), fields)}" for name, fields in SETTINGS.items()]
     for idx in range(target.command("info")["sections"]):
-        e = target.command(f"bfct idx={idx}")
-        lines.append(f"bfct idx={idx} en={e['en']} r={e['r']} w={e['w']} target={e['target']} base={e['base']}")
+        lines.append(f"bfct idx={idx} {_assignments(target.command(f'bfct idx={idx}'), BFCT_FIELDS)}")
     return lines
 
 

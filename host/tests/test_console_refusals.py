@@ -3,6 +3,7 @@ refused command changes nothing (link, channel and retry settings as before; the
 
 import pytest
 
+from monet.pytest_plugin import BFCT_FIELDS, SETTINGS
 from monet.sim import SimError
 
 WINDOW = 16 << 20           # 16 sections of 1 MiB
@@ -62,13 +63,9 @@ REFUSALS = [
     ("rd addr", "expected: command key=value ..."),
 ]
 
-# What each settings command reads back, to check that a refused command changed none of it.
-READBACK = {
-    "link": ("link", ("lanes", "block_ps", "delay", "skew", "max_units", "pairing", "issue_rate", "memlat")),
-    "retry": ("retry", ("timeout", "nak", "credits", "request_timeout")),
-    "errinj": ("errinj", ("ber", "burst", "seed")),
-    "bfct": ("bfct idx=15", ("en", "r", "w", "target", "base")),
-}
+# What each settings command reads back (the fields the sim fixture puts back), to check that a refused
+# command changed none of it.
+READBACK = {**{name: (name, fields) for name, fields in SETTINGS.items()}, "bfct": ("bfct idx=15", BFCT_FIELDS)}
 
 
 def settings(sim, line):

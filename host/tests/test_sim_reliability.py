@@ -34,7 +34,7 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
     bench.configure_retry(sim, "ours", link["delay"])
     bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=20000, seed=3)
     before = sim.command("retry")
-    sim.command("errinj down=2500 down_after=8000")    # 10 us at 250 MHz, 32 us into the read run
+    sim.command("errinj down=2500 down_after=8000")      # 10 us at 250 MHz, 32 us into the read run
     r = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=20000, seed=3, check=True)
     after = sim.command("retry")
     assert r["transactions"] == 20000 and r["errors"] == 0 and r["bus_errors"] == 0
@@ -43,7 +43,7 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
         assert after[end]["down_cycles"] - before[end]["down_cycles"] == 2500
     assert after["compute"]["replays"] + after["memory"]["replays"] > \
         before["compute"]["replays"] + before["memory"]["replays"]
-    assert sim.command("info")["ident"]                  # the firmware still answers
+    assert sim.command("info")["ident"]                    # the firmware still answers
 
 
 @pytest.mark.parametrize("lanes,ber", [(8, 1e-4), (4, 3e-5)])
@@ -79,7 +79,7 @@ def test_ber_cli_prints_the_figures_asked_for(sim_build):
 def test_a_dead_link_ends_accesses_with_a_bus_error_and_the_cpu_goes_on(sim):
     sim.command("wr addr=0x1040 val=0x5a5a1234")
     sim.command("retry request_timeout=20000")
-    sim.command("errinj down=300000")                 # 1.2 ms: far longer than the request timeout
+    sim.command("errinj down=300000")                   # 1.2 ms: far longer than the request timeout
     dead = sim.command("rd addr=0x1040")
     assert dead["fault"] and dead["fault_kind"] == 6 and dead["val"] == 0xFFFFFFFF
     assert sim.command("retry")["request_timeouts"] >= 1

@@ -20,9 +20,8 @@ class MemoryCard(LiteXModule):
 
     Latency, request taken to response offered: 3 cycles (request FIFO 2, memory read 1) plus the delay
     line's max(`latency`, 1) (`latency`: a CSR, default 0, which stands in for a DRAM until the DDR4/HMC
-    timing models arrive). A request beyond the memory's size is
-    answered with an error frame. Requests are bounded by the requester's tags, so `max_outstanding`
-    sizes the input FIFO and nothing is ever dropped.
+    timing models arrive). A request beyond the memory's size is answered with an error frame. Requests are
+    bounded by the requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped.
     """
     def __init__(self, size=4*1024*1024, max_outstanding=32):
         assert size % LINE_BYTES == 0
