@@ -7,8 +7,9 @@ each one and runs the tests that cover its file; this driver adds what our layou
 - two worker trees (copies of the checkout under build/mutants/), one test run in each at a time, so that a
   mutant written into one tree is never seen by the other's tests. Each tree imports `monet` from itself
   through a symlinked package tree on PYTHONPATH (the venv's editable install points at the checkout);
-- the Cosmic Ray session (build/mutants/session.sqlite) keeps every result as it comes: a killed run
-  resumes where it stopped, and `cr-report build/mutants/session.sqlite` shows any mutant's diff and output;
+- a Cosmic Ray session per file (build/mutants/sessions/<file>.sqlite) keeps every result as it comes: a
+  killed run resumes where it stopped, a changed file or test list restarts only that file's session, and
+  `cr-report build/mutants/sessions/<file>.sqlite` shows any mutant's diff and output;
 - survivors listed in doc/equivalent-mutants.md (file, line, operator) count as equivalent, not as missed.
 
 Operators: every Cosmic Ray core operator (binary, comparison, unary and boolean operator replacement,
@@ -28,6 +29,7 @@ import sys
 import threading
 import time
 import tomllib
+from contextlib import ExitStack
 from pathlib import Path
 
 from cosmic_ray.commands.init import init as cosmic_ray_init
@@ -85,12 +87,17 @@ def load_equivalents(path=EQUIVALENTS):
     return found
 
 
-def source_stamp(files):
-    """What the session's mutants were made from: the text of every mutated file and of the configuration."""
-    h = hashlib.sha256(CONFIG.read_bytes())
-    for name in sorted(files):
-        h.update(name.encode() + (ROOT / name).read_bytes())
-    return h.hexdigest()
+def session_paths(name):
+    """The session database and its stamp for one listed file (build/mutants/sessions/<file>.sqlite)."""
+    slug = name.replace("/", "__")
+    return OUT / "sessions" / f"{slug}.sqlite", OUT / "sessions" / f"{slug}.stamp"
+
+
+def session_stamp(name, tests, sample, seed):
+    """What a file's session was made from: the file's text, its test selection, the sample and the seed."""
+    h = hashlib.sha256(name.encode() + (ROOT / name).read_bytes())
+    h.update(" ".join(tests).encode())
+    return f"{h.hexdigest()} sample={sample} seed={seed}"
 
 
 def _spec(item):
@@ -101,12 +108,14 @@ def _key(spec):
     return (str(spec.module_path), spec.operator_name, spec.occurrence)
 
 
-def open_session(files, sample, seed, fresh):
-    """The Cosmic Ray session: created (all mutants enumerated, the unsampled ones marked skipped) unless one
-    made from the same sources, sample and seed exists."""
-    OUT.mkdir(parents=True, exist_ok=True)
-    db_path, stamp_path = OUT / "session.sqlite", OUT / "session.stamp"
-    stamp = f"{source_stamp(files)} sample={sample} seed={seed}"
+def open_session(name, tests, sample, seed, fresh):
+    """A file's Cosmic Ray session: created (all mutants enumerated, the unsampled ones marked skipped)
+    unless one made from the same text, tests, sample and seed exists. Each file samples with its own
+    generator (seeded by the seed and the file's name), so a file draws the same mutants whether it runs
+    alone (`--files`) or with the others."""
+    db_path, stamp_path = session_paths(name)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = session_stamp(name, tests, sample, seed)
     if not fresh and db_path.exists() and stamp_path.exists() and stamp_path.read_text() == stamp:
         return db_path, False
     db_path.unlink(missing_ok=True)
@@ -114,18 +123,12 @@ def open_session(files, sample, seed, fresh):
     os.chdir(ROOT)      # Cosmic Ray records module paths as given: keep them relative to the root
     try:
         with use_db(str(db_path), WorkDB.Mode.create) as db:
-            cosmic_ray_init([Path(f) for f in files], db, {})
-            by_file = {}
-            for item in db.work_items:
-                by_file.setdefault(str(_spec(item).module_path), []).append(item)
-            rng = random.Random(seed)
-            skipped = []
-            for name in sorted(by_file):
-                items = sorted(by_file[name], key=lambda i: _key(_spec(i)))
-                if len(items) > sample:
-                    keep = set(id(i) for i in rng.sample(items, sample))
-                    skipped += [i.job_id for i in items if id(i) not in keep]
-            db.set_multiple_results(skipped, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+            cosmic_ray_init([Path(name)], db, {})
+            items = sorted(db.work_items, key=lambda i: _key(_spec(i)))
+            if len(items) > sample:
+                keep = set(id(i) for i in random.Random(f"{seed}:{name}").sample(items, sample))
+                db.set_multiple_results([i.job_id for i in items if id(i) not in keep],
+                                        WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
     finally:
         os.chdir(cwd)
     stamp_path.write_text(stamp)
@@ -199,30 +202,35 @@ def run(args):
     sample = args.sample or int(settings.get("sample", 40))
     seed = args.seed if args.seed is not None else int(settings.get("seed", 1))
     factor = float(settings.get("timeout_factor", 4))
-    db_path, created = open_session(files, sample, seed, args.fresh)
-    print(f"session {db_path.relative_to(ROOT)} ({'new' if created else 'resumed'}; sample {sample} a file, "
-          f"seed {seed})", flush=True)
     start = time.monotonic()
-    with use_db(str(db_path), WorkDB.Mode.open) as db:
-        pending = list(db.pending_work_items)
-        if args.survivors:
-            pending += [i for i, r in db.completed_work_items if r.test_outcome == TestOutcome.SURVIVED]
-        pending.sort(key=lambda i: _key(_spec(i)))
+    with ExitStack() as stack:
+        dbs, pending = {}, []
+        for name, tests in files.items():
+            db_path, created = open_session(name, tests, sample, seed, args.fresh)
+            dbs[name] = db = stack.enter_context(use_db(str(db_path), WorkDB.Mode.open))
+            mine = list(db.pending_work_items)
+            if args.survivors:
+                mine += [i for i, r in db.completed_work_items if r.test_outcome == TestOutcome.SURVIVED]
+            pending += [(name, i) for i in mine]
+            print(f"session {db_path.relative_to(ROOT)} ({'new' if created else 'resumed'}): {len(mine)} to run",
+                  flush=True)
+        print(f"sample {sample} a file, seed {seed}", flush=True)
+        pending.sort(key=lambda p: _key(_spec(p[1])))
         if pending:
             trees = [make_tree(i) for i in range(args.workers)]
-            times = baseline(trees, files)
+            times = baseline(trees, {name: files[name] for name, _ in pending})
             jobs, results = queue.Queue(), queue.Queue()
-            for item in pending:
-                jobs.put(item)
+            for job in pending:
+                jobs.put(job)
 
             def worker(tree):
                 while True:
                     try:
-                        item = jobs.get_nowait()
+                        name, item = jobs.get_nowait()
                     except queue.Empty:
                         return
                     spec = _spec(item)
-                    tests = files[str(spec.module_path)]
+                    tests = files[name]
                     operator = get_operator(spec.operator_name)(**spec.operator_args)
                     t0 = time.monotonic()
                     with use_mutation(tree / spec.module_path, operator, spec.occurrence) as (_, mutated):
@@ -233,14 +241,14 @@ def run(args):
                                                         factor * times[tuple(tests)] + 30)
                             result = WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                                                 output=output[-20000:], diff=_diff(tree, spec))
-                    results.put((item, result, time.monotonic() - t0))
+                    results.put((name, item, result, time.monotonic() - t0))
 
             threads = [threading.Thread(target=worker, args=(t,), daemon=True) for t in trees]
             for t in threads:
                 t.start()
             for n in range(1, len(pending) + 1):
-                item, result, took = results.get()
-                db.set_result(item.job_id, result)
+                name, item, result, took = results.get()
+                dbs[name].set_result(item.job_id, result)
                 spec = _spec(item)
                 elapsed = time.monotonic() - start
                 eta = elapsed / n * (len(pending) - n)
@@ -249,7 +257,7 @@ def run(args):
                       flush=True)
             for t in threads:
                 t.join()
-        return report(db, files, time.monotonic() - start)
+        return report(dbs, time.monotonic() - start)
 
 
 def _diff(tree, spec):
@@ -259,12 +267,12 @@ def _diff(tree, spec):
     return lines[row - 1].strip() if 0 < row <= len(lines) else ""
 
 
-def report(db, files, seconds):
+def report(dbs, seconds):
+    """Per-file scores from each file's session, the survivors, and PASS/FAIL; returns the exit status."""
     equivalents = load_equivalents()
     rows, survivors, ok = [], [], True
-    done = db.completed_work_items
-    for name in files:
-        mine = [(i, r) for i, r in done if str(_spec(i).module_path) == name]
+    for name, db in dbs.items():
+        mine = list(db.completed_work_items)
         population = len(mine)
         ran = [(i, r) for i, r in mine if r.worker_outcome == WorkerOutcome.NORMAL]
         missed_all = [(i, r) for i, r in ran if not r.is_killed]

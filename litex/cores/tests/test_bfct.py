@@ -6,6 +6,7 @@ from migen import *
 from monet.cores.remat.bfct import *
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import program_bfct
 
 
@@ -41,11 +42,41 @@ def test_translation_and_faults(n_sections, section_bits):
         (3 * size, 0),                  # bad target
         (4 * size, 0),                  # disabled
         (n_sections * size, 0),         # outside the table
+        (n_sections * size + 4 * size, 0),  # outside the table, on a disabled section's index
+        (n_sections * size + 4 * size, 1),
     ]
     got = lookup(dut, entries, accesses)
     faults = [f for f, _ in got]
     # The codes firmware and the CLI report as fault_kind: 0 none, 1 unmapped, 2 no read, 3 no write,
     # 4 unknown target (README, "The gateware in one page").
-    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1]
+    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1, 1, 1]
     assert got[0][1] == 5 * size + 0x10
     assert got[1][1] == 5 * size + size - 4
+
+
+# The control block's registers as the firmware's csr.h lays them out (bfct_index, _entry, _commit,
+# _readback: one 32-bit word each, in this order).
+INDEX, ENTRY, COMMIT, READBACK = 0, 1, 2, 3
+
+
+def test_the_cpu_programs_the_largest_table_through_its_registers():
+    # 256 sections: the largest table an 8-bit index reaches. Section 200 needs the index's bit 7, and a
+    # remote base with bit 31 set needs the entry's full 32 bits.
+    dut = BFCT(n_sections=256, section_bits=12)
+    top = ControlBank(dut)
+    entry = (0xFF_FFFF << 8) | 0b111
+    seen = {}
+
+    def cpu():
+        yield from csr_write(top, INDEX, 200)
+        yield from csr_write(top, ENTRY, entry)
+        yield from csr_write(top, COMMIT, 1)
+        seen["readback"] = yield from csr_read(top, READBACK)
+        yield dut.addr.eq((200 << 12) | 0x123)
+        yield
+        seen["lookup"] = ((yield dut.fault), (yield dut.raddr))
+        yield from csr_write(top, INDEX, 72)                    # 200 without bit 7: never programmed
+        seen["other"] = yield from csr_read(top, READBACK)
+
+    run_simulation(top, cpu())
+    assert seen == {"readback": entry, "lookup": (FAULT_NONE, (0xFF_FFFF << 12) | 0x123), "other": 0}

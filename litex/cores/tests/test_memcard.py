@@ -8,6 +8,7 @@ import pytest
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import send_transactions
 
 # Frame types as the link carries them (link/common.py, README "The gateware in one page").
@@ -93,3 +94,38 @@ def test_a_read_is_answered_after_the_documented_latency(latency, cycles):
 
 def test_the_default_card_holds_4_mib():
     assert MemoryCard().mem.depth * 64 == 4 << 20
+
+
+# The control block's registers as the firmware's csr.h lays them out (memcard_latency, _reads, _writes,
+# _errors: one 32-bit word each, in this order).
+LATENCY, READS, WRITES, ERRORS = 0, 1, 2, 3
+
+
+def test_the_cpu_programs_the_latency_and_reads_32_bit_counters():
+    card = MemoryCard(size=LINES * 64, max_outstanding=8)
+    top = ControlBank(card)
+    seen, cycles = {}, []
+
+    def cpu():
+        yield from csr_write(top, LATENCY, 0xFFFF_8006)         # a 16-bit register keeps 0x8006
+        seen["latency"] = yield from csr_read(top, LATENCY)
+        yield from csr_write(top, LATENCY, 6)
+        # Each counter one short of bit 31: one more event sets bit 31, which a 31-bit counter or register
+        # would drop.
+        for counter in (card.reads, card.writes, card.errors):
+            yield counter.eq(2**31 - 1)
+        yield card.source.ready.eq(1)
+        yield from send_transactions(card.sink, [(RD_REQ, 1, 2, 0, 0), (WR_REQ, 2, 3, FULL, line(1)),
+                                                 (RD_REQ, 3, LINES, 0, 0)])
+        for cycle in range(30):
+            if (yield card.source.valid):
+                cycles.append(cycle)
+            yield
+        for name, word in (("reads", READS), ("writes", WRITES), ("errors", ERRORS)):
+            seen[name] = yield from csr_read(top, word)
+
+    run_simulation(top, cpu())
+    assert seen == {"latency": 0x8006, "reads": 2**31, "writes": 2**31, "errors": 2**31}
+    # The three answers leave one a cycle, the first 3 + 6 cycles after the card took it (the count starts
+    # as the last request is taken, two cycles after the first).
+    assert cycles == [7, 8, 9]

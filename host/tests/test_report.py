@@ -1,0 +1,289 @@
+"""host/monet/report.py: the report's measured columns from a results store whose answers are worked out by
+hand (Eq. 1 fits on points laid on a line, the best point per rate, the DDR4 point preferred, STREAM as a
+share of local RAM), the comparison with the paper, the Linux sections, and the plots' data."""
+
+import json
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt     # noqa: E402  (after the headless backend is chosen)
+
+from monet import report            # noqa: E402
+
+KERNELS = ("copy", "scale", "add", "triad")
+
+
+def latency(op, distance, mean, profile="ours", memory="sram", rep=0, lanes=8, rate=15.0):
+    return {"point": {"benchmark": "latency", "op": op, "distance_m": distance, "lanes": lanes, "rate_gbps": rate,
+                      "profile": profile, "memory": memory, "target": "sim", "rep": rep},
+            "result": {"latency_ns": {"mean": mean, "p50": mean - 2, "p99": mean + 8},
+                       "breakdown": {"remat_link_logic_cycles": 9}}}
+
+
+def bandwidth(rate, gbps, memory="sram", distance=8, size=64, profile="ours", rep=0, utilisation=None):
+    return {"point": {"benchmark": "bandwidth", "op": "read", "pattern": "random", "size": size,
+                      "distance_m": distance, "lanes": 8, "rate_gbps": rate, "outstanding": 64, "count": 3000,
+                      "profile": profile, "memory": memory, "target": "sim", "rep": rep},
+            "result": {"bandwidth_GBps": gbps, "payload_capacity_GBps": 8 * rate * 64 / 66 / 8,
+                       "payload_utilisation": gbps / (8 * rate * 64 / 66 / 8),
+                       "link_utilisation": utilisation if utilisation is not None else gbps / (2 * 8 * rate / 8),
+                       "link_efficiency": 0.85,
+                       "latency_ns": {"p50": 316.0, "p90": 332.0, "p99": 340.0, "p99_9": None, "max": 350.0}}}
+
+
+def ber_point(ber, efficiency, predicted):
+    return {"point": {"benchmark": "ber", "op": "read", "lanes": 8, "rate_gbps": 15.0, "distance_m": 8,
+                      "burst": 1, "ber": ber, "profile": "ours", "target": "sim"},
+            "result": {"bandwidth_GBps": 10 * efficiency, "efficiency_vs_error_free": efficiency,
+                       "predicted": {"predicted_efficiency": predicted}, "bits": 1.5e9,
+                       "injected_bit_errors": 120, "crc_errors": 118, "replays": 118, "corrupted_words": 0,
+                       "bus_errors": 0}}
+
+
+def stream(node, distance, mbps, ipc, target="sim", reps=3):
+    return {"point": {"benchmark": "stream", "node": node, "distance_m": distance, "lanes": 8, "rate_gbps": 15.0,
+                      "n": 2000, "reps": reps, "profile": "ours", "memory": "sram", "target": target},
+            "result": {"kernels": {k: {"best_MBps": mbps * (i + 1)} for i, k in enumerate(KERNELS)},
+                       "ipc": ipc, "validates": True}}
+
+
+# Writes on a line 500 + 5 d ns; reads on 600 + 6 d, the 8 m point measured twice (640 and 656: mean 648).
+RECORDS = [
+    latency("write", 0, 500.0), latency("write", 8, 540.0), latency("write", 100, 1000.0),
+    latency("read", 0, 600.0), latency("read", 8, 640.0), latency("read", 8, 656.0, rep=1),
+    latency("read", 100, 1200.0),
+    latency("write", 8, 530.0, profile="monet"),                 # one distance: no fit
+    bandwidth(10.0, 6.0), bandwidth(10.0, 6.5, rep=1),            # the best of two: 6.5
+    bandwidth(12.5, 7.0), bandwidth(12.5, 9.5, size=128),         # only 64 B counts: 7.0
+    bandwidth(15.0, 9.0), bandwidth(15.0, 8.0, memory="ddr4", utilisation=0.25),   # DDR4 preferred: 8.0
+    bandwidth(15.0, 9.9, distance=36),
+    ber_point(1e-6, 0.9, 0.95), ber_point(1e-5, 0.5, 0.6), ber_point(0, 1.0, 1.0),
+    stream(0, 0, 100.0, 0.5), stream(1, 8, 50.0, 0.4), stream(1, 36, 25.0, 0.3),
+]
+
+
+def store(tmp_path, records, manifest=None, extra_lines=()):
+    d = tmp_path / "results"
+    d.mkdir()
+    lines = [json.dumps(r) for r in records] + list(extra_lines)
+    (d / "results.jsonl").write_text("\n".join(lines) + "\n")
+    if manifest is not None:
+        (d / "manifest.json").write_text(json.dumps(manifest))
+    return d
+
+
+def sections_of(markdown):
+    """{title: [table rows as lists of cells]} of a report's markdown."""
+    out, title = {}, None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            title = line[3:]
+            out[title] = []
+        elif line.startswith("| ") and title is not None:
+            out[title].append([c.strip() for c in line.strip("|").split("|")])
+    return {t: rows[1:] for t, rows in out.items()}      # without the header row
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = store(tmp_path_factory.mktemp("report"), RECORDS,
+              manifest={"campaign": "hand.yaml", "git_revision": "abc1234", "gateware_hash": "65bd",
+                        "nominal_clock_hz": 250000000, "versions": {"litex": "2024.12", "verilator": "5.030"}},
+              extra_lines=['{"point": {"benchmark": "lat', ""])     # a torn last line is skipped
+    md, html_path = report.make_report(d)
+    return d, md.read_text(), html_path.read_text(), json.loads((d / "report.json").read_text())
+
+
+def test_eq1_fits_through_points_on_a_line(built):
+    _, _, _, data = built
+    fits = {f["op"]: f for f in data["fits"]}
+    assert set(fits) == {"read", "write"}                        # the monet profile has one distance only
+    w, r = fits["write"], fits["read"]
+    assert (w["distances"], w["latency_ns"]) == ([0, 8, 100], [500.0, 540.0, 1000.0])
+    assert w["intercept_ns"] == pytest.approx(500) and w["L_m_ns_per_m"] == pytest.approx(5)
+    assert w["r2"] == pytest.approx(1) and w["at_100m_ns"] == pytest.approx(1000)
+    assert r["latency_ns"] == [600.0, 648.0, 1200.0]
+    assert r["at_100m_ns"] == pytest.approx(1200) and r["L_m_ns_per_m"] == pytest.approx(6)
+    assert (r["profile"], r["memory"], r["lanes"], r["rate_gbps"]) == ("ours", "sram", 8, 15.0)
+
+
+def test_the_paper_comparison_picks_the_right_points(built):
+    _, md, _, data = built
+    rows = {row["figure"]: row for row in data["paper"]}
+    assert [row["figure"] for row in data["paper"]] == list(report.PAPER)
+    ours = {k: v["ours"] for k, v in rows.items()}
+    assert ours == {
+        "remote DDR4 write latency, 8 m": 540.0,
+        "remote HMC write latency, 8 m": None,
+        "remote DDR4 write latency, 100 m (Eq. 1)": pytest.approx(1000),
+        "remote DDR4 read latency, 100 m (Eq. 1)": pytest.approx(1200),
+        "latency per round-trip metre, DDR4": pytest.approx(5),
+        "remote DDR4 bandwidth, 8 x 10 Gb/s": 6.5,
+        "remote DDR4 bandwidth, 8 x 12.5 Gb/s": 7.0,
+        "remote DDR4 bandwidth, 8 x 15 Gb/s": 8.0,
+        "link utilisation, 8 x 15 Gb/s": 0.25,
+    }
+    assert rows["remote DDR4 write latency, 8 m"]["monet"] == 530.0
+    assert rows["remote DDR4 write latency, 8 m"]["ours_deviation"] == pytest.approx((540 - 526.6) / 526.6)
+    assert rows["remote DDR4 bandwidth, 8 x 15 Gb/s"]["monet_deviation"] is None
+    beside = {row[0]: row for row in sections_of(md)["Beside the paper"]}
+    assert beside["remote DDR4 write latency, 8 m"] == [
+        "remote DDR4 write latency, 8 m", "526.60", "ns", "530.00", "+0.6 %", "540.00", "+2.5 %", "stated", "T1"]
+    assert beside["remote DDR4 bandwidth, 8 x 10 Gb/s"][5:7] == ["6.50", "-4.4 %"]
+
+
+def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
+    records = RECORDS + [latency("write", 0, 400.0, memory="ddr4"), latency("write", 10, 440.0, memory="ddr4")]
+    rows = {row["figure"]: row["ours"] for row in report.paper_comparison(records, report.distance_fits(records))}
+    assert rows["remote DDR4 write latency, 100 m (Eq. 1)"] == pytest.approx(800)
+    assert rows["latency per round-trip metre, DDR4"] == pytest.approx(4)
+    assert rows["remote DDR4 read latency, 100 m (Eq. 1)"] == pytest.approx(1200)   # no DDR4 read fit: SRAM's
+
+
+def test_latency_and_fit_tables(built):
+    _, md, _, _ = built
+    tables = sections_of(md)
+    assert tables["Remote latency (paper Fig 5)"][:2] == [
+        ["monet", "sram", "write", "8", "8", "15.0", "530.0", "528.0", "538.0", "9"],
+        ["ours", "sram", "read", "0", "8", "15.0", "600.0", "598.0", "608.0", "9"]]
+    assert tables["Latency vs distance, Eq. 1 fit (paper Fig 6)"] == [
+        ["ours", "sram", "read", "8", "15.0", "6.000", "600.0", "1.00000", "1200.0"],
+        ["ours", "sram", "write", "8", "15.0", "5.000", "500.0", "1.00000", "1000.0"]]
+
+
+def test_bandwidth_tables(built):
+    _, md, _, _ = built
+    tables = sections_of(md)
+    rows = tables["Bandwidth and utilisation (paper Figs 7, 9)"]
+    # Sorted by memory (ddr4 first), then size, rate and distance; 6 GB/s of 9.70 at 8 x 10 Gb/s is 61.9 % of
+    # the payload capacity and 30 % of the paper's 2 x 8 x 10 Gb/s.
+    assert [(r[3], r[4], r[6], r[8]) for r in rows] == [
+        ("64", "8", "15.0", "8.00"), ("64", "8", "10.0", "6.00"), ("64", "8", "10.0", "6.50"),
+        ("64", "8", "12.5", "7.00"), ("64", "8", "15.0", "9.00"), ("64", "36", "15.0", "9.90"),
+        ("128", "8", "12.5", "9.50")]
+    assert rows[1] == ["ours", "read", "random", "64", "8", "8", "10.0", "64", "6.00", "9.70", "0.619", "0.300",
+                       "0.850"]
+    assert tables["Latency percentiles under load (hardware histogram)"][0][8:] == [
+        "316.0", "332.0", "340.0", "-", "350.0"]
+    assert "Sustained bandwidth vs distance (paper Fig 14 baseline)" in tables
+
+
+def test_ber_table(built):
+    _, md, _, _ = built
+    assert sections_of(md)["Bandwidth under bit errors (paper Fig 11)"] == [
+        ["ours", "read", "8", "8", "15.0", "0", "10.00", "1.0000", "1.0000", "1.5e+09", "120", "118", "118", "0", "0"],
+        ["ours", "read", "8", "8", "15.0", "1e-06", "9.00", "0.9000", "0.9500", "1.5e+09", "120", "118", "118", "0",
+         "0"],
+        ["ours", "read", "8", "8", "15.0", "1e-05", "5.00", "0.5000", "0.6000", "1.5e+09", "120", "118", "118", "0",
+         "0"]]
+
+
+def test_stream_as_a_share_of_local_ram():
+    (series,) = report.stream_series(RECORDS)
+    assert series["local_MBps"] == {"copy": 100.0, "scale": 200.0, "add": 300.0, "triad": 400.0}
+    assert [p["of_local"]["triad"] for p in series["points"]] == [0.5, 0.25]
+    assert [p["ipc_of_local"] for p in series["points"]] == [pytest.approx(0.8), pytest.approx(0.6)]
+    # Triad falls 25 points over 28 m, IPC 20 points.
+    assert series["triad_slope_per_m"] == pytest.approx(-0.25 / 28)
+    assert series["ipc_slope_per_m"] == pytest.approx(-0.2 / 28)
+    one = report.stream_series([r for r in RECORDS if r["point"]["benchmark"] != "stream"]
+                               + [stream(0, 0, 100.0, 0.5), stream(1, 8, 50.0, 0.4)])
+    assert one[0]["triad_slope_per_m"] is None
+
+
+def test_stream_tables(built):
+    _, md, _, _ = built
+    tables = sections_of(md)
+    assert tables["STREAM on the soft CPU, local RAM and remote memory (paper Figs 12-14)"] == [
+        ["ours", "8x15G", "8", "50.0 (50.0 %)", "100.0 (50.0 %)", "150.0 (50.0 %)", "200.0 (50.0 %)",
+         "0.400 (80.0 %)", "yes"],
+        ["ours", "8x15G", "36", "25.0 (25.0 %)", "50.0 (25.0 %)", "75.0 (25.0 %)", "100.0 (25.0 %)",
+         "0.300 (60.0 %)", "yes"],
+        ["ours", "8x15G", "local RAM", "100.0", "200.0", "300.0", "400.0", "0.500", ""]]
+    assert tables["STREAM and IPC slopes over distance (paper Figs 14, 19)"] == [
+        ["ours", "8x15G", "2000", "3", "-0.893", "-0.714"]]
+
+
+def test_manifest_lines_and_torn_lines(built):
+    _, md, html_text, _ = built
+    assert md.splitlines()[:7] == [
+        "# MONet-open campaign report", "", "- campaign: hand.yaml", "- git_revision: abc1234",
+        "- gateware_hash: 65bd", "- nominal_clock_hz: 250000000", "- versions: litex 2024.12, verilator 5.030"]
+    assert "<li>versions: litex 2024.12, verilator 5.030</li>" in html_text
+    assert "<td>526.60</td>" in html_text
+
+
+def test_plots_are_written_at_their_size(built):
+    d, md, _, _ = built
+    for image in ("latency_distance.png", "bandwidth.png", "bandwidth_distance.png", "ber.png",
+                  "stream_distance.png"):
+        assert f"]({image})" in md
+        assert plt.imread(d / image).shape[:2] == (462, 704)     # 6.4 x 4.2 in at 110 dpi
+
+
+def lines_of(ax):
+    return {line.get_label(): (list(line.get_xdata()), list(line.get_ydata())) for line in ax.get_lines()}
+
+
+def test_the_distance_plot_draws_points_fits_and_the_paper():
+    fig, ax = plt.subplots()
+    report._draw_distance(ax, report.distance_fits(RECORDS))
+    drawn = lines_of(ax)
+    plt.close(fig)
+    assert drawn["ours sram write 8x15G (5.00 ns/m)"] == ([0, 8, 100], [500.0, 540.0, 1000.0])
+    assert drawn["paper: remote DDR4 write, 8 m"] == ([8], [526.6])
+    assert drawn["paper: Eq. 1 at 100 m (DDR4 write, read)"] == ([100, 100], [1030, 1230])
+    fit_lines = [l for l in ax.get_lines() if l.get_linestyle() == "--"]
+    assert [list(l.get_ydata()) for l in fit_lines] == [[pytest.approx(600), pytest.approx(1200)],
+                                                          [pytest.approx(500), pytest.approx(1000)]]
+
+
+def test_the_bandwidth_plot_draws_the_best_per_capacity():
+    fig, ax = plt.subplots()
+    report._draw_bandwidth(ax, RECORDS)
+    drawn = lines_of(ax)
+    plt.close(fig)
+    # lanes x rate: 80, 100, 120 Gb/s at 8 m, 64 B (the DDR4 point is a series of its own: one capacity).
+    assert drawn["ours read random 64 B 8 m"] == ([80.0, 100.0, 120.0], [6.5, 7.0, 9.0])
+    xs, ys = drawn["payload capacity (one way)"]
+    assert xs == [80.0, 100.0, 120.0] and ys == [pytest.approx(x * 64 / 66 / 8) for x in xs]
+    assert drawn["paper: remote DDR4, 8 lanes"] == ([80, 100, 120], [6.8, 7.6, 8.1])
+
+
+def test_a_store_without_results_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="results.jsonl does not exist; run `monet campaign run FILE"):
+        report.load(tmp_path)
+
+
+QEMU = [
+    {"point": {"benchmark": "stream", "node": 0, "n": 1000000, "target": "qemu"},
+     "result": {"kernels": {k: {"best_MBps": 4000.0 + i} for i, k in enumerate(KERNELS)}, "validates": True,
+                "remote_memory": {"mib": 256, "online_blocks": 2, "onlined_blocks": 0}}},
+    {"point": {"benchmark": "stream", "node": 1, "n": 1000000, "target": "qemu"},
+     "result": {"kernels": {k: {"best_MBps": 2000.0} for k in KERNELS}, "validates": True}},
+    {"point": {"benchmark": "stream", "node": 1, "n": 1000000, "target": "qemu", "rep": 1},
+     "result": {"kernels": {k: {"best_MBps": 3000.0} for k in KERNELS}, "validates": False}},
+    {"point": {"benchmark": "ycsb", "workload": "a", "node": 1, "threads": 4, "target": "qemu"},
+     "result": {"operations": 1000, "ops_per_s": 1234.4, "avg_latency_us": 2500.0, "p99_latency_us": 12345.0,
+                "failed": 0, "ipc": None, "ipc_note": "no instructions event"}},
+    {"point": {"benchmark": "perf", "node": 0, "n": 100000, "target": "qemu"},
+     "result": {"cycles": 123456789.0, "instructions": None, "ipc": 0.456, "kernels": {"triad": {"best_MBps": 3999.6}}}},
+]
+
+
+def test_linux_sections(tmp_path):
+    md, _ = report.make_report(store(tmp_path, QEMU))
+    tables = sections_of(md.read_text())
+    assert tables["Remote memory online in the guest"] == [["node 1 (CPU-less, remote stand-in)", "256", "2", "0"]]
+    assert tables["STREAM under Linux, board-in-a-box (paper Figs 12-13)"] == [
+        ["node 0", "4000", "4001", "4002", "4003", "yes"],
+        ["node 1", "3000", "3000", "3000", "3000", "NO"],
+        ["node 1 / node 0", "75.0 %", "75.0 %", "75.0 %", "74.9 %", ""]]
+    assert tables["YCSB on memcached, board-in-a-box (paper Figs 15-18)"] == [
+        ["A", "1", "4", "1000", "1234", "2.50", "12.35", "0", "n/a: no instructions event"]]
+    assert tables["perf stat over STREAM, board-in-a-box (paper Fig 19)"] == [
+        ["0", "100000", "123456789", "-", "0.456", "4000"]]
+    assert "Beside the paper" not in tables            # no sim results: nothing to set beside the paper
+    assert plt.imread(tmp_path / "results" / "ycsb.png").shape[:2] == (462, 704)
