@@ -10,13 +10,15 @@ from monet.cores.tests.verilog_sim import run_simulation
 
 
 def run(p_block, burst=1, lanes=8, cycles=1500, seed=None):
-    """Full beats of zero words over `lanes` lanes; returns (hits counted, flipped bit positions per hit)."""
+    """Full beats of zero words over `lanes` lanes; returns (hits counted, flipped bit positions per hit).
+    `p_block`: every lane's hit probability, or a list of one per lane."""
     dut = ErrorInjector(salt=3)
     flips = []
 
     def bench():
         for lane in range(MAX_LANES):
-            yield dut.thresholds[lane].eq(round(p_block * 2**THRESHOLD_BITS))
+            p = p_block[lane] if isinstance(p_block, list) else p_block
+            yield dut.thresholds[lane].eq(round(p * 2**THRESHOLD_BITS))
         yield dut.burst.eq(burst)
         if seed is not None:
             yield dut.seed.eq(seed)
@@ -55,6 +57,19 @@ def test_hit_rate_matches_threshold_and_idle_slots_stay_clean(lanes):
     assert len(flips) == hits
     assert all(lane < lanes for lane, _, _ in flips)          # lanes not in use carry nothing, get nothing
     assert all(bin(word).count("1") == 1 for _, _, word in flips)
+
+
+def test_each_lane_has_its_own_rate():
+    # Lane 5 at 5 %, lane 2 at 1 %, the others clean: 1500 beats give lane 5 1500 blocks (one slot) and
+    # lane 2 3000 (two slots).
+    rates = [0, 0, 0.01, 0, 0, 0.05, 0, 0]
+    _, hits, flips = run(rates)
+    per_lane = {lane: sum(1 for l, _, _ in flips if l == lane) for lane in range(MAX_LANES)}
+    assert {lane for lane, n in per_lane.items() if n} == {2, 5}
+    for lane, blocks in ((5, 1500), (2, 3000)):
+        expected = rates[lane] * blocks
+        assert abs(per_lane[lane] - expected) < 4 * expected**0.5    # binomial, 4 sigma
+    assert hits == per_lane[2] + per_lane[5]
 
 
 def test_bursts_flip_a_run_of_bits():
