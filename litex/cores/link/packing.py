@@ -40,7 +40,9 @@ from monet.cores.link.common import *
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 LENGTHS    = (1, 9, 10, 17)
-CONSUMED   = sorted({0, 1} | {n + t for n in LENGTHS for t in (0, 1)})   # blocks a deframer cycle can consume
+JUNK_MAX   = BEAT_BLOCKS + 1   # junk blocks a deframer cycle can skip: more than a beat brings.
+# Blocks a deframer cycle can consume: a trailer, a unit with or without its trailer, or a run of junk.
+CONSUMED   = sorted(set(range(JUNK_MAX + 1)) | {n + t for n in LENGTHS for t in (0, 1)})
 BLOCK_CTRL = 64   # a block in a buffer: 64 data bits and the ctrl flag at bit 64.
 CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
@@ -291,14 +293,18 @@ class PackedDeframer(LiteXModule):
     in two cycles, one line each).
 
     Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
-    blocks make no sense is dropped whole and counted; blocks are skipped up to the next trailer.
+    blocks make no sense is dropped whole and counted. Junk (a block at the head that starts neither a unit
+    nor a trailer: a damaged header, an unknown type, the data behind either) is skipped up to the next
+    ctrl block, up to 9 blocks a cycle, faster than beats arrive, so a damaged frame at full rate costs
+    only itself.
 
     At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
     transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
 
     Depth: beats arrive at most one a cycle (8 blocks) and are parsed at 8.5 blocks a cycle or more
     whenever a whole unit is in (a pair takes two cycles); the backlog stays within a unit and two beats,
-    and 48 leaves room. `overflow` counts beats that found no room (never seen; they would fail the CRC).
+    and 48 leaves room. `overflow` counts beats that found no room (a deframer built too shallow for pairs;
+    the frames they belonged to fail the CRC and are replayed).
     """
     def __init__(self, depth=48, commit_depth=64):
         self.sink   = sink   = stream.Endpoint(beat_layout)
@@ -364,7 +370,13 @@ class PackedDeframer(LiteXModule):
             after_tcrc.data.eq(tr_block[0:32]),
         ]
 
-        # What this cycle consumes: a trailer; a unit (and its trailer); or one junk block.
+        # Junk at the head: the run up to the next ctrl block among those present, at most JUNK_MAX.
+        junk_run = Signal(max=JUNK_MAX + 1)
+        self.comb += junk_run.eq(Mux(level < JUNK_MAX, level, JUNK_MAX))
+        for i in reversed(range(1, JUNK_MAX)):
+            self.comb += If(buf[i][64] & (i < level), junk_run.eq(i))
+
+        # What this cycle consumes: a trailer; a unit (and its trailer); or a run of junk.
         consume   = Signal(5)
         take_unit = Signal()
         first     = Signal()   # a pair's first line, tentatively to the FIFO; the unit stays.
@@ -383,7 +395,7 @@ class PackedDeframer(LiteXModule):
                     end_frame.eq(tr_after),
                     good.eq(~bad & structure & (tr_block[32:64] == after_tcrc.crc)),
                 ).Elif(~is_unit,
-                    consume.eq(1),   # junk: skip it, the frame is lost
+                    consume.eq(junk_run),   # the frame is lost
                 )
             ),
         ]

@@ -38,7 +38,7 @@ class ReMAT(LiteXModule):
     n_sections * 2**section_bits bytes), tags (outstanding requests; size it by Little's law,
     bandwidth x round trip / 64 B).
     """
-    def __init__(self, n_ports=2, n_sections=16, section_bits=20, tags=128, timeout=4_000_000):
+    def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000):
         assert tags <= 2**TAG_BITS
         self.ports  = [RematPort() for _ in range(n_ports)]
         self.source = source = stream.Endpoint(txn_layout)  # to the link.
@@ -65,7 +65,7 @@ class ReMAT(LiteXModule):
 
         # # #
 
-        now = Signal(32)
+        self.now = now = Signal(32)   # cycles since reset: request timestamps (wraps: latencies are mod 2**32).
         self.sync += now.eq(now + 1)
 
         # Stage A: round-robin arbitration and BFCT lookup ---------------------------------------------
@@ -131,13 +131,16 @@ class ReMAT(LiteXModule):
             a_expired.eq((self.timeout != 0) & (a_age > self.timeout)),
             a_bad.eq((a_fault != FAULT_NONE) | a_expired),
         ]
-        # Pacing: a token bucket of one request, filled by issue_rate each cycle (0 cycles of latency).
+        # Pacing: a token bucket of one request, filled by issue_rate each cycle (0 cycles of latency). A
+        # request goes in the cycle this cycle's fill completes its token and the fraction left over stays,
+        # so requests leave at exactly `issue_rate` on average (3/8: gaps of 3, 3, 2); only an idle bucket
+        # is capped, at one request.
         tokens     = Signal(17)
         tokens_sum = Signal(18)
         tokens_out = Signal(18)
         paced      = Signal()
         self.comb += [
-            paced.eq((self.issue_rate == 0) | tokens[16]),
+            paced.eq((self.issue_rate == 0) | (tokens_sum >= 2**16)),
             tokens_sum.eq(tokens + self.issue_rate),
             tokens_out.eq(tokens_sum - Mux(to_link & source.ready, 2**16, 0)),
         ]

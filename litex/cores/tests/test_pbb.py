@@ -7,6 +7,7 @@ from monet.cores.pbb.core import *
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import link_responder, program_bfct
 
 
@@ -163,3 +164,101 @@ def test_histogram_percentiles_match_software_within_one_bucket():
         hw = histogram_percentile(hist, shift, p)
         sw = percentile(ordered, p)
         assert sw <= hw < sw + (1 << shift), (p, hw, sw)
+
+
+def xorshift32(x):
+    """Marsaglia's xorshift32 with shifts (13, 17, 5), written from its definition (J. Stat. Softw. 8(14),
+    2003): from 1 it gives 270369, then 67634689."""
+    x ^= (x << 13) & 0xFFFFFFFF
+    x ^= x >> 17
+    return x ^ ((x << 5) & 0xFFFFFFFF)
+
+
+def link_writes(settings, cycles=1500):
+    """(line address, byte mask) of every write the PBB sends for `settings` (BFCT identity)."""
+    dut = Bench(32)
+    seen = []
+
+    def control():
+        yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
+        yield from start_and_wait(dut.pbb, settings)
+
+    def watch():
+        src = dut.remat.source
+        for _ in range(cycles):
+            if (yield src.valid) and (yield src.ready):
+                seen.append(((yield src.laddr), (yield src.mask)))
+            yield
+
+    run_simulation(dut, [control(), watch(), link_responder(dut.remat, cycles, 20)])
+    return seen
+
+
+@pytest.mark.parametrize("size_log2", [3, 4, 5, 6, 7])
+def test_random_addresses_follow_xorshift32_and_sizes_set_the_masks(size_log2):
+    assert [xorshift32(1), xorshift32(270369)] == [270369, 67634689]
+    span, seed, count = 1 << 14, 0x1234, 12
+    seen = link_writes(dict(BASE, mode=MODE_WRITE, pattern=PATTERN_RANDOM, seed=seed, count=count, outstanding=4,
+                            check=0, size_log2=size_log2))
+    # The generator starts at seed ^ 0x9E3779B1; an access takes the state's bits below the span, aligned to
+    # its size (a 128 B access: two lines, bit 6 clear then set), and moves the generator on.
+    x, want = seed ^ 0x9E3779B1, []
+    while len(want) < count:
+        if size_log2 == 7:
+            addr = x & (span - 1) & ~127
+            want += [(addr >> 6, 2**64 - 1), ((addr >> 6) + 1, 2**64 - 1)]
+        else:
+            addr = x & (span - 1) & ~(2**min(size_log2, 6) - 1)
+            size = 2**size_log2
+            want.append((addr >> 6, (2**size - 1) << (addr & 63) if size < 64 else 2**64 - 1))
+        x = xorshift32(x)
+    assert seen == want
+
+
+def test_a_strided_run_wraps_inside_its_span():
+    base, span, stride = 0x2000, 1 << 12, 768
+    seen = link_writes(dict(BASE, mode=MODE_WRITE, pattern=PATTERN_STRIDE, base=base, span=span, stride=stride,
+                            count=12, outstanding=4, check=0))
+    assert [laddr for laddr, _ in seen] == [(base + i * stride % span) >> 6 for i in range(12)]
+
+
+def test_the_line_pattern_is_keyed_by_knuths_multiplicative_hash():
+    # Word 0 of a line: (line address x 2654435761 mod 2**32) XOR seed XOR 2654435761, where 2654435761 is
+    # the prime Knuth gives for multiplicative hashing (TAOCP vol. 3, 6.4), close to 2**32 / golden ratio.
+    laddr, seed = 0x12345, 0xDEADBEEF
+    assert line_pattern_reference(laddr, seed) & 0xFFFFFFFF == (laddr * 2654435761 % 2**32) ^ seed ^ 2654435761
+
+
+# The control block's registers as the firmware's csr.h lays them out (one 32-bit word each; cycles and
+# lat_sum two, most significant first).
+START, MODE, READ_RATIO, PATTERN, BASE_REG, SPAN, STRIDE, COUNT, OUTSTANDING, SEED, CHECK, SHIFT, SIZE_LOG2 = range(13)
+BUSY, CYCLES_HI, CYCLES_LO, COMPLETED, ERRORS, BUS_ERRORS, LAT_MIN, LAT_MAX = range(13, 21)
+
+
+def test_the_cpu_runs_the_pbb_through_its_registers():
+    # Reads into a disabled section: every access ends with a bus error, counted across bit 31.
+    dut = Bench(32)
+    top = ControlBank(dut.pbb)
+    top.submodules.remat = dut.remat
+    regs = {}
+
+    def cpu():
+        yield from program_bfct(dut.remat.bfct, {0: 0b111})
+        for name, word in (("outstanding", OUTSTANDING), ("size_log2", SIZE_LOG2)):
+            regs[name + "_reset"] = yield from csr_read(top, word)
+        for word, value in ((MODE, MODE_READ), (PATTERN, PATTERN_SEQ), (BASE_REG, 3 << 16), (SPAN, 1 << 12),
+                            (COUNT, 10), (OUTSTANDING, 4), (CHECK, 1)):
+            yield from csr_write(top, word, value)
+        yield from csr_write(top, START, 1)
+        yield dut.pbb.bus_errors.eq(2**31 - 1)
+        yield
+        while (yield from csr_read(top, BUSY)):
+            pass
+        for name, word in (("completed", COMPLETED), ("errors", ERRORS), ("bus_errors", BUS_ERRORS),
+                           ("cycles_hi", CYCLES_HI), ("cycles_lo", CYCLES_LO)):
+            regs[name] = yield from csr_read(top, word)
+
+    run_simulation(top, [cpu(), link_responder(dut.remat, 600, 20)])
+    assert (regs["outstanding_reset"], regs["size_log2_reset"]) == (1, 6)     # one in flight, 64 B
+    assert (regs["completed"], regs["errors"], regs["bus_errors"]) == (10, 0, 2**31 - 1 + 10)
+    assert regs["cycles_hi"] == 0 and 10 <= regs["cycles_lo"] < 100

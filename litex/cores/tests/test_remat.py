@@ -9,6 +9,7 @@ from monet.cores.link.common import *
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import link_responder, program_bfct
 
 FULL = 2**LINE_BYTES - 1
@@ -114,3 +115,91 @@ def test_late_answers_free_the_tags():
     # answers (about 100 cycles) free the tags in time for 6 and 7 (section 0 is remote section 8: line
     # 512 + i). A ReMAT that never frees a late answer's tag sends only the first 4.
     assert [laddr for _, _, laddr in on_link] == [512, 513, 514, 515, 518, 519]
+
+
+# The control block's registers as the firmware's csr.h lays them out: the BFCT's index, entry, commit and
+# readback, then ReMAT's, one 32-bit word each (lat_sum two, most significant first).
+BFCT_INDEX, BFCT_ENTRY, BFCT_COMMIT = 0, 1, 2
+FAULTS, FAULT_ADDR, FAULT_KIND, REQUESTS, OUTSTANDING, LAT_LAST, LAT_MIN, LAT_MAX = range(4, 12)
+LAT_SUM_HI, LAT_SUM_LO, LAT_COUNT, LAT_CLEAR, ISSUE_RATE, TIMEOUT, TIMEOUTS = range(12, 19)
+
+
+def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
+    # Firmware's view: it programs the BFCT and a pacing of 3 requests in 8 cycles (0x6000 / 65536),
+    # 8 reads go out through port 0 and a ninth hits a disabled section; the counters run across bit 31 and
+    # the cycle counter that timestamps requests wraps.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16)
+    top = ControlBank(dut)
+    state = {"go": False, "done": False}
+    accepted, answered, on_link, regs = [], [], [], {}
+
+    def cpu():
+        yield from csr_write(top, BFCT_INDEX, 0)
+        yield from csr_write(top, BFCT_ENTRY, 0b111 | 8 << 8)
+        yield from csr_write(top, BFCT_COMMIT, 1)
+        yield from csr_write(top, ISSUE_RATE, 0x6000)
+        yield dut.faults.eq(2**31 - 1)
+        yield dut.lat_count.eq(2**31 - 1)
+        yield dut.now.eq(2**32 - 20)          # the cycle counter wraps during the run
+        state["go"] = True
+        while not state["done"]:
+            yield
+        for name, word in (("faults", FAULTS), ("fault_addr", FAULT_ADDR), ("fault_kind", FAULT_KIND),
+                           ("requests", REQUESTS), ("outstanding", OUTSTANDING), ("lat_last", LAT_LAST),
+                           ("lat_min", LAT_MIN), ("lat_max", LAT_MAX), ("lat_sum_hi", LAT_SUM_HI),
+                           ("lat_sum_lo", LAT_SUM_LO), ("lat_count", LAT_COUNT), ("timeout", TIMEOUT),
+                           ("timeouts", TIMEOUTS)):
+            regs[name] = yield from csr_read(top, word)
+        yield from csr_write(top, LAT_CLEAR, 1)
+        regs["cleared"] = []
+        for word in (LAT_MIN, LAT_MAX, LAT_SUM_LO, LAT_COUNT):
+            regs["cleared"].append((yield from csr_read(top, word)))
+
+    def port():
+        req, rsp = dut.ports[0].req, dut.ports[0].rsp
+        while not state["go"]:
+            yield
+        addrs = [64 * i for i in range(8)] + [3 << 12]
+        cycle = 0
+        for i, addr in enumerate(addrs):
+            yield req.valid.eq(1)
+            yield req.addr.eq(addr)
+            yield req.we.eq(0)
+            yield req.id.eq(i)
+            yield
+            cycle += 1
+            while not (yield req.ready):
+                yield
+                cycle += 1
+            accepted.append(cycle)
+        yield req.valid.eq(0)
+
+    def watch():
+        cycle = -1
+        while not state["go"]:
+            yield
+        for _ in range(200):
+            cycle += 1
+            if (yield dut.source.valid) and (yield dut.source.ready):
+                on_link.append(cycle)
+            if (yield dut.ports[0].rsp.valid):
+                answered.append(((yield dut.ports[0].rsp.id), cycle, (yield dut.ports[0].rsp.err)))
+            yield
+        state["done"] = True
+
+    run_simulation(top, [cpu(), port(), watch(), link_responder(dut, 400, delay=6)])
+    # Paced at 3/8 a cycle: the fraction a token leaves over carries, so 7 gaps take 19 cycles (8/3 each on
+    # average; a bucket that dropped it would take 21, one in 3).
+    assert [b - a for a, b in zip(on_link, on_link[1:])] == [3, 2, 3, 3, 2, 3, 3]
+    good = [(i, c) for i, c, err in answered if not err]
+    assert [i for i, _ in good] == list(range(8)) and [i for i, _, err in answered if err] == [8]
+    # Latency, port request accepted to response delivered, as this testbench saw it: the statistics hold
+    # the same figures (the responder answers 6 cycles after a request leaves).
+    latencies = [c - accepted[i] for i, c in good]
+    assert (regs["lat_last"], regs["lat_min"], regs["lat_max"]) == (latencies[-1], min(latencies), max(latencies))
+    assert (regs["lat_sum_hi"] << 32 | regs["lat_sum_lo"]) == sum(latencies) and min(latencies) > 6
+    assert regs["requests"] == 8 and regs["outstanding"] == 0
+    assert (regs["faults"], regs["fault_addr"], regs["fault_kind"]) == (2**31, 3 << 12, 1)
+    assert regs["lat_count"] == 2**31 - 1 + 8
+    assert (regs["timeout"], regs["timeouts"]) == (4_000_000, 0)
+    assert regs["cleared"] == [2**32 - 1, 0, 0, 0]

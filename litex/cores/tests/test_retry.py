@@ -10,7 +10,7 @@ import pytest
 from migen import *
 
 from monet.cores.link.common import *
-from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.link.retry import CONTROL_DELAY, RetryBuffer, SequenceChecker, CreditGate, CreditReturn
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -139,12 +139,13 @@ def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose)
     in 'trailers', some of which are lost. No more than `limit` requests are ever past the gate."""
     rng = random.Random(limit)
     dut = Credits(limit)
-    n, peak, passed = 60, [0], []
+    n, peak, passed, waited = 60, [0], [], [0]
 
     def bench():
         queue, next_i = [], 0
         yield dut.gate.source.ready.eq(1)
         for cycle in range(2000):
+            waited[0] += (yield dut.gate.sink.valid) and not (yield dut.gate.sink.ready)
             if (yield dut.gate.sink.valid) and (yield dut.gate.sink.ready):
                 passed.append(next_i)
                 queue.append(next_i)
@@ -160,8 +161,133 @@ def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose)
             yield dut.gate.sink.valid.eq(next_i < n)
             yield dut.gate.sink.type.eq(T_RD_REQ)
             yield
-        assert (yield dut.gate.stalls) > 0
+        assert (yield dut.gate.stalls) == waited[0] > 0     # every cycle a request waited, and no other
 
     run_simulation(dut, bench())
     assert passed == list(range(n))
     assert peak[0] <= limit
+
+
+def trace(dut, script, cycles, watch):
+    """Drives `dut` from `script` ({cycle: {signal: value}}, values held until changed) for `cycles` cycles
+    and returns, per cycle, the values of the `watch` signals ({name: signal}) before that cycle's edge."""
+    rows = []
+
+    def bench():
+        for cycle in range(cycles):
+            for signal, value in script.get(cycle, {}).items():
+                yield signal.eq(value)
+            yield
+            row = {}
+            for name, signal in watch.items():
+                row[name] = yield signal
+            rows.append(row)
+    run_simulation(dut, bench())
+    return rows
+
+
+def cycles_where(rows, name, value=1):
+    return [c for c, row in enumerate(rows) if row[name] == value]
+
+
+def test_the_retry_buffer_counts_stalls_ignores_acks_not_valid_and_times_out_exactly():
+    tx = RetryBuffer(depth=4)
+    t = 100
+    # Six transactions into a 4-deep window, no ack for a while; then an ack and a nak that are not valid
+    # (the deframer shows stale trailer fields between frames); then a valid ack of 4; then, the window
+    # empty for 3 timeouts, one more transaction acked 10 cycles after it leaves.
+    script = {0: {tx.timeout: t, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_RD_REQ},
+              30: {tx.ack: 2, tx.nak: 1},
+              50: {tx.ack: 4, tx.nak: 0, tx.ack_valid: 1}, 51: {tx.ack_valid: 0},
+              53: {tx.sink.valid: 0},
+              60: {tx.ack: 6, tx.ack_valid: 1}, 61: {tx.ack_valid: 0},
+              400: {tx.sink.valid: 1}, 401: {tx.sink.valid: 0},
+              411: {tx.ack: 7, tx.ack_valid: 1}, 412: {tx.ack_valid: 0}}
+    rows = trace(tx, script, 450, {"sent": tx.source.valid, "seq": tx.source.seq, "in": tx.sink.valid,
+                                   "ready": tx.sink.ready, "stalls": tx.window_stalls, "replays": tx.replays,
+                                   "timeouts": tx.timeouts})
+    sent = [(c, rows[c]["seq"]) for c in cycles_where(rows, "sent")]
+    assert [seq for _, seq in sent] == [0, 1, 2, 3, 4, 5, 6]      # never a replay
+    waited = sum(1 for row in rows if row["in"] and not row["ready"])
+    assert rows[-1]["stalls"] == waited > 0
+    assert (rows[-1]["replays"], rows[-1]["timeouts"]) == (0, 0)
+
+
+def test_the_retry_timer_fires_after_the_timeout_without_ack_progress():
+    tx = RetryBuffer(depth=4)
+    t = 40
+    script = {0: {tx.timeout: t, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_RD_REQ},
+              1: {tx.sink.valid: 0}}
+    rows = trace(tx, script, 2 * t + 20, {"sent": tx.source.valid, "seq": tx.source.seq,
+                                          "timeouts": tx.timeouts})
+    sent = cycles_where(rows, "sent")
+    # Sequence 0 leaves, then again each time the timer reaches the timeout: t cycles counted from the
+    # cycle after the send, plus the rewind's cycle (and, the first time, the cycle the timer leaves 0:
+    # it is held there while nothing is outstanding, the send's cycle included).
+    assert sent[0] == 0 and [rows[c]["seq"] for c in sent] == [0, 0, 0]
+    assert [b - a for a, b in zip(sent, sent[1:])] == [t + 2, t + 1]
+    assert rows[-1]["timeouts"] == 2
+
+
+def test_the_sequence_checker_acks_once_and_naks_exactly():
+    rx = SequenceChecker()
+    t = 30
+    frame = {rx.frame_end: 1, rx.frame_ok: 1}
+    idle = {rx.frame_end: 0, rx.frame_ok: 0}
+    script = {0: {rx.timeout: t},
+              # Nothing received for 40 cycles: nothing to say.
+              40: {**frame, rx.frame_seq: 0, rx.frame_txns: 3}, 41: idle,
+              # A trailer alone (no transactions) whose sequence number is not the next: it passes, drops
+              # and asks nothing.
+              100: {**frame, rx.frame_seq: 77, rx.frame_txns: 0}, 101: idle,
+              # An early frame (5, expected 3): a nak; the replay of 3 arrives before the timer.
+              120: {**frame, rx.frame_seq: 5, rx.frame_txns: 1}, 121: idle,
+              122: {rx.ctrl_sent: 1}, 123: {rx.ctrl_sent: 0},
+              140: {**frame, rx.frame_seq: 3, rx.frame_txns: 2}, 141: idle,
+              # Another early frame and no replay: a nak, and another after the timeout.
+              250: {**frame, rx.frame_seq: 9, rx.frame_txns: 1}, 251: idle,
+              252: {rx.ctrl_sent: 1}, 253: {rx.ctrl_sent: 0}}
+    rows = trace(rx, script, 320, {"request": rx.ctrl_request, "ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok,
+                                   "naks": rx.naks, "dup": rx.duplicates, "ooo": rx.out_of_order})
+    requests = cycles_where(rows, "request")
+    # The ack of 3 waits CONTROL_DELAY cycles for a frame to ride on, then asks for a trailer alone, and
+    # keeps asking (no trailer is sent) until the nak's trailer carries it.
+    assert requests[0] == 41 + CONTROL_DELAY
+    assert not any(c < 41 + CONTROL_DELAY for c in requests)
+    assert rows[100]["ok"] == 1 and rows[101]["dup"] == rows[101]["ooo"] == 0
+    assert rows[121]["nak"] == 1 and rows[121]["naks"] == 1 and rows[121]["ooo"] == 1
+    assert rows[141]["ack"] == 5 and rows[249]["naks"] == 1          # no second nak for that loss
+    # and the next loss is asked again each time the timer reaches t, counted from the cycle after the nak.
+    changes = [c for c in range(1, len(rows)) if rows[c]["naks"] != rows[c - 1]["naks"]]
+    assert changes == [121, 251, 251 + t + 1, 251 + 2 * (t + 1)]
+
+
+def test_an_idle_checker_and_credit_return_send_nothing():
+    class Both(Module):
+        def __init__(self):
+            self.submodules.rx = SequenceChecker()
+            self.submodules.back = CreditReturn()
+    dut = Both()
+    rx = dut.rx
+    script = {5: {dut.back.freed: 1}, 6: {dut.back.freed: 0}, 40: {dut.back.ctrl_sent: 1},
+              41: {dut.back.ctrl_sent: 0},
+              # A trailer leaves with nothing new to ack as a frame arrives: the frame's ack still waits
+              # its full CONTROL_DELAY.
+              150: {rx.ctrl_sent: 1, rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: 0, rx.frame_txns: 1},
+              151: {rx.ctrl_sent: 0, rx.frame_end: 0, rx.frame_ok: 0}, 190: {rx.ctrl_sent: 1},
+              191: {rx.ctrl_sent: 0}}
+    rows = trace(dut, script, 260, {"rx": rx.ctrl_request, "back": dut.back.ctrl_request})
+    assert cycles_where(rows, "rx") == list(range(151 + CONTROL_DELAY, 191))
+    # The credit of cycle 5 waits CONTROL_DELAY cycles, asks until a trailer carries it, then never again.
+    assert cycles_where(rows, "back") == list(range(6 + CONTROL_DELAY, 41))
+
+
+def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
+    with pytest.raises(AssertionError):
+        RetryBuffer(depth=2**(SEQ_BITS - 1))     # half the sequence space: an old and a new frame alias
+    with pytest.raises(AssertionError):
+        RetryBuffer(depth=96)                     # not a power of two
+    with pytest.raises(AssertionError):
+        CreditGate(limit=2**CREDIT_BITS)
+    RetryBuffer(depth=2**(SEQ_BITS - 2))
+    CreditGate(limit=2**CREDIT_BITS - 1)
