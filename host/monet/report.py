@@ -72,14 +72,6 @@ def distance_fits(records):
     return fits
 
 
-def _find(records, bench, **want):
-    for r in records:
-        p = r["point"]
-        if p["benchmark"] == bench and all(p.get(k) == v for k, v in want.items()):
-            return r["result"]
-    return None
-
-
 def _profile_figures(records, fits, profile):
     """The paper's figures as measured on one profile: DDR4 memory where the campaign ran it, else any."""
     def pick(rs):

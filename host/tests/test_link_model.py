@@ -74,3 +74,10 @@ def test_read_breakdown_parts_add_up_to_the_measurement():
     assert parts + b["remat_link_logic_ns"] == pytest.approx(b["total_ns"])
     other = lm.read_breakdown(40, 8, 8, 15.0, link_ns=100.0)
     assert other["phy_ns"] == 200.0 and other["remat_link_logic_cycles"] == 40 - 2 * 30 - 5 - 1
+
+
+def test_the_channel_delay_rounds_to_whole_cycles():
+    # A 6 ns one-way path is 1.5 cycles of 4 ns: rounded half to even, 2 cycles a way, 16 ns for the round
+    # trip, 4 ns more than the 12 ns of the path.
+    b = lm.read_breakdown(100, 0, 8, 15.0, link_ns=6.0)
+    assert (b["phy_ns"], b["channel_rounding_ns"]) == (12.0, 4.0)

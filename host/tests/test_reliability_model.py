@@ -80,4 +80,5 @@ def test_retry_timer_and_profiles():
 def test_power_budget_in_hops(rate, kw, hops, tiers, tiered):
     b = reliability.power_budget(rate, **kw)
     assert (b["max_hops"], b["tiers"], b["tiered_hops"]) == (hops, tiers, tiered)
+    assert b["fiber_loss_db"] == pytest.approx(0.2 * kw.get("fiber_km", 0.0))      # 0.2 dB/km
     assert b["budget_db"] == pytest.approx(b["tx_dbm"] - b["sensitivity_dbm"])

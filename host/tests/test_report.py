@@ -202,6 +202,7 @@ def test_stream_tables(built):
         ["ours", "8x15G", "36", "25.0 (25.0 %)", "50.0 (25.0 %)", "75.0 (25.0 %)", "100.0 (25.0 %)",
          "0.300 (60.0 %)", "yes"],
         ["ours", "8x15G", "local RAM", "100.0", "200.0", "300.0", "400.0", "0.500", ""]]
+    assert "The paper's IPC slope on the A53: -0.53 %/m (70-83 % of local at 36 m)." in md
     assert tables["STREAM and IPC slopes over distance (paper Figs 14, 19)"] == [
         ["ours", "8x15G", "2000", "3", "-0.893", "-0.714"]]
 

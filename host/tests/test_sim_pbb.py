@@ -62,8 +62,9 @@ def test_monet_profile_paces_the_streamer_and_frames_each_transaction(sim):
     monet = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000, profile="monet")
     assert monet["link"]["max_units"] == 1 and monet["link"]["pairing"] == 0
     assert monet["link"]["issue_rate"] == PROFILES["monet"].issue_rate > 0
-    # The streamer, not the link, bounds the MONet path; one frame a transaction costs line bits.
-    assert 0.9 * STREAMER_GBPS <= monet["bandwidth_GBps"] <= STREAMER_GBPS * 1.01
+    # The streamer, not the link, bounds the MONet path; one frame a transaction costs line bits. (Within
+    # 4 %: the start of the run and the last round trip; a pacing that dropped its fraction gave 7 % less.)
+    assert 0.96 * STREAMER_GBPS <= monet["bandwidth_GBps"] <= STREAMER_GBPS * 1.01
     assert monet["link_efficiency"] < 0.81 < ours["link_efficiency"]
     # Back to our link: the settings are run-time, nothing sticks.
     again = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000)

@@ -48,3 +48,9 @@ def test_histogram_percentile_of_an_empty_histogram_is_refused():
     with pytest.raises(ValueError, match="empty histogram"):
         histogram_percentile([0, 0, 0], 2, 50)
     assert histogram_percentile([3], 0, 50) is None     # one bucket is the open last one
+
+
+def test_histogram_percentile_takes_the_nearest_rank():
+    # 100 samples, 99 in bucket 0 and one in bucket 1: the 99.5th percentile is rank ceil(99.5) = 100.
+    assert histogram_percentile([99, 1, 0], 0, 99.5) == 1
+    assert histogram_percentile([99, 1, 0], 0, 99) == 0

@@ -76,7 +76,7 @@ class MonetSimSoC(SoCCore):
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
         # Benchmark block on ReMAT's second port.
-        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags)
+        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=64)
         self.pbb.add_control()
         self.add_constant("REMOTE_SECTIONS", n_sections)
         self.add_constant("REMOTE_SECTION_BITS", section_bits)

@@ -53,7 +53,7 @@ def line_pattern_reference(laddr, seed):
 
 
 class PBB(LiteXModule):
-    def __init__(self, port, max_outstanding, buckets=64):
+    def __init__(self, port, max_outstanding, buckets):
         # Ids are the issue count modulo the table size: unique while at most that many are in flight.
         assert max_outstanding in (2**n for n in range(1, 9))
         # Settings (CSRs with add_control(), or drive directly in unit tests).

@@ -29,7 +29,7 @@ class BFCT(LiteXModule):
     CSRs: write `index`, then `entry`, then `commit`. `entry` layout: [0] enable [1] read [2] write
     [4:3] target [31:8] remote base section.
     """
-    def __init__(self, n_sections=16, section_bits=20, base_bits=24):
+    def __init__(self, n_sections, section_bits, base_bits=24):
         self.n_sections   = n_sections
         self.section_bits = section_bits
         # Lookup (combinational).

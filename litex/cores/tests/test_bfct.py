@@ -34,6 +34,7 @@ def test_translation_and_faults(n_sections, section_bits):
         1: 0b011,                       # read only
         2: 0b101,                       # write only
         3: 0b111 | (1 << 3),            # a target this build does not have
+        5: 0b111 | (2 << 3),
     }
     accesses = [
         (0x10, 0), (size - 4, 1),       # section 0: translated to section 5
@@ -44,12 +45,14 @@ def test_translation_and_faults(n_sections, section_bits):
         (n_sections * size, 0),         # outside the table
         (n_sections * size + 4 * size, 0),  # outside the table, on a disabled section's index
         (n_sections * size + 4 * size, 1),
+        (1 << 31 | 0x40, 0),            # bit 31: far outside, though its low bits hit section 0
+        (5 * size, 0),                  # target 2 (bit 4 of the field): this build has only target 0
     ]
     got = lookup(dut, entries, accesses)
     faults = [f for f, _ in got]
     # The codes firmware and the CLI report as fault_kind: 0 none, 1 unmapped, 2 no read, 3 no write,
     # 4 unknown target (README, "The gateware in one page").
-    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1, 1, 1]
+    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1, 1, 1, 1, 4]
     assert got[0][1] == 5 * size + 0x10
     assert got[1][1] == 5 * size + size - 4
 
@@ -80,3 +83,9 @@ def test_the_cpu_programs_the_largest_table_through_its_registers():
 
     run_simulation(top, cpu())
     assert seen == {"readback": entry, "lookup": (FAULT_NONE, (0xFF_FFFF << 12) | 0x123), "other": 0}
+
+
+def test_fault_codes_are_the_documented_ones():
+    # README ("The gateware in one page") and the CLI's fault_kind: 1 unmapped or disabled, 2 no read,
+    # 3 no write, 4 unknown target, 5 remote error, 6 timeout.
+    assert [FAULT_UNMAPPED, FAULT_NO_READ, FAULT_NO_WRITE, FAULT_TARGET, FAULT_REMOTE, FAULT_TIMEOUT] == [1, 2, 3, 4, 5, 6]
