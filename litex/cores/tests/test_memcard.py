@@ -94,6 +94,8 @@ def test_a_read_is_answered_after_the_documented_latency(latency, cycles):
 
 def test_the_default_card_holds_4_mib():
     assert MemoryCard().mem.depth * 64 == 4 << 20
+    with pytest.raises(AssertionError):
+        MemoryCard(size=4096 + 32)              # not whole lines
 
 
 # The control block's registers as the firmware's csr.h lays them out (memcard_latency, _reads, _writes,
