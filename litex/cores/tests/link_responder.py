@@ -45,17 +45,20 @@ def program_bfct(bfct, entries):
     yield bfct.wr_stb.eq(0)
 
 
-def send_transactions(endpoint, txns):
-    """Generator: offers (type, tag, laddr, mask, data) transactions on a txn_layout sink, one a cycle as
-    the sink takes them, then drops valid."""
-    for typ, tag, laddr, mask, data in txns:
+def offer(endpoint, records):
+    """Generator: offers each record ({field: value}) on a stream endpoint, one a cycle as the endpoint
+    takes them, then drops valid."""
+    for record in records:
         yield endpoint.valid.eq(1)
-        yield endpoint.type.eq(typ)
-        yield endpoint.tag.eq(tag)
-        yield endpoint.laddr.eq(laddr)
-        yield endpoint.mask.eq(mask)
-        yield endpoint.data.eq(data)
+        for field, value in record.items():
+            yield getattr(endpoint, field).eq(value)
         yield
         while not (yield endpoint.ready):
             yield
     yield endpoint.valid.eq(0)
+
+
+def send_transactions(endpoint, txns):
+    """Generator: offers (type, tag, laddr, mask, data) transactions on a txn_layout sink."""
+    fields = ("type", "tag", "laddr", "mask", "data")
+    yield from offer(endpoint, [dict(zip(fields, txn)) for txn in txns])

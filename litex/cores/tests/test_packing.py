@@ -14,6 +14,7 @@ from monet.cores.link.common import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.tests.verilog_sim import run_simulation
 
+from .link_responder import offer
 from .test_crc import crc32_mpeg2
 
 FULL = 2**LINE_BYTES - 1
@@ -170,14 +171,7 @@ def framed_blocks(txns, ack, nak, credits):
         yield dut.ack.eq(ack)
         yield dut.nak.eq(nak)
         yield dut.credits.eq(credits)
-        for t in txns:
-            yield dut.sink.valid.eq(1)
-            for k, v in t.items():
-                yield getattr(dut.sink, k).eq(v)
-            yield
-            while not (yield dut.sink.ready):
-                yield
-        yield dut.sink.valid.eq(0)
+        yield from offer(dut.sink, txns)
 
     def watch():
         yield dut.source.ready.eq(1)

@@ -10,7 +10,7 @@ from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
-from .link_responder import link_responder, program_bfct
+from .link_responder import link_responder, offer, program_bfct
 
 FULL = 2**LINE_BYTES - 1
 
@@ -22,20 +22,10 @@ def run(dut, requests, responder_delay=6, cycles=400):
     peak = [0]
 
     def issue(port, reqs):
-        ep = dut.ports[port].req
         for _ in range(8):  # after the BFCT is programmed
             yield
-        for i, (addr, we, data) in enumerate(reqs):
-            yield ep.valid.eq(1)
-            yield ep.addr.eq(addr)
-            yield ep.we.eq(we)
-            yield ep.data.eq(data)
-            yield ep.mask.eq(FULL)
-            yield ep.id.eq(i)
-            yield
-            while not (yield ep.ready):
-                yield
-        yield ep.valid.eq(0)
+        yield from offer(dut.ports[port].req, [dict(addr=addr, we=we, data=data, mask=FULL, id=i)
+                                               for i, (addr, we, data) in enumerate(reqs)])
 
     def collect(port):
         ep = dut.ports[port].rsp
