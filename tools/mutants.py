@@ -6,7 +6,9 @@ each one and runs the tests that cover its file; this driver adds what our layou
   95 % Wilson interval for a sampled file;
 - two worker trees (copies of the checkout under build/mutants/), one test run in each at a time, so that a
   mutant written into one tree is never seen by the other's tests. Each tree imports `monet` from itself
-  through a symlinked package tree on PYTHONPATH (the venv's editable install points at the checkout);
+  through a symlinked package tree on PYTHONPATH (the venv's editable install points at the checkout) and
+  shares the checkout's Verilator models (build/cores, keyed by Verilog text): after `make test` the
+  unmutated models are built, and the mutants' models are removed when the run ends;
 - a Cosmic Ray session per file (build/mutants/sessions/<file>.sqlite) keeps every result as it comes: a
   killed run resumes where it stopped, a changed file or test list restarts only that file's session, and
   `cr-report build/mutants/sessions/<file>.sqlite` shows any mutant's diff and output;
@@ -160,34 +162,56 @@ def make_tree(index):
     return tree
 
 
+MODELS = ROOT / "build" / "cores"
+
+
 def test_command(tree, tests):
-    return (f"env PYTHONPATH={tree / 'build' / 'imports'} {sys.executable} -m pytest -x -q -p no:cacheprovider "
+    """pytest on `tests` in a worker tree. Every tree shares the checkout's Verilator models and ccache
+    (models are keyed by their Verilog text): an unmutated model `make test` built is reused, not rebuilt."""
+    return (f"env PYTHONPATH={tree / 'build' / 'imports'} MONET_CORE_MODELS={MODELS} "
+            f"CCACHE_DIR={ROOT / 'build' / 'ccache'} {sys.executable} -m pytest -x -q -p no:cacheprovider "
             f"-p no:randomly --rootdir={tree} " + " ".join(str(tree / t) for t in tests))
 
 
 def baseline(trees, files):
-    """Run every distinct test selection once per tree, unmutated: it must pass (else the scores mean
-    nothing), it builds each tree's unmutated core models, and its time sets the mutants' timeout."""
-    selections = sorted({tuple(t) for t in files.values()})
+    """Run every distinct test selection once, unmutated, the trees taking them in turn: it must pass
+    (else the scores mean nothing), it builds any unmutated core model not yet built, and its time sets
+    the mutants' timeout."""
+    selections = queue.Queue()
+    for tests in sorted({tuple(t) for t in files.values()}):
+        selections.put(tests)
     times, failures = {}, []
 
-    def one(tree, tests):
-        start = time.monotonic()
-        outcome, output = run_tests(test_command(tree, tests), 3600)
-        if outcome != TestOutcome.SURVIVED:
-            failures.append(f"the unmutated tests fail in {tree}: {' '.join(tests)}\n{output[-3000:]}")
-        times[tests] = max(times.get(tests, 0), time.monotonic() - start)
+    def one(tree):
+        while not failures:
+            try:
+                tests = selections.get_nowait()
+            except queue.Empty:
+                return
+            start = time.monotonic()
+            outcome, output = run_tests(test_command(tree, tests), 3600)
+            if outcome != TestOutcome.SURVIVED:
+                failures.append(f"the unmutated tests fail in {tree}: {' '.join(tests)}\n{output[-3000:]}")
+                return
+            times[tests] = time.monotonic() - start
+            print(f"baseline {times[tests]:6.1f} s  {' '.join(tests)}", flush=True)
 
-    for tests in selections:
-        threads = [threading.Thread(target=one, args=(tree, tests)) for tree in trees]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if failures:
-            raise MutantsError(failures[0])
-        print(f"baseline {times[tests]:6.1f} s  {' '.join(tests)}", flush=True)
+    threads = [threading.Thread(target=one, args=(tree,)) for tree in trees]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise MutantsError(failures[0])
     return times
+
+
+def prune_models(keep):
+    """Remove the core models built since `keep` was listed: the mutants' (a mutant's model is never
+    built again unless it is run again)."""
+    for folder in MODELS.iterdir():
+        if folder.name not in keep:
+            shutil.rmtree(folder, ignore_errors=True) if folder.is_dir() else folder.unlink(missing_ok=True)
 
 
 def run(args):
@@ -218,7 +242,9 @@ def run(args):
         pending.sort(key=lambda p: _key(_spec(p[1])))
         if pending:
             trees = [make_tree(i) for i in range(args.workers)]
+            MODELS.mkdir(parents=True, exist_ok=True)
             times = baseline(trees, {name: files[name] for name, _ in pending})
+            stack.callback(prune_models, {f.name for f in MODELS.iterdir()})
             jobs, results = queue.Queue(), queue.Queue()
             for job in pending:
                 jobs.put(job)

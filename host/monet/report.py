@@ -288,14 +288,8 @@ def _stream_sections(records, out):
                "-" if sr["ipc_slope_per_m"] is None else f"{100 * sr['ipc_slope_per_m']:+.3f}"] for sr in series]
     with _figure(out / "stream_distance.png", "STREAM on remote memory vs distance (paper Fig 14)",
                  "round-trip distance (m)", "best rate / local RAM") as ax:
-        for sr in series:
-            ds = [p["distance_m"] for p in sr["points"]]
-            for k in STREAM_KERNELS:
-                ax.plot(ds, [p["of_local"][k] for p in sr["points"]], "o-",
-                        label=f"{sr['profile']} {k} {sr['lanes']}x{sr['rate_gbps']:g}G")
-        for (mem, rate), v in PAPER_STREAM_36M.items():
-            ax.plot([36], [v], "x", label=f"paper: {mem} {rate:g}G at 36 m (4 A53 cores, caches)")
-        ax.set_ylim(0, 1.05)
+        _draw_stream_distance(ax, series)
+    paper_15g = ", ".join(f"{mem} {100 * v:.1f} %" for (mem, rate), v in PAPER_STREAM_36M.items() if rate == 15.0)
     return [
         ("STREAM on the soft CPU, local RAM and remote memory (paper Figs 12-14)",
          ["profile", "link", "distance (m)"] + [f"{k} MB/s (of local)" for k in STREAM_KERNELS]
@@ -303,7 +297,7 @@ def _stream_sections(records, out):
          "The soft CPU (VexRiscv, rv32im, 250 MHz nominal) runs STREAM's kernels on 32-bit words; the remote "
          "window is uncached and the CPU has one access in flight, so every remote word costs a round trip and "
          "bandwidth falls with distance far more steeply than the paper's A53 cores with caches and prefetch "
-         "(HMC 91.1 %, DDR4 62.2 % of local at 36 m, 15 Gb/s). MB/s from mcycle at the nominal clock (best of "
+         f"({paper_15g} of local at 36 m, 15 Gb/s). MB/s from mcycle at the nominal clock (best of "
          "the timed repetitions); IPC from minstret / mcycle over all repetitions."),
         ("STREAM and IPC slopes over distance (paper Figs 14, 19)",
          ["profile", "link", "elements", "repetitions", "Triad %/m", "IPC %/m"], slopes, None,
@@ -312,12 +306,31 @@ def _stream_sections(records, out):
     ]
 
 
+def _draw_stream_distance(ax, series):
+    for sr in series:
+        ds = [p["distance_m"] for p in sr["points"]]
+        for k in STREAM_KERNELS:
+            ax.plot(ds, [p["of_local"][k] for p in sr["points"]], "o-",
+                    label=f"{sr['profile']} {k} {sr['lanes']}x{sr['rate_gbps']:g}G")
+    for (mem, rate), v in PAPER_STREAM_36M.items():
+        ax.plot([36], [v], "x", label=f"paper: {mem} {rate:g}G at 36 m (4 A53 cores, caches)")
+    ax.set_ylim(0, 1.05)
+
+
 # The paper's YCSB and IPC on the A53 (T8, T9): local DDR4 / HW HMC summary.
 PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
 
 
 def _ipc_text(result):
     return f"{result['ipc']:.3f}" if result.get("ipc") is not None else f"n/a: {result.get('ipc_note') or 'not measured'}"
+
+
+def _draw_stream_per_node(ax, best):
+    """Bars of each kernel's best rate, one bar per node side by side, the kernel's name under its group."""
+    width = 0.8 / max(len(best), 1)
+    for i, (node, v) in enumerate(best.items()):
+        ax.bar([j + i * width for j in range(4)], [v[k] for k in STREAM_KERNELS], width, label=f"node {node}")
+    ax.set_xticks([j + width * (len(best) - 1) / 2 for j in range(4)], [k.capitalize() for k in STREAM_KERNELS])
 
 
 def _linux_sections(records, out):
@@ -346,10 +359,7 @@ def _linux_sections(records, out):
             rows.append(["node 1 / node 0", *(f"{100 * best[1][k] / best[0][k]:.1f} %" for k in STREAM_KERNELS), ""])
         with _figure(out / "stream_qemu.png", "STREAM per kernel and NUMA node, QEMU (paper Figs 12-13)",
                      "kernel", "best rate (MB/s)") as ax:
-            width = 0.8 / max(len(best), 1)
-            for i, (node, v) in enumerate(best.items()):
-                ax.bar([j + i * width for j in range(4)], [v[k] for k in STREAM_KERNELS], width, label=f"node {node}")
-            ax.set_xticks([j + width * (len(best) - 1) / 2 for j in range(4)], [k.capitalize() for k in STREAM_KERNELS])
+            _draw_stream_per_node(ax, best)
         sections.append(("STREAM under Linux, board-in-a-box (paper Figs 12-13)",
                          ["memory", *(f"{k} MB/s" for k in STREAM_KERNELS), "validates"], rows, "stream_qemu.png",
                          "numactl --membind to node 0 (with the CPUs) or node 1 (CPU-less, the remote memory's "

@@ -48,6 +48,9 @@ benchmarks:
     ("benchmarks: [{perf: {n: [1000000001]}}]", "perf.n: 1000000001 is not accepted"),
     ("benchmarks: [{perf: {n: [2000.5]}}]", "perf.n: 2000.5 is not accepted"),
     ("benchmarks: [{stream: {reps: [1]}}]", "stream.reps: 1 is not accepted; accepted: an integer from 2 to 1000"),
+    ("benchmarks: [{bandwidth: {count: [0]}}]", "bandwidth.count: 0 is not accepted; accepted: an integer from 1"),
+    ("axes: {target: [qemu]}\nbenchmarks: [{ycsb: {operations: [100000001]}}]",
+     "ycsb.operations: 100000001 is not accepted; accepted: an integer from 1 to 1e+08"),
     ("benchmarks: [{latency: {}, bandwidth: {}}]", "benchmarks[0]: expected one benchmark name with its parameters"),
     ("benchmarks: [[latency]]", "benchmarks[0]: expected one benchmark name with its parameters"),
 ])
@@ -119,6 +122,14 @@ def test_range_ends_are_accepted_and_defaults_fill_the_rest(tmp_path):
     assert perf == [1000, 1000, 10**9, 10**9]                   # each on nodes 0 and 1
     stream = [p for p in points if p["benchmark"] == "stream"]
     assert sorted(p["node"] for p in stream) == [0, 1] and {(p["n"], p["reps"]) for p in stream} == {(4096, 3)}
+    f.write_text("axes: {target: [qemu]}\nbenchmarks: [{ycsb: {operations: [1, 100000000], workload: [a]}}, ycsb]")
+    ycsb = Campaign(f).points()
+    # The README's defaults: workloads A, B, C, F on node 1, 10 000 operations, 4 threads.
+    assert sorted((p["workload"], p["operations"]) for p in ycsb) == [
+        ("a", 1), ("a", 10000), ("a", 100000000), ("b", 10000), ("c", 10000), ("f", 10000)]
+    assert {(p["node"], p["threads"]) for p in ycsb} == {(1, 4)}
+    f.write_text("benchmarks: [{bandwidth: {count: [1, 2147483648]}}]")
+    assert sorted(p["count"] for p in Campaign(f).points()) == [1, 2**31]
 
 
 def test_point_ids_read_as_the_point():
@@ -132,15 +143,33 @@ def test_progress_line_counts_points_and_time_left(tmp_path, capfd):
     store.total = 4
     store.add({"a": 1}, {"x": 1})
     progress = Progress(store, width=20)
-    progress.start -= 60                          # one point a minute so far
+    progress.start -= 60.5                        # one point in 60.5 s so far: 3 more take 181.5 s
     progress.point_done({"benchmark": "latency", "distance_m": 0, "rep": 0}, where="gw1")
     line = capfd.readouterr().err
-    assert line.startswith("\r[#####...............] 1/4 points, 1.0/min, 180 s left  latency-distance_m=0-r0 (gw1)")
+    assert line.startswith("\r[#####...............] 1/4 points, 1.0/min, 182 s left  latency-distance_m=0-r0 (gw1)")
+
+
+def test_a_point_is_the_same_point_whatever_order_its_keys_come_in(tmp_path):
+    ResultsStore(tmp_path).add({"benchmark": "latency", "distance_m": 8, "rep": 0}, {"x": 1})
+    assert ResultsStore(tmp_path).has({"rep": 0, "distance_m": 8, "benchmark": "latency"})
 
 
 def test_git_revision_of_the_checkout_and_of_no_repository(tmp_path):
     rev = git_revision(CAMPAIGNS.parent)
     assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?", rev)
+    assert git_revision(tmp_path) is None
+
+
+def test_a_checkout_git_cannot_read_has_no_revision(tmp_path):
+    """A corrupt index: `git rev-parse` still names HEAD but `git status` fails, so whether the tree is dirty is
+    unknown; the revision is not recorded as clean."""
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "f").write_text("a")
+    subprocess.run(git + ["add", "f"], cwd=tmp_path, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "f"], cwd=tmp_path, check=True)
+    assert re.fullmatch(r"[0-9a-f]{40}", git_revision(tmp_path))
+    (tmp_path / ".git" / "index").write_bytes(b"not an index" * 10)
     assert git_revision(tmp_path) is None
 
 
@@ -150,4 +179,7 @@ def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_pat
     store = ResultsStore(tmp_path / "r")
     manifest = write_manifest(store, Campaign(f))
     assert manifest["campaign"] == "t" and manifest["points"] == 2 and "gateware_hash" not in manifest
+    # The campaign's SHA-256 as `sha256sum` prints it, cut to 16 hex digits.
+    full = subprocess.run(["sha256sum", str(f)], capture_output=True, text=True, check=True).stdout.split()[0]
+    assert manifest["campaign_sha256"] == full[:16]
     assert json.loads((tmp_path / "r" / "manifest.json").read_text()) == manifest

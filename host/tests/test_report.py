@@ -288,3 +288,41 @@ def test_linux_sections(tmp_path):
         ["0", "100000", "123456789", "-", "0.456", "4000"]]
     assert "Beside the paper" not in tables            # no sim results: nothing to set beside the paper
     assert plt.imread(tmp_path / "results" / "ycsb.png").shape[:2] == (462, 704)
+
+
+def test_the_stream_distance_plot_draws_each_kernel_and_the_paper_at_36_m():
+    fig, ax = plt.subplots()
+    report._draw_stream_distance(ax, report.stream_series(RECORDS))
+    drawn = lines_of(ax)
+    plt.close(fig)
+    assert drawn["ours triad 8x15G"] == ([8, 36], [0.5, 0.25])
+    # The paper's Fig 14 at 36 m (reference T7): HMC 91.1 %, DDR4 62.2 % at 15 Gb/s; 89 %, 51.6 % at 10 Gb/s.
+    paper = {label: ys[0] for label, (xs, ys) in drawn.items() if label.startswith("paper:") and xs == [36]}
+    assert paper == {"paper: HMC 15G at 36 m (4 A53 cores, caches)": 0.911,
+                     "paper: DDR4 15G at 36 m (4 A53 cores, caches)": 0.622,
+                     "paper: HMC 10G at 36 m (4 A53 cores, caches)": 0.89,
+                     "paper: DDR4 10G at 36 m (4 A53 cores, caches)": 0.516}
+    assert ax.get_ylim() == (0, 1.05)
+
+
+def test_the_stream_note_quotes_the_paper_at_36_m(built):
+    _, md, _, _ = built
+    assert "(HMC 91.1 %, DDR4 62.2 % of local at 36 m, 15 Gb/s)" in md
+
+
+@pytest.mark.parametrize("nodes,ticks", [((0,), [0, 1, 2, 3]), ((0, 1), [0.2, 1.2, 2.2, 3.2]),
+                                         ((0, 1, 2, 3), [0.3, 1.3, 2.3, 3.3])])
+def test_the_qemu_stream_bars_sit_side_by_side_under_their_kernel(nodes, ticks):
+    best = {node: {k: 1000.0 * (node + 1) + i for i, k in enumerate(KERNELS)} for node in nodes}
+    fig, ax = plt.subplots()
+    report._draw_stream_per_node(ax, best)
+    bars = [(round(b.get_x(), 6), round(b.get_width(), 6), b.get_height()) for b in ax.patches]
+    got_ticks = [round(t, 6) for t in ax.get_xticks()]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    plt.close(fig)
+    width = 0.8 / len(nodes)
+    # Each node's bar for kernel j starts at j + node * width (matplotlib centres a bar on x): the group spans
+    # j - width / 2 .. j + (len - 1/2) width, whose middle is the tick.
+    assert bars == [(round(j + i * width - width / 2, 6), round(width, 6), 1000.0 * (node + 1) + j)
+                    for i, node in enumerate(nodes) for j in range(4)]
+    assert got_ticks == pytest.approx(ticks) and labels == ["Copy", "Scale", "Add", "Triad"]

@@ -3,12 +3,13 @@
 Reads of a line never written return the line address, so tests can check translation.
 """
 
-from monet.cores.link.common import T_WR_REQ, T_WR_ACK, T_RD_RSP
+from monet.cores.link.common import T_ERR, T_WR_REQ, T_WR_ACK, T_RD_RSP
 
 
-def link_responder(remat, cycles, delay=6, on_link=None, peak=None):
+def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
     """Generator for run_simulation. Appends (type, tag, laddr) of each request to `on_link` and
-    tracks ReMAT's peak outstanding count in peak[0]."""
+    tracks ReMAT's peak outstanding count in peak[0]. Requests for a line in `refuse` are answered with
+    T_ERR, as the memory card answers an access outside its memory."""
     memory, pending = {}, []
     yield remat.source.ready.eq(1)
     for cycle in range(cycles):
@@ -23,7 +24,9 @@ def link_responder(remat, cycles, delay=6, on_link=None, peak=None):
             typ, tag, laddr = (yield remat.source.type), (yield remat.source.tag), (yield remat.source.laddr)
             if on_link is not None:
                 on_link.append((typ, tag, laddr))
-            if typ == T_WR_REQ:
+            if laddr in refuse:
+                pending.append((cycle + delay, T_ERR, tag, 0))
+            elif typ == T_WR_REQ:
                 data, mask = (yield remat.source.data), (yield remat.source.mask)
                 bits = sum(0xFF << (8 * i) for i in range(64) if mask >> i & 1)
                 memory[laddr] = (memory.get(laddr, laddr) & ~bits) | (data & bits)

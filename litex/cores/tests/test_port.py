@@ -47,23 +47,28 @@ def wishbone(bus, accesses, results):
 
 
 def run(accesses, delay=6):
+    """(results of `wishbone`, link requests as (type, line, mask), their data by index, what else was seen:
+    cycles with err but no ack, and ReMAT's fault_addr at the end)."""
     dut = Top()
-    results, on_link, data = [], [], {}
+    results, on_link, data, seen = [], [], {}, {"err_without_ack": 0}
 
     def watch():
-        src = dut.remat.source
+        src, bus = dut.remat.source, dut.adapter.bus
         for _ in range(60 * len(accesses) + 100):
             if (yield src.valid) and (yield src.ready):
                 on_link.append(((yield src.type), (yield src.laddr), (yield src.mask)))
                 data[len(on_link) - 1] = yield src.data
+            # Wishbone: a slave raises err only to end an access, in the cycle it acks it.
+            seen["err_without_ack"] += (yield bus.err) and not (yield bus.ack)
             yield
+        seen["fault_addr"] = yield dut.remat.fault_addr
 
     # Section s is remote section s + 8; section 5 is disabled.
     entries = {s: 0b111 | (s + 8) << 8 for s in (0, 1, 2)}
     run_simulation(dut, [program_bfct(dut.remat.bfct, entries), link_responder(dut.remat, 60 * len(accesses) + 100,
                                                                                delay), watch(),
                          wishbone(dut.adapter.bus, accesses, results)])
-    return results, on_link, data
+    return results, on_link, data, seen
 
 
 def line_of(addr):
@@ -79,7 +84,7 @@ def test_words_are_written_with_their_byte_enables_and_read_back():
                 (line + 4 * 15, 0, 0, 0b1111),
                 (line, 0, 0, 0b1111),                       # word 0, never written: the responder's
                 (line + WINDOW + 4 * 5, 0, 0, 0b1111)]      # default; above the window: wraps into it
-    results, on_link, data = run(accesses)
+    results, on_link, data, _ = run(accesses)
     assert [(t, laddr) for t, laddr, _ in on_link] == [(T_WR_REQ, line_of(line))] * 2 + [(T_RD_REQ, line_of(line))] * 4
     # One line transaction an access, with the word's 4 byte enables at its place in the line.
     assert [mask for _, _, mask in on_link[:2]] == [0b1111 << 20, 0b0101 << 60]
@@ -90,9 +95,11 @@ def test_words_are_written_with_their_byte_enables_and_read_back():
 
 
 def test_a_fault_ends_with_err_and_ack_together_and_all_ones():
-    accesses = [(5 << SECTION_BITS, 0, 0, 0b1111), (5 << SECTION_BITS, 1, 0x1234, 0b1111), (64, 0, 0, 0b1111)]
-    results, on_link, _ = run(accesses)
+    accesses = [(5 << SECTION_BITS, 0, 0, 0b1111), (5 << SECTION_BITS | 0x124, 1, 0x1234, 0b1111),
+                (64, 0, 0, 0b1111)]
+    results, on_link, _, seen = run(accesses)
     assert [(d, err) for d, err, _ in results] == [(0xFFFFFFFF, 1), (0xFFFFFFFF, 1), (line_of(64), 0)]
+    assert seen == {"err_without_ack": 0, "fault_addr": 5 << SECTION_BITS | 0x124}   # the word's byte address
     assert [(t, laddr) for t, laddr, _ in on_link] == [(T_RD_REQ, line_of(64))]    # faults never reach the link
 
 
@@ -101,5 +108,5 @@ def test_an_access_takes_a_fixed_number_of_cycles_around_the_link():
     # access 5 cycles plus the responder's delay, whatever that delay is.
     accesses = [(64, 0, 0, 0b1111), (5 << SECTION_BITS, 0, 0, 0b1111)]
     for delay in (6, 20):
-        results, _, _ = run(accesses, delay=delay)
+        results, _, _, _ = run(accesses, delay=delay)
         assert [cycles for _, _, cycles in results] == [5 + delay, 3]

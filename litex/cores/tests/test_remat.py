@@ -6,6 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.link.common import *
+from monet.cores.remat.bfct import FAULT_REMOTE
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
@@ -15,8 +16,9 @@ from .link_responder import link_responder, offer, program_bfct
 FULL = 2**LINE_BYTES - 1
 
 
-def run(dut, requests, responder_delay=6, cycles=400):
-    """requests: {port: [(addr, we, data)]}; returns per-port responses, link requests and peak outstanding."""
+def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=()):
+    """requests: {port: [(addr, we, data)]}; returns per-port responses, link requests and peak outstanding.
+    The link refuses (answers T_ERR to) the lines in `refuse`; `also`: more generators to run alongside."""
     responses = {p: [] for p in requests}
     on_link = []
     peak = [0]
@@ -35,8 +37,8 @@ def run(dut, requests, responder_delay=6, cycles=400):
             yield
 
     entries = {idx: 0b111 | ((idx + 8) << 8) for idx in range(4)}
-    gens = [program_bfct(dut.bfct, entries), link_responder(dut, cycles, responder_delay, on_link, peak)]
-    gens += [issue(p, r) for p, r in requests.items()] + [collect(p) for p in requests]
+    gens = [program_bfct(dut.bfct, entries), link_responder(dut, cycles, responder_delay, on_link, peak, refuse)]
+    gens += [issue(p, r) for p, r in requests.items()] + [collect(p) for p in requests] + list(also)
     run_simulation(dut, gens)
     return responses, on_link, peak[0]
 
@@ -73,6 +75,24 @@ def test_faults_answer_at_once_and_never_reach_the_link():
     assert [d for i, _, d in responses[0] if i == 2] == [0x1234]
     assert all(err == 0 or data == 2**LINE_BITS - 1 for _, err, data in responses[0])
     assert len(on_link) == 2   # only the good write and read
+
+
+def test_a_refused_access_ends_with_err_and_is_latched_as_a_remote_fault():
+    # The memory card refuses line 514 (window 0x80: section 0 is remote section 8) and serves line 513.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16)
+    latched = {}
+
+    def at_the_end():
+        for _ in range(399):
+            yield
+        for name in ("faults", "fault_kind", "fault_addr", "lat_count", "timeouts"):
+            latched[name] = yield getattr(dut, name)
+
+    responses, on_link, _ = run(dut, {0: [(0x80, 0, 0), (0x40, 0, 0)]}, refuse={514}, also=[at_the_end()])
+    assert sorted(responses[0]) == [(0, 1, 2**LINE_BITS - 1), (1, 0, 513)]
+    assert [laddr for _, _, laddr in on_link] == [514, 513]
+    # Counted as a fault of its own kind at the access's window address; only the good answer is timed.
+    assert latched == {"faults": 1, "fault_kind": FAULT_REMOTE, "fault_addr": 0x80, "lat_count": 1, "timeouts": 0}
 
 
 def test_an_idle_port_never_sends_a_phantom_request():

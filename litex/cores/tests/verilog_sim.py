@@ -36,10 +36,14 @@ from monet.cores.tests.verilog_sim_wire import receive, send
 from monet.locks import exclusive
 from monet.sim import REPO
 
-BUILD_ROOT = REPO / "build" / "cores"
+# Models are keyed by their Verilog text, so checkouts may share one folder (`make mutants` points its
+# worker trees at the checkout's: a mutant's model is new, an unmutated one is already there).
+BUILD_ROOT = Path(os.environ.get("MONET_CORE_MODELS", REPO / "build" / "cores"))
 SERVER_MODULE = "monet.cores.tests.verilog_sim_server"
-# Migen's Verilog pads and truncates freely; Verilator's lint would stop on it.
-BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTH", "-Wno-CASEINCOMPLETE", "-Wno-UNOPTFLAT", "-Wno-UNUSED", "-Wno-UNDRIVEN"]
+# Migen's Verilog pads and truncates freely; Verilator's lint would stop on it. A slice with its ends the
+# wrong way round (Migen prints sig[a:b] with b < a as an ascending part-select) is never meant: an error.
+BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTH", "-Wno-CASEINCOMPLETE", "-Wno-UNOPTFLAT", "-Wno-UNUSED", "-Wno-UNDRIVEN",
+              "-Werror-SELRANGE"]
 CONNECT_TIMEOUT_S = 60
 
 
