@@ -170,7 +170,7 @@ def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
             regs["cleared"].append((yield from csr_read(top, word)))
 
     def port():
-        req, rsp = dut.ports[0].req, dut.ports[0].rsp
+        req = dut.ports[0].req
         while not state["go"]:
             yield
         addrs = [64 * i for i in range(8)] + [3 << 12]
