@@ -63,6 +63,13 @@ def test_broken_campaign_files_name_key_value_and_accepted(tmp_path, text, messa
     assert str(f) in str(e.value)
 
 
+def test_a_campaign_file_that_cannot_be_read_is_named(tmp_path):
+    for path, reason in ((tmp_path / "none.yaml", "No such file or directory"), (tmp_path, "Is a directory")):
+        with pytest.raises(CampaignError) as e:
+            Campaign(path)
+        assert str(e.value) == f"{path}: cannot read the campaign file ({reason})"
+
+
 def test_cli_refuses_a_broken_campaign_before_building(tmp_path):
     f = tmp_path / "c.yaml"
     f.write_text("axes: {lanes: [3]}\nbenchmarks: [latency]")
@@ -170,6 +177,11 @@ def test_a_checkout_git_cannot_read_has_no_revision(tmp_path):
     subprocess.run(git + ["commit", "-q", "-m", "f"], cwd=tmp_path, check=True)
     assert re.fullmatch(r"[0-9a-f]{40}", git_revision(tmp_path))
     (tmp_path / ".git" / "index").write_bytes(b"not an index" * 10)
+    assert git_revision(tmp_path) is None
+
+
+def test_a_repository_without_a_commit_has_no_revision(tmp_path):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     assert git_revision(tmp_path) is None
 
 

@@ -18,6 +18,18 @@ def test_poisson_bounds_match_the_tables():
     assert 938.5 < low * 1e9 < 939.5 and 1063.0 < high * 1e9 < 1064.0
 
 
+# Exact (Garwood) 95 % intervals of a Poisson count, as the published tables give them (k = 1..9).
+GARWOOD_95 = {1: (0.0253, 5.5716), 2: (0.2422, 7.2247), 3: (0.6187, 8.7673), 4: (1.0899, 10.2416),
+              5: (1.6235, 11.6683), 6: (2.2019, 13.0595), 7: (2.8144, 14.4227), 8: (3.4538, 15.7632),
+              9: (4.1154, 17.0848)}
+
+
+@pytest.mark.parametrize("errors", sorted(GARWOOD_95))
+def test_few_errors_give_the_garwood_interval(errors):
+    low, high = reliability.ber_bounds(1e8, errors)
+    assert (low * 1e8, high * 1e8) == pytest.approx(GARWOOD_95[errors], abs=1e-4)
+
+
 def test_replay_model_loses_more_with_more_errors_and_a_slow_retransmission():
     effs = [reliability.replay_model(ber, "ours", 36, 8, 15.0, 13.5)["predicted_efficiency"]
             for ber in (1e-12, 1e-9, 1e-6, 1e-5)]

@@ -243,7 +243,7 @@ def test_the_distance_plot_draws_points_fits_and_the_paper():
 
 def test_the_bandwidth_plot_draws_the_best_per_capacity():
     fig, ax = plt.subplots()
-    report._draw_bandwidth(ax, RECORDS)
+    report._draw_bandwidth(ax, json.loads(json.dumps(RECORDS)))     # as read back from results.jsonl
     drawn = lines_of(ax)
     plt.close(fig)
     # lanes x rate: 80, 100, 120 Gb/s at 8 m, 64 B (the DDR4 point is a series of its own: one capacity).

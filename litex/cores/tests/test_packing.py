@@ -52,14 +52,17 @@ def random_txn(rng, kinds=(T_RD_REQ, T_WR_REQ, T_RD_RSP, T_WR_ACK), after=None):
                 mask=mask if t == T_WR_REQ else FULL, data=rng.getrandbits(512) if has_data(t) else 0)
 
 
-def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_every=1, deframer_depth=48):
+def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_every=1, deframer_depth=48,
+             seqs=None):
+    """Sends `txns` through framer and deframer (sequence numbers 0, 1, ... unless `seqs` gives them);
+    returns what the deframer delivers, the framer's (cycle, count) beats, and both ends' counters."""
     dut = Loop(max_units, deframer_depth)
     out, beats, stats = [], [], {}
 
     def send():
         yield dut.flip_beat.eq(flip_beat)
         yield dut.flip_bit.eq(flip_bit)
-        for seq, t in enumerate(txns):
+        for seq, t in zip(seqs or range(len(txns)), txns):
             yield dut.framer.sink.valid.eq(1)
             yield dut.framer.sink.seq.eq(seq % 2**SEQ_BITS)
             for k, v in t.items():
@@ -88,6 +91,7 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
         stats["frames"] = yield dut.deframer.frames
         stats["overflow"] = yield dut.deframer.overflow
         stats["pairs"] = yield dut.framer.pairs
+        stats["sent_frames"] = yield dut.framer.frames
 
     run_simulation(dut, [send(), watch()])
     return out, beats, stats
@@ -259,6 +263,18 @@ def test_a_damaged_header_at_full_rate_costs_only_its_frame(step, lost):
     assert all(same(txns[g["tag"]], g) for g in out)
 
 
+def test_lines_pair_only_under_consecutive_sequence_numbers():
+    # Consecutive lines, but the second's sequence number is 2 ahead (the first's + 1 is what the deframer
+    # gives the second line of a pair): two frames' worth of units, not a pair.
+    rng = random.Random(5)
+    txns = [dict(type=T_RD_RSP, tag=i, laddr=7 + i, mask=FULL, data=rng.getrandbits(512)) for i in range(2)]
+    out, _, stats = exchange(txns, seqs=[4, 6])
+    assert stats["pairs"] == 0 and [g["tag"] for g in out] == [0, 1]
+    out, _, stats = exchange(txns, seqs=[4, 5])
+    assert stats["pairs"] == 1 and [g["tag"] for g in out] == [0, 1]
+    assert stats["sent_frames"] == stats["frames"] >= 1
+
+
 def test_a_deframer_too_shallow_for_pairs_overflows_and_recovers():
     # 24 blocks cannot hold a pair (17 blocks) and the beat behind it: beats are dropped and counted, their
     # frames fail the CRC, and once the burst is over a lone request goes through.
@@ -272,10 +288,11 @@ def test_a_deframer_too_shallow_for_pairs_overflows_and_recovers():
 
 def deframe(frames):
     """Feeds (block, ctrl) frames to a deframer, 8 blocks a beat, back to back; returns the (type, tag,
-    laddr) it delivers and its frames, CRC-error and overflow counts."""
+    laddr) it delivers and its frames, CRC-error and overflow counts, and each good frame's trailer fields
+    (seq, ack, nak, credits) as the deframer hands them on, in stats["trailers"]."""
     dut = PackedDeframer()
     blocks = [b for f in frames for b in f]
-    out, stats = [], {}
+    out, stats = [], {"trailers": []}
 
     def send():
         for at in range(0, len(blocks), 8):
@@ -292,6 +309,9 @@ def deframe(frames):
         for _ in range(len(blocks) + 30):
             if (yield dut.source.valid):
                 out.append(((yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr)))
+            if (yield dut.frame_end) and (yield dut.frame_ok):
+                stats["trailers"].append(((yield dut.frame_seq), (yield dut.frame_ack), (yield dut.frame_nak),
+                                          (yield dut.frame_credits)))
             yield
         stats.update(frames=(yield dut.frames), crc_errors=(yield dut.crc_errors), overflow=(yield dut.overflow))
 
@@ -311,4 +331,28 @@ def test_malformed_frames_with_good_crcs_are_dropped_and_the_next_one_delivered(
     last = documented_frame([[header(T_WR_REQ, 6, 0x15)] + words(line)], seq=4, ack=0, nak=0, credits=0)
     out, stats = deframe([good, unknown_type, stray_ctrl, bad_trailer, last])
     assert out == [(T_RD_REQ, 1, 0x10), (T_WR_REQ, 6, 0x15)]
-    assert stats == {"frames": 5, "crc_errors": 3, "overflow": 0}
+    assert stats == {"frames": 5, "crc_errors": 3, "overflow": 0, "trailers": [(0, 0, 0, 0), (4, 0, 0, 0)]}
+
+
+def test_a_junk_pair_behind_a_backlog_is_skipped_nine_then_eight_blocks():
+    # Four lone reads are parsed one a cycle while beats keep coming, so a backlog builds behind them. The
+    # next frame's header has an unknown type and 16 data blocks behind it: the deframer skips 9 blocks,
+    # then the 8 before the trailer, keeping every block behind them; the frame after it is delivered.
+    rng = random.Random(9)
+    reads = documented_frame([[header(T_RD_REQ, t, 0x20 + t)] for t in range(4)], seq=0, ack=0, nak=0, credits=0)
+    junk = documented_frame([[(6 | 7 << 4 | 0x30 << 12, 1)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))],
+                            seq=4, ack=0, nak=0, credits=0)
+    after = documented_frame([[header(T_RD_REQ, 9, 0x40)]], seq=5, ack=0, nak=0, credits=0)
+    out, stats = deframe([reads, junk, after])
+    assert out == [(T_RD_REQ, t, 0x20 + t) for t in range(4)] + [(T_RD_REQ, 9, 0x40)]
+    assert stats == {"frames": 3, "crc_errors": 1, "overflow": 0, "trailers": [(0, 0, 0, 0), (5, 0, 0, 0)]}
+
+
+def test_the_trailer_fields_reach_the_checker_whole():
+    # Every field at its widest (seq and ack 10 bits, credits 7), then each with only its top bit set.
+    frames = [documented_frame([[header(T_RD_REQ, 1, 0x10)]], seq=0x3FF, ack=0x3FF, nak=1, credits=0x7F),
+              documented_frame([[header(T_RD_REQ, 2, 0x11)]], seq=0x200, ack=0x200, nak=0, credits=0x40),
+              documented_frame([], seq=0x155, ack=0x2AA, nak=1, credits=0x2A)]        # a trailer alone
+    out, stats = deframe(frames)
+    assert out == [(T_RD_REQ, 1, 0x10), (T_RD_REQ, 2, 0x11)]
+    assert stats["trailers"] == [(0x3FF, 0x3FF, 1, 0x7F), (0x200, 0x200, 0, 0x40), (0x155, 0x2AA, 1, 0x2A)]
