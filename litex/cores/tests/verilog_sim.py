@@ -45,6 +45,8 @@ SERVER_MODULE = "monet.cores.tests.verilog_sim_server"
 BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTH", "-Wno-CASEINCOMPLETE", "-Wno-UNOPTFLAT", "-Wno-UNUSED", "-Wno-UNDRIVEN",
               "-Werror-SELRANGE"]
 CONNECT_TIMEOUT_S = 60
+# Five times the longest run of the core suite (4001 cycles: test_link's bit errors).
+MAX_CYCLES = 20_000
 
 
 class VerilogSimError(RuntimeError):
@@ -245,9 +247,15 @@ class _Driver:
         else:
             raise VerilogSimError(f"the Verilog harness cannot assign to {target!r}: a signal or a slice of one")
 
-    def run(self, generators):
+    def run(self, generators, max_cycles):
         active, passive = list(generators), set()
+        cycles = 0
         while any(g not in passive for g in active):
+            if cycles == max_cycles:
+                raise VerilogSimError(f"the testbench's generators did not finish within {max_cycles} cycles: one "
+                                      "waits for something that never comes (pass max_cycles if the test is "
+                                      "meant to run longer)")
+            cycles += 1
             writes = {}
             for generator in list(active):
                 reply = None
@@ -270,10 +278,12 @@ class _Driver:
             self.values = dict(zip(self.watch, answer))
 
 
-def run_simulation(dut, generators, clocks=None, vcd_name=None):
+def run_simulation(dut, generators, clocks=None, vcd_name=None, max_cycles=MAX_CYCLES):
     """Migen's `run_simulation(dut, generators)`, on the core's generated Verilog in Verilator.
     `clocks` may only name `sys` (its period does not matter: cycles are what a testbench sees); waveforms
-    (`vcd_name`) are not recorded here: run the test with Migen's simulator for those."""
+    (`vcd_name`) are not recorded here: run the test with Migen's simulator for those. A run whose
+    generators have not finished after `max_cycles` fails: a broken core that never answers ends the test
+    in seconds instead of hanging it."""
     if clocks and set(clocks) != {"sys"} or isinstance(generators, dict) and set(generators) != {"sys"}:
         raise VerilogSimError("the Verilog harness drives one clock domain, sys")
     if vcd_name is not None:
@@ -286,4 +296,4 @@ def run_simulation(dut, generators, clocks=None, vcd_name=None):
     conv = verilog.convert(fragment, name="top")
     folder = build(conv)
     with _Session(folder) as session:
-        _Driver(session, conv.ns, comb_targets).run(generators)
+        _Driver(session, conv.ns, comb_targets).run(generators, max_cycles)
