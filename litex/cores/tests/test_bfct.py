@@ -35,6 +35,7 @@ def test_translation_and_faults(n_sections, section_bits):
         2: 0b101,                       # write only
         3: 0b111 | (1 << 3),            # a target this build does not have
         5: 0b111 | (2 << 3),
+        6: 0b111 | (0b111 << 5) | (6 << 8),     # reserved bits [7:5] set: ignored
     }
     accesses = [
         (0x10, 0), (size - 4, 1),       # section 0: translated to section 5
@@ -47,14 +48,16 @@ def test_translation_and_faults(n_sections, section_bits):
         (n_sections * size + 4 * size, 1),
         (1 << 31 | 0x40, 0),            # bit 31: far outside, though its low bits hit section 0
         (5 * size, 0),                  # target 2 (bit 4 of the field): this build has only target 0
+        (6 * size + 0x20, 1),           # reserved bits set: mapped as if clear
     ]
     got = lookup(dut, entries, accesses)
     faults = [f for f, _ in got]
     # The codes firmware and the CLI report as fault_kind: 0 none, 1 unmapped, 2 no read, 3 no write,
     # 4 unknown target (README, "The gateware in one page").
-    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1, 1, 1, 1, 4]
+    assert faults == [0, 0, 0, 3, 2, 0, 4, 1, 1, 1, 1, 1, 4, 0]
     assert got[0][1] == 5 * size + 0x10
     assert got[1][1] == 5 * size + size - 4
+    assert got[-1][1] == 6 * size + 0x20
 
 
 # The control block's registers as the firmware's csr.h lays them out (bfct_index, _entry, _commit,

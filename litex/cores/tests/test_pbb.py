@@ -251,11 +251,12 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
             yield from csr_write(top, word, value)
         yield from csr_write(top, START, 1)
         yield dut.pbb.bus_errors.eq(2**31 - 1)
+        yield dut.pbb.lat_max.eq(2**31 + 7)         # as if one access had waited that long: every bit read
         yield
         while (yield from csr_read(top, BUSY)):
             pass
         for name, word in (("completed", COMPLETED), ("errors", ERRORS), ("bus_errors", BUS_ERRORS),
-                           ("cycles_hi", CYCLES_HI), ("cycles_lo", CYCLES_LO)):
+                           ("cycles_hi", CYCLES_HI), ("cycles_lo", CYCLES_LO), ("lat_max", LAT_MAX)):
             regs[name] = yield from csr_read(top, word)
         yield from csr_write(top, COUNT, 0)                  # a run of nothing: no latency seen yet
         yield from csr_write(top, START, 1)
@@ -265,4 +266,4 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
     assert (regs["outstanding_reset"], regs["size_log2_reset"]) == (1, 6)     # one in flight, 64 B
     assert (regs["completed"], regs["errors"], regs["bus_errors"]) == (10, 0, 2**31 - 1 + 10)
     assert regs["cycles_hi"] == 0 and 10 <= regs["cycles_lo"] < 100
-    assert regs["lat_min_empty"] == 2**32 - 1
+    assert regs["lat_min_empty"] == 2**32 - 1 and regs["lat_max"] == 2**31 + 7
