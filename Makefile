@@ -27,7 +27,7 @@ test-cores: setup
 test-sim: setup
 	$(PYTEST) host/tests
 
-# Mutation testing (not in CI): per-file scores and the surviving mutants; over an hour on 2 cores (README).
+# Mutation testing (not in CI): per-file scores and the surviving mutants; about an hour on 2 cores (README).
 # MUTANTS_ARGS passes options through, e.g. MUTANTS_ARGS="--files host/monet/stats.py --sample 100".
 mutants: setup
 	@$(PY) -c "import cosmic_ray" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check -r tools/requirements-mutants.txt

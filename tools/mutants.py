@@ -226,6 +226,7 @@ def run(args):
     sample = args.sample or int(settings.get("sample", 40))
     seed = args.seed if args.seed is not None else int(settings.get("seed", 1))
     factor = float(settings.get("timeout_factor", 4))
+    equivalents = load_equivalents()
     start = time.monotonic()
     with ExitStack() as stack:
         dbs, pending = {}, []
@@ -233,8 +234,9 @@ def run(args):
             db_path, created = open_session(name, tests, sample, seed, args.fresh)
             dbs[name] = db = stack.enter_context(use_db(str(db_path), WorkDB.Mode.open))
             mine = list(db.pending_work_items)
-            if args.survivors:
-                mine += [i for i, r in db.completed_work_items if r.test_outcome == TestOutcome.SURVIVED]
+            if args.survivors:      # not those written up as equivalent: no test can kill them
+                mine += [i for i, r in db.completed_work_items
+                         if r.test_outcome == TestOutcome.SURVIVED and _equiv_key(i) not in equivalents]
             pending += [(name, i) for i in mine]
             print(f"session {db_path.relative_to(ROOT)} ({'new' if created else 'resumed'}): {len(mine)} to run",
                   flush=True)
@@ -342,7 +344,8 @@ def main(argv=None):
     p.add_argument("--workers", type=int, default=2, choices=[1, 2, 3, 4], help="worker trees (default 2)")
     p.add_argument("--fresh", action="store_true", help="start a new session even if one matches")
     p.add_argument("--survivors", action="store_true",
-                   help="run the session's surviving mutants again (after adding tests that should kill them)")
+                   help="run the session's surviving mutants again, less those written up as equivalent "
+                        "(after adding tests that should kill them)")
     args = p.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         p.error(f"--sample: {args.sample} is not accepted; accepted: a positive integer")
