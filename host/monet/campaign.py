@@ -17,7 +17,9 @@
       - ycsb:      {workload: [a, b, c, f], node: [1], operations: [10000], threads: [4]}   # qemu
       - perf:      {node: [0, 1], n: [2000000], reps: [5]}  # perf stat over STREAM (qemu)
 
-A benchmark runs only on the targets of RUNS_ON; a combination of axes it does not run on is left out.
+Benchmarks, their parameters, defaults and the targets they run on are declared in monet.benchmarks (one
+module each: chase, memtest and prbs run in campaigns too); a combination of axes a benchmark does not run
+on is left out.
 
 Instead of `axes` and `benchmarks`, `sweeps:` may list several {axes, benchmarks} pairs, each a product of
 its own (a distance sweep at one lane setting, a lane x rate sweep at one distance, ...).
@@ -38,101 +40,29 @@ from pathlib import Path
 
 import yaml
 
-from monet import link_model
-from monet.bench import SIZES
-from monet.profiles import MEMORY_CYCLES, PROFILES
+from monet.benchmarks import AXES, AXIS, REGISTRY, Param
+from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
 
-MAX_DISTANCE = link_model.max_distance_m(min(link_model.RATES_GBPS))
+REPETITIONS = Param("repetitions", "runs of every point", low=1, high=1000, integer=True, default=1)
 
 
 class CampaignError(ValueError):
     """A campaign file that cannot be run; the message names the file, key, value and what is accepted."""
 
 
-def _one_of(accepted, described=None):
-    def check(value):
-        return value in accepted, described or ", ".join(str(a) for a in accepted)
-    return check
-
-
-def _number_range(low, high, integer=False):
-    def check(value):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
-        if integer:
-            ok = ok and float(value).is_integer()
-        kind = "an integer" if integer else "a number"
-        return ok, f"{kind} from {low:g} to {high:g}"
-    return check
-
-
-AXES = {
-    "distance_m": _number_range(0, round(MAX_DISTANCE)),
-    "lanes": _one_of(link_model.LANES),
-    "rate_gbps": _one_of(link_model.RATES_GBPS, ", ".join(f"{r:g}" for r in link_model.RATES_GBPS)),
-    "profile": _one_of(tuple(PROFILES)),
-    "memory": _one_of(tuple(MEMORY_CYCLES)),
-    "target": _one_of(("sim", "qemu")),
-}
-BENCHMARKS = {
-    "latency": {
-        "op": _one_of(("read", "write")),
-        "samples": _number_range(1, 1024, integer=True),
-    },
-    "bandwidth": {
-        "op": _one_of(("read", "write")),
-        "pattern": _one_of(("seq", "random")),
-        "size": _one_of(SIZES),
-        "outstanding": _number_range(1, 128, integer=True),
-        "count": _number_range(1, 2**31, integer=True),
-    },
-    "ber": {
-        "ber": _number_range(0, 1e-3),
-        "bits": _number_range(1e6, 1e13),
-        "burst": _number_range(1, 32, integer=True),
-        "op": _one_of(("read", "write")),
-    },
-    "stream": {
-        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
-        "n": _number_range(16, 10**9, integer=True),
-        "reps": _number_range(2, 1000, integer=True),
-    },
-    "ycsb": {
-        "workload": _one_of(("a", "b", "c", "f")),
-        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
-        "operations": _number_range(1, 10**8, integer=True),
-        "threads": _number_range(1, 64, integer=True),
-    },
-    "perf": {
-        "node": _one_of((0, 1), "0 (local memory), 1 (remote memory)"),
-        "n": _number_range(1000, 10**9, integer=True),
-        "reps": _number_range(2, 1000, integer=True),
-    },
-}
-# Where each benchmark runs: the sim's soft CPU, or Linux on the board-in-a-box (monet.qemu).
-RUNS_ON = {"latency": ("sim",), "bandwidth": ("sim",), "ber": ("sim",), "stream": ("sim", "qemu"),
-           "ycsb": ("qemu",), "perf": ("qemu",)}
-SIM_STREAM_MAX_WORDS = 20000   # 3 arrays in the sim's 256 KiB local RAM
-DEFAULTS = {
-    "axes": {"distance_m": [8], "lanes": [8], "rate_gbps": [15.0], "profile": ["ours"], "memory": ["sram"],
-             "target": ["sim"]},
-    "latency": {"op": ["read"], "samples": [100]},
-    "bandwidth": {"op": ["read"], "pattern": ["seq"], "size": [64], "outstanding": [128], "count": [20000]},
-    "ber": {"ber": [0.0], "bits": [1e9], "burst": [1], "op": ["read"]},
-    "stream": {"node": [0, 1], "n": [4096], "reps": [3]},
-    "ycsb": {"workload": ["a", "b", "c", "f"], "node": [1], "operations": [10000], "threads": [4]},
-    "perf": {"node": [0, 1], "n": [2000000], "reps": [5]},
-}
-
-
-def _values(path, where, raw, check):
+def _values(path, where, raw, param):
     values = raw if isinstance(raw, list) else [raw]
     if not values:
         raise CampaignError(f"{path}: {where}: the list is empty; give at least one value")
     for v in values:
-        ok, accepted = check(v)
-        if not ok:
-            raise CampaignError(f"{path}: {where}: {v!r} is not accepted; accepted: {accepted}")
+        if not param.check(v):
+            raise CampaignError(f"{path}: {where}: {v!r} is not accepted; accepted: {param.accepted}")
     return values
+
+
+def runs_on(benchmark):
+    """The campaign targets a benchmark runs on."""
+    return tuple(t for t in REGISTRY[benchmark].targets if t in AXIS["target"].choices)
 
 
 class Campaign:
@@ -154,9 +84,8 @@ class Campaign:
                                 "benchmarks, sweeps")
         self.name = str(doc.get("name", self.path.stem))
         reps = doc.get("repetitions", 1)
-        ok, accepted = _number_range(1, 1000, integer=True)(reps)
-        if not ok:
-            raise CampaignError(f"{path}: repetitions: {reps!r} is not accepted; accepted: {accepted}")
+        if not REPETITIONS.check(reps):
+            raise CampaignError(f"{path}: repetitions: {reps!r} is not accepted; accepted: {REPETITIONS.accepted}")
         self.repetitions = int(reps)
 
         if "sweeps" in doc:
@@ -181,14 +110,14 @@ class Campaign:
         if not isinstance(axes, dict):
             raise CampaignError(f"{path}: {where}axes: expected a mapping of axis name to a list of values")
         for key in axes:
-            if key not in AXES:
-                raise CampaignError(f"{path}: {where}axes: unknown axis {key!r}; accepted: {', '.join(AXES)}")
-        axes = {k: _values(path, f"{where}axes.{k}", axes.get(k, DEFAULTS["axes"][k]), AXES[k]) for k in AXES}
+            if key not in AXIS:
+                raise CampaignError(f"{path}: {where}axes: unknown axis {key!r}; accepted: {', '.join(AXIS)}")
+        axes = {a.name: _values(path, f"{where}axes.{a.name}", axes.get(a.name, a.sweep), a) for a in AXES}
 
         benches = doc.get("benchmarks")
         if not isinstance(benches, list) or not benches:
             raise CampaignError(f"{path}: {where}benchmarks: expected a list such as [latency: {{op: [read]}}]; "
-                                f"accepted benchmarks: {', '.join(BENCHMARKS)}")
+                                f"accepted benchmarks: {', '.join(REGISTRY)}")
         benchmarks = []
         for i, entry in enumerate(benches):
             here = f"{where}benchmarks[{i}]"
@@ -197,25 +126,28 @@ class Campaign:
             if not isinstance(entry, dict) or len(entry) != 1:
                 raise CampaignError(f"{path}: {here}: expected one benchmark name with its parameters")
             (name, params), = entry.items()
-            if name not in BENCHMARKS:
-                raise CampaignError(f"{path}: {here}: unknown benchmark {name!r}; accepted: "
-                                    f"{', '.join(BENCHMARKS)}")
+            if name not in REGISTRY:
+                raise CampaignError(f"{path}: {here}: unknown benchmark {name!r}; accepted: {', '.join(REGISTRY)}")
+            bench = REGISTRY[name]
             params = params or {}
             if not isinstance(params, dict):
                 raise CampaignError(f"{path}: {here}.{name}: expected a mapping of parameter to a list of values")
+            accepted = {p.name: p for p in bench.campaign_params}
             for key in params:
-                if key not in BENCHMARKS[name]:
+                if key not in accepted:
                     raise CampaignError(f"{path}: {here}.{name}: unknown parameter {key!r}; accepted: "
-                                        f"{', '.join(BENCHMARKS[name])}")
-            values = {k: _values(path, f"{here}.{name}.{k}", params.get(k, DEFAULTS[name][k]), check)
-                      for k, check in BENCHMARKS[name].items()}
-            targets = [t for t in axes["target"] if t in RUNS_ON[name]]
+                                        f"{', '.join(accepted)}")
+            values = {k: _values(path, f"{here}.{name}.{k}", params.get(k, p.sweep), p) for k, p in accepted.items()}
+            if not runs_on(name):
+                raise CampaignError(f"{path}: {here}: {name} runs on {' or '.join(bench.targets)} only, not on a "
+                                    f"campaign target ({', '.join(AXIS['target'].choices)})")
+            targets = [t for t in axes["target"] if t in runs_on(name)]
             if not targets:
-                raise CampaignError(f"{path}: {here}: {name} runs on {' or '.join(RUNS_ON[name])} only; add it to "
+                raise CampaignError(f"{path}: {here}: {name} runs on {' or '.join(runs_on(name))} only; add it to "
                                     f"{where}axes.target")
-            if name == "stream" and "sim" in targets and max(values["n"]) > SIM_STREAM_MAX_WORDS:
-                raise CampaignError(f"{path}: {here}.stream.n: {max(values['n'])} does not fit the sim's local RAM; "
-                                    f"accepted on the sim: 16 to {SIM_STREAM_MAX_WORDS}")
+            refusal = bench.refuse(values, targets)
+            if refusal:
+                raise CampaignError(f"{path}: {here}.{name}.{refusal[0]}: {refusal[1]}")
             benchmarks.append((name, values))
         return axes, benchmarks
 
@@ -228,7 +160,7 @@ class Campaign:
             for combo in itertools.product(*(axes[k] for k in axis_names)):
                 base = dict(zip(axis_names, combo))
                 for name, params in benchmarks:
-                    if base["target"] not in RUNS_ON[name]:
+                    if base["target"] not in runs_on(name):
                         continue
                     names = list(params)
                     for values in itertools.product(*(params[k] for k in names)):
@@ -335,10 +267,9 @@ def write_manifest(store, campaign, build=None, image=None):
     if build is not None:
         manifest.update({
             "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
-            "nominal_clock_hz": link_model.NOMINAL_CLK_HZ,
+            "nominal_clock_hz": NOMINAL_CLK_HZ,
             "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card (4 MiB on-card memory)",
-            "phy_model": {"tx_ui": link_model.PHY_TX_UI, "rx_ui": link_model.PHY_RX_UI,
-                          "fiber_ns_per_m": link_model.FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
+            "phy_model": {"tx_ui": PHY_TX_UI, "rx_ui": PHY_RX_UI, "fiber_ns_per_m": FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
         })
     if image is not None:
         from monet import qemu

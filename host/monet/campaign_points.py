@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from monet import bench, stream, ycsb
+from monet.benchmarks import REGISTRY
 from monet.campaign import Progress
 from monet.sim import SimTarget
 
@@ -34,31 +34,12 @@ def run_point(point, targets):
     link (sequence numbers, tags, memory contents) moves a run's cycle count by one now and then, and a
     point's figures must not depend on which points ran before it, nor on which worker ran it. The QEMU
     guest is booted once (its figures make no cycle-exact claim)."""
+    benchmark = REGISTRY[point["benchmark"]]
+    point = benchmark.full_point(point)
     if point["target"] == "qemu":
-        guest = targets.qemu_guest()
-        if point["benchmark"] == "ycsb":
-            return ycsb.run_qemu(guest, point["workload"], node=point["node"], threads=point["threads"],
-                                 operations=point["operations"])
-        return stream.run_qemu(guest, point["node"], n=point["n"], repetitions=point["reps"],
-                               perf=point["benchmark"] == "perf")
+        return benchmark.run(targets.qemu_guest(), point)
     with SimTarget(targets.sim_build()) as sim:
-        return _run_sim_point(point, sim)
-
-
-def _run_sim_point(point, sim):
-    path = {"profile": point["profile"], "memory": point["memory"]}
-    if point["benchmark"] == "latency":
-        return bench.latency(sim, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                             point["samples"], **path)
-    if point["benchmark"] == "ber":
-        return bench.ber_point(sim, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                               bits=point["bits"], burst=point["burst"], op=point["op"], **path)
-    if point["benchmark"] == "stream":
-        return stream.run_sim(sim, point["node"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                              n=point["n"], repetitions=point["reps"], **path)
-    return bench.bandwidth(sim, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
-                           point["rate_gbps"], pattern=point["pattern"], count=point["count"], size=point["size"],
-                           **path)
+        return benchmark.run(sim, point)
 
 
 def finish_result(point, result, targets, seconds, worker="local"):

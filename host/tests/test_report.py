@@ -1,4 +1,4 @@
-"""host/monet/report.py: the report's measured columns from a results store whose answers are worked out by
+"""The report (host/monet/report.py and the benchmarks' sections): the report's measured columns from a results store whose answers are worked out by
 hand (Eq. 1 fits on points laid on a line, the best point per rate, the DDR4 point preferred, STREAM as a
 share of local RAM), the comparison with the paper, the Linux sections, and the plots' data."""
 
@@ -10,7 +10,10 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt     # noqa: E402  (after the headless backend is chosen)
 
-from monet import report            # noqa: E402
+from monet import paper, report     # noqa: E402
+from monet.benchmarks import bandwidth as bandwidth_bench     # noqa: E402
+from monet.benchmarks import latency as latency_bench         # noqa: E402
+from monet.benchmarks import stream as stream_bench           # noqa: E402
 
 KERNELS = ("copy", "scale", "add", "triad")
 
@@ -112,7 +115,7 @@ def test_eq1_fits_through_points_on_a_line(built):
 def test_the_paper_comparison_picks_the_right_points(built):
     _, md, _, data = built
     rows = {row["figure"]: row for row in data["paper"]}
-    assert [row["figure"] for row in data["paper"]] == list(report.PAPER)
+    assert [row["figure"] for row in data["paper"]] == list(paper.PAPER)
     ours = {k: v["ours"] for k, v in rows.items()}
     assert ours == {
         "remote DDR4 write latency, 8 m": 540.0,
@@ -136,7 +139,7 @@ def test_the_paper_comparison_picks_the_right_points(built):
 
 def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
     records = RECORDS + [latency("write", 0, 400.0, memory="ddr4"), latency("write", 10, 440.0, memory="ddr4")]
-    rows = {row["figure"]: row["ours"] for row in report.paper_comparison(records, report.distance_fits(records))}
+    rows = {row["figure"]: row["ours"] for row in report.paper_comparison(records, latency_bench.distance_fits(records))}
     assert rows["remote DDR4 write latency, 100 m (Eq. 1)"] == pytest.approx(800)
     assert rows["latency per round-trip metre, DDR4"] == pytest.approx(4)
     assert rows["remote DDR4 read latency, 100 m (Eq. 1)"] == pytest.approx(1200)   # no DDR4 read fit: SRAM's
@@ -181,14 +184,14 @@ def test_ber_table(built):
 
 
 def test_stream_as_a_share_of_local_ram():
-    (series,) = report.stream_series(RECORDS)
+    (series,) = stream_bench.stream_series(RECORDS)
     assert series["local_MBps"] == {"copy": 100.0, "scale": 200.0, "add": 300.0, "triad": 400.0}
     assert [p["of_local"]["triad"] for p in series["points"]] == [0.5, 0.25]
     assert [p["ipc_of_local"] for p in series["points"]] == [pytest.approx(0.8), pytest.approx(0.6)]
     # Triad falls 25 points over 28 m, IPC 20 points.
     assert series["triad_slope_per_m"] == pytest.approx(-0.25 / 28)
     assert series["ipc_slope_per_m"] == pytest.approx(-0.2 / 28)
-    one = report.stream_series([r for r in RECORDS if r["point"]["benchmark"] != "stream"]
+    one = stream_bench.stream_series([r for r in RECORDS if r["point"]["benchmark"] != "stream"]
                                + [stream(0, 0, 100.0, 0.5), stream(1, 8, 50.0, 0.4)])
     assert one[0]["triad_slope_per_m"] is None
 
@@ -230,7 +233,7 @@ def lines_of(ax):
 
 def test_the_distance_plot_draws_points_fits_and_the_paper():
     fig, ax = plt.subplots()
-    report._draw_distance(ax, report.distance_fits(RECORDS))
+    latency_bench.draw_distance(ax, latency_bench.distance_fits(RECORDS))
     drawn = lines_of(ax)
     plt.close(fig)
     assert drawn["ours sram write 8x15G (5.00 ns/m)"] == ([0, 8, 100], [500.0, 540.0, 1000.0])
@@ -243,7 +246,7 @@ def test_the_distance_plot_draws_points_fits_and_the_paper():
 
 def test_the_bandwidth_plot_draws_the_best_per_capacity():
     fig, ax = plt.subplots()
-    report._draw_bandwidth(ax, json.loads(json.dumps(RECORDS)))     # as read back from results.jsonl
+    bandwidth_bench.draw_bandwidth(ax, json.loads(json.dumps(RECORDS)))     # as read back from results.jsonl
     drawn = lines_of(ax)
     plt.close(fig)
     # lanes x rate: 80, 100, 120 Gb/s at 8 m, 64 B (the DDR4 point is a series of its own: one capacity).
@@ -292,7 +295,7 @@ def test_linux_sections(tmp_path):
 
 def test_the_stream_distance_plot_draws_each_kernel_and_the_paper_at_36_m():
     fig, ax = plt.subplots()
-    report._draw_stream_distance(ax, report.stream_series(RECORDS))
+    stream_bench.draw_stream_distance(ax, stream_bench.stream_series(RECORDS))
     drawn = lines_of(ax)
     plt.close(fig)
     assert drawn["ours triad 8x15G"] == ([8, 36], [0.5, 0.25])
@@ -315,7 +318,7 @@ def test_the_stream_note_quotes_the_paper_at_36_m(built):
 def test_the_qemu_stream_bars_sit_side_by_side_under_their_kernel(nodes, ticks):
     best = {node: {k: 1000.0 * (node + 1) + i for i, k in enumerate(KERNELS)} for node in nodes}
     fig, ax = plt.subplots()
-    report._draw_stream_per_node(ax, best)
+    stream_bench.draw_stream_per_node(ax, best)
     bars = [(round(b.get_x(), 6), round(b.get_width(), 6), b.get_height()) for b in ax.patches]
     got_ticks = [round(t, 6) for t in ax.get_xticks()]
     labels = [t.get_text() for t in ax.get_xticklabels()]

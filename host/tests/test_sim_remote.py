@@ -4,7 +4,6 @@ channel model, for every lane count, at run-time distances, with BFCT faults tha
 import pytest
 
 from monet import bench, link_model
-from monet.soc import sim as sim_soc
 from monet.stats import linear_fit
 
 ALL_ONES = 0xFFFFFFFF
@@ -133,27 +132,3 @@ def test_lane_rate_changes_serialization(sim):
                                  + link_model.serialization_cycles(10, lanes, rate)
                                  + 2 * link_model.delay_cycles(8, rate))
     assert slow - fast == model(1, 10.0) - model(8, 15.0)
-
-
-def test_pointer_chase_follows_the_chain(sim):
-    answer = sim.command("chase addr=0x20000 lines=64 n=200 seed=9")
-    assert answer["hw_count"] == 200
-    # Each load depends on the one before: the CPU waits at least the full remote latency per load.
-    assert answer["cycles_per_load"] >= answer["hw_max"]
-    assert answer["instret"] > 200
-    assert answer["end"] == chase_end(0x20000, lines=64, n=200, seed=9)
-
-
-def chase_end(offset, lines, n, seed):
-    """Where `chase` must stop, from a model of the firmware's chain: xorshift32 (13, 17, 5) seeded with
-    seed ^ 0x9e3779b9 shuffles the lines into one cycle (Sattolo's algorithm), each line holding the CPU
-    address of the next; n loads from the first line of the cycle end at line order[n % lines]."""
-    state = (seed ^ 0x9E3779B9) or 1
-    order = list(range(lines))
-    for i in range(lines - 1, 0, -1):
-        state ^= (state << 13) & 0xFFFFFFFF
-        state ^= state >> 17
-        state ^= (state << 5) & 0xFFFFFFFF
-        j = state % i
-        order[i], order[j] = order[j], order[i]
-    return sim_soc.REMOTE_BASE + offset + order[n % lines] * 64

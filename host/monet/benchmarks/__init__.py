@@ -1,0 +1,176 @@
+"""The benchmark registry: one module in this package per benchmark, each a `Benchmark` subclass.
+
+A benchmark declares its parameters (`Param`: campaign key, CLI option, accepted values, default, help), the
+targets it runs on, `run()`, its verdicts against targets and its report sections. `monet bench NAME`
+(monet.cli), a campaign's validation and points (monet.campaign, monet.campaign_points) and the report
+(monet.report) are built from REGISTRY, so adding a benchmark is adding one file here, and its test.
+"""
+
+import argparse
+import importlib
+import pkgutil
+from collections import namedtuple
+
+from monet import link_model
+from monet.paper import PAPER_TOLERANCE
+from monet.profiles import MEMORY_CYCLES, PROFILES
+
+
+def _text(value):
+    """A value as a person writes it: 15, 12.5, 1024, 1e+09 (a power of ten from a million up)."""
+    if isinstance(value, (int, float)) and float(value).is_integer():
+        whole = int(value)
+        return f"{value:g}" if whole >= 10**6 and f"{whole:d}".rstrip("0") == "1" else str(whole)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class Param:
+    """One parameter of a benchmark, or one sweep axis.
+
+    `name` is its key in campaign files and points, `flag` its CLI option (default `--name`). The values
+    accepted are `choices`, or numbers from `low` to `high` (whole numbers if `integer`); `described` says
+    them in words where the list alone would not. `default` is the CLI's value when the option is not given
+    (None: the benchmark chooses by target) unless the option is `required`; `sweep` is what a campaign
+    sweeps when the key is omitted (default: [default]); `campaign=False` makes a CLI-only option.
+    """
+
+    def __init__(self, name, help, *, choices=None, low=None, high=None, integer=False, described=None, unit=None,
+                 convert=None, default=None, sweep=None, required=False, flag=None, campaign=True):
+        self.name, self.help = name, help
+        self.choices, self.low, self.high, self.integer = choices, low, high, integer
+        self.described, self.unit, self.convert = described, unit, convert
+        self.default, self.required, self.campaign = default, required, campaign
+        self.sweep = list(sweep) if sweep is not None else [default]
+        self.flag = flag or f"--{name}"
+
+    @property
+    def accepted(self):
+        """What is accepted, in words (every error message ends with it)."""
+        if self.described:
+            return self.described
+        if self.choices is not None:
+            return ", ".join(_text(c) for c in self.choices)
+        kind = "an integer" if self.integer else "a number"
+        return f"{kind} from {_text(self.low)} to {_text(self.high)}" + (f" ({self.unit})" if self.unit else "")
+
+    def check(self, value):
+        """Whether a value (from a campaign file, or parsed from the CLI) is accepted."""
+        if isinstance(value, bool):
+            return False
+        if self.choices is not None:
+            return value in self.choices
+        ok = isinstance(value, (int, float)) and self.low <= value <= self.high
+        return ok and (not self.integer or float(value).is_integer())
+
+    def parse(self, text):
+        """The CLI option's text as a value; argparse.ArgumentTypeError names it and what is accepted."""
+        try:
+            if self.convert:
+                value = self.convert(text)
+            elif self.choices is not None:
+                value = type(self.choices[0])(text)
+            else:
+                value = int(text, 0) if self.integer else float(text)
+        except ValueError:
+            value = None
+        if value is None or not self.check(value):
+            raise argparse.ArgumentTypeError(f"{self.flag.lstrip('-')} {text!r} is not accepted; accepted: "
+                                             f"{self.accepted}")
+        return value
+
+
+# The sweep axes: the link and memory of a point and the target it runs on. `distance_m` is round trip, as
+# in the MONet paper. Campaigns run on the sim and on QEMU; `host` (this machine) is for the CLI only.
+AXES = (
+    Param("distance_m", "round-trip fiber length, metres", low=0,
+          high=round(link_model.max_distance_m(min(link_model.RATES_GBPS))), unit="round-trip metres",
+          default=8.0, sweep=[8], flag="--distance"),
+    Param("lanes", "bonded lanes", choices=link_model.LANES, default=8),
+    Param("rate_gbps", "lane rate, Gb/s", choices=link_model.RATES_GBPS, default=15.0, flag="--rate"),
+    Param("profile", "ours (MONet-open link) or monet (the paper's streamer + Aurora)", choices=tuple(PROFILES),
+          default="ours"),
+    Param("memory", "memory model at the memory card: sram or ddr4", choices=tuple(MEMORY_CYCLES),
+          default="sram"),
+    Param("target", "sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)",
+          choices=("sim", "qemu"), default="sim"),
+)
+AXIS = {a.name: a for a in AXES}
+LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory")
+NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"
+
+# A line of a benchmark's verdict: `passed` None for a note without one; `gates` makes a failure the
+# command's exit status (data integrity does, a performance target does not unless the benchmark says so).
+Verdict = namedtuple("Verdict", "text passed gates", defaults=(None, False))
+
+
+def paper_check(what, ours, paper, comparable, conditions, tolerance=PAPER_TOLERANCE):
+    """A measured figure against the paper's: within `tolerance` where the point is the paper's
+    (`conditions` says what the paper measured), else a note."""
+    if not comparable:
+        return Verdict(f"{what}: {ours:.2f}; the paper's figure ({paper}) is for {conditions}")
+    deviation = (ours - paper) / paper
+    return Verdict(f"{what}: {ours:.2f} against the paper's {paper} ({deviation:+.1%}, within {tolerance:.0%})",
+                   abs(deviation) <= tolerance)
+
+
+class Benchmark:
+    """A benchmark: subclass it in a module of this package and decorate the class with @register. Its name
+    is the class's in lower case and its help the first line of the class's docstring."""
+
+    name = None
+    help = ""
+    order = 100              # place in `monet bench --help`, campaign messages and the report
+    targets = ("sim",)       # where it runs; the first is the CLI's default
+    axes = LINK_AXES         # axes the CLI offers as options (a point always has every axis)
+    axis_defaults = {}       # the CLI's defaults where they differ from the axes'
+    params = ()              # Param, in the order of a point's keys
+    errors = ()              # exceptions whose message is the whole story (the CLI prints it, exit 2)
+
+    def refuse(self, values, targets):
+        """(key, message) when a combination the parameters accept on their own cannot run on `targets`;
+        `values` maps each parameter to the list of its values. None when everything can run."""
+        return None
+
+    def run(self, target, point, log=None):
+        """Runs one point on an open target (None for `host`); returns the result as a JSON-able dict."""
+        raise NotImplementedError
+
+    def verdicts(self, point, result):
+        """Verdicts of a result against data integrity and targets, as Verdict lines."""
+        return []
+
+    def show(self, point, result):
+        """Prints a result as the CLI's tables (verdicts follow)."""
+
+    def sections(self, records, out):
+        """The report's sections of this benchmark's records: (title, header, rows, image or None, note)."""
+        return []
+
+    @property
+    def campaign_params(self):
+        return [p for p in self.params if p.campaign]
+
+    def full_point(self, point):
+        """A campaign point with the CLI-only parameters at their defaults, as `run()` takes it."""
+        return {**{p.name: p.default for p in self.params if not p.campaign}, **point}
+
+
+REGISTRY = {}
+
+
+def register(cls):
+    cls.name = cls.__dict__.get("name") or cls.__name__.lower()
+    cls.help = cls.__dict__.get("help") or cls.__doc__.strip().splitlines()[0].rstrip(".")
+    REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _load():
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    ordered = sorted(REGISTRY.values(), key=lambda b: (b.order, b.name))
+    REGISTRY.clear()
+    REGISTRY.update((b.name, b) for b in ordered)
+
+
+_load()

@@ -1,0 +1,112 @@
+"""Remote read or write latency at the ReMAT port and its breakdown (paper Figs 5, 6 and Eq. 1)."""
+
+from collections import defaultdict
+
+from monet import bench, link_model
+from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
+from monet.paper import LOGIC_CYCLES_TARGET, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
+from monet.tables import figure, fmt, group, print_table
+from monet.stats import linear_fit
+
+OPS = ("read", "write")
+
+
+@register
+class Latency(Benchmark):
+    """Remote read/write latency and its breakdown."""
+
+    order = 10
+    params = (
+        Param("op", "read or write", choices=OPS, default="read", required=True),
+        Param("samples", "accesses", low=1, high=1024, integer=True, default=200, sweep=[100]),
+    )
+
+    def run(self, target, point, log=None):
+        return bench.latency(target, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
+                             point["samples"], profile=point["profile"], memory=point["memory"])
+
+    def verdicts(self, point, result):
+        if point["profile"] == "ours":
+            cycles = result["breakdown"]["remat_link_logic_cycles"]
+            return [Verdict(f"ReMAT + link logic: {cycles} cycles (target <= {LOGIC_CYCLES_TARGET})",
+                            cycles <= LOGIC_CYCLES_TARGET)]
+        if point["op"] in PAPER_LATENCY_NS:
+            comparable = (point["distance_m"] == 8 and point["rate_gbps"] == 15.0 and point["lanes"] == 8
+                          and point["memory"] == "ddr4")
+            return [paper_check(f"remote {point['op']} latency p50 (ns)", result["latency_ns"]["p50"],
+                                PAPER_LATENCY_NS[point["op"]], comparable, "8 lanes at 8 m with DDR4")]
+        return []
+
+    def show(self, point, result):
+        ns, cy = result["latency_ns"], result["latency_cycles"]
+        print(f"remote {point['op']} latency, {point['profile']} profile, {point['memory']} memory, "
+              f"{point['distance_m']:g} m round trip, {point['lanes']} x {point['rate_gbps']:g} Gb/s "
+              f"({result['samples']} samples, ns at {link_model.NOMINAL_CLK_HZ / 1e6:.0f} MHz)")
+        print_table([[k, f"{ns[k]:.1f}", f"{cy[k]:.1f}"] for k in ("min", "mean", "p50", "p99", "max")],
+                    ["stat", "ns", "cycles"])
+        cpu = result["cpu_latency_ns"]
+        print(f"CPU waits p50 {cpu['p50']:.1f} ns (max {cpu['max']:.1f} ns) beyond the same access to local SRAM")
+        print("\nbreakdown of one 64 B remote read (p50):")
+        print_table([[k, f"{v:.1f}" if isinstance(v, float) else v] for k, v in result["breakdown"].items()],
+                    ["part", "value"])
+
+    def sections(self, records, out):
+        rows = [[r["point"]["profile"], r["point"]["memory"], r["point"]["op"], fmt(r["point"]["distance_m"], 0),
+                 r["point"]["lanes"], fmt(r["point"]["rate_gbps"], 1), fmt(r["result"]["latency_ns"]["mean"]),
+                 fmt(r["result"]["latency_ns"]["p50"]), fmt(r["result"]["latency_ns"]["p99"]),
+                 fmt(r["result"]["breakdown"]["remat_link_logic_cycles"], 0)]
+                for r in records if r["point"]["benchmark"] == self.name]
+        sections = []
+        if rows:
+            sections.append((
+                "Remote latency (paper Fig 5)", ["profile", "memory", "op", "distance (m)", "lanes", "rate (Gb/s)",
+                                                 "mean (ns)", "p50 (ns)", "p99 (ns)", "logic (cycles)"], rows, None,
+                "Latency at the ReMAT port, one 64 B line transaction per access. Profiles: ours (MONet-open "
+                "link) and monet (the paper's streamer + Aurora 64B/66B, host/monet/profiles.py). Logic "
+                "cycles: what is left after fiber, PHY or Aurora, serialization and memory."))
+        fits = distance_fits(records)
+        if fits:
+            with figure(out / "latency_distance.png", "Latency vs distance with Eq. 1 fit (paper Fig 6)",
+                        "round-trip distance (m)", "remote latency (ns)") as ax:
+                draw_distance(ax, fits)
+            sections.append((
+                "Latency vs distance, Eq. 1 fit (paper Fig 6)",
+                ["profile", "memory", "op", "lanes", "rate", "L_m (ns/m)", "intercept (ns)", "R^2", "at 100 m (ns)"],
+                [[f["profile"], f["memory"], f["op"], f["lanes"], fmt(f["rate_gbps"]), fmt(f["L_m_ns_per_m"], 3),
+                  fmt(f["intercept_ns"]), fmt(f["r2"], 5), fmt(f["at_100m_ns"])] for f in fits],
+                "latency_distance.png",
+                "Eq. 1: R(d) = L_latency + L_m d + M_overhead; the intercept is L_latency + M_overhead "
+                "(the paper: M_overhead 16.2 ns write, 37.4 ns read). Fiber model: "
+                f"{link_model.FIBER_NS_PER_M} ns per round-trip metre."))
+        return sections
+
+
+def distance_fits(records):
+    """Eq. 1 per (op, lanes, rate, profile, memory): latency = intercept + L_m x distance; 100 m extrapolation."""
+    fits = []
+    for (op, lanes, rate, profile, memory), rs in sorted(group(records, "latency", ("op", "lanes", "rate_gbps",
+                                                                                    "profile", "memory")).items()):
+        by_d = defaultdict(list)
+        for r in rs:
+            by_d[r["point"]["distance_m"]].append(r["result"]["latency_ns"]["mean"])
+        if len(by_d) < 2:
+            continue
+        xs = sorted(by_d)
+        ys = [sum(by_d[x]) / len(by_d[x]) for x in xs]
+        a, b, r2 = linear_fit(xs, ys)
+        fits.append({"op": op, "lanes": lanes, "rate_gbps": rate, "profile": profile, "memory": memory,
+                     "distances": xs, "latency_ns": ys, "intercept_ns": a, "L_m_ns_per_m": b, "r2": r2,
+                     "at_100m_ns": a + 100 * b})
+    return fits
+
+
+def draw_distance(ax, fits):
+    for f in fits:
+        label = (f"{f['profile']} {f['memory']} {f['op']} {f['lanes']}x{f['rate_gbps']:g}G "
+                 f"({f['L_m_ns_per_m']:.2f} ns/m)")
+        line, = ax.plot(f["distances"], f["latency_ns"], "o", label=label)
+        xs = [0, max(100, max(f["distances"]))]
+        ax.plot(xs, [f["intercept_ns"] + f["L_m_ns_per_m"] * x for x in xs], "--", color=line.get_color())
+    ax.plot([8], [PAPER_LATENCY_NS["write"]], "kx", label="paper: remote DDR4 write, 8 m")
+    ax.plot([100, 100], [PAPER_LATENCY_100M_NS["write"], PAPER_LATENCY_100M_NS["read"]], "k+",
+            label="paper: Eq. 1 at 100 m (DDR4 write, read)")

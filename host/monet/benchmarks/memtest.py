@@ -1,0 +1,30 @@
+"""Seeded data written through every remote window and read back: errors and faults."""
+
+from monet import bench
+from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.tables import print_table
+
+
+@register
+class Memtest(Benchmark):
+    """Seeded data through every remote window."""
+
+    order = 90
+    axes = ("distance_m", "lanes", "rate_gbps")
+    params = (
+        Param("bytes", "bytes written and read back, spread over the windows", low=1, high=4 * 1024 * 1024,
+              integer=True, default=64 * 1024),
+        Param("seed", "the data's seed", low=0, high=2**32 - 1, integer=True, default=1),
+    )
+
+    def run(self, target, point, log=None):
+        return bench.memtest(target, point["bytes"], point["seed"], lanes=point["lanes"],
+                             rate_gbps=point["rate_gbps"], distance_m=point["distance_m"])
+
+    def verdicts(self, point, result):
+        return [Verdict(f"total {result['bytes']} bytes, {result['errors']} errors, {result['faults']} faults, "
+                        f"seed {result['seed']}", result["errors"] == 0 and result["faults"] == 0, gates=True)]
+
+    def show(self, point, result):
+        print_table([[f"{w['offset']:#x}", w["bytes"], w["errors"]] for w in result["windows"]],
+                    ["window offset", "bytes", "errors"])

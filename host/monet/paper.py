@@ -1,0 +1,48 @@
+"""The MONet paper's figures and our own targets: the one place the CLI's verdicts and the report read them.
+
+The paper: Mishra, Benjamin and Zervas, "MONet: Heterogeneous Memory over Optical Network for Large-Scale
+Data Centre Resource Disaggregation" (its tables and figures are named where each value is given).
+"""
+
+# Figure: (value, unit, whether the paper states it ("stated") or it was derived from stated numbers
+# ("derived"), where: T1 its Table 1 (8 m), T2 its latency results (Figs 5, 6 and Eq. 1), T3 its DDR4
+# bandwidth (Fig 7)).
+PAPER = {
+    "remote DDR4 write latency, 8 m": (526.6, "ns", "stated", "T1"),
+    "remote HMC write latency, 8 m": (387.2, "ns", "stated", "T1"),
+    "remote DDR4 write latency, 100 m (Eq. 1)": (1030.0, "ns", "stated", "T2"),
+    "remote DDR4 read latency, 100 m (Eq. 1)": (1230.0, "ns", "stated", "T2"),
+    "latency per round-trip metre, DDR4": (5.45, "ns/m", "derived", "T2 (5.42-5.47 fitted)"),
+    "remote DDR4 bandwidth, 8 x 10 Gb/s": (6.8, "GB/s", "stated", "T3"),
+    "remote DDR4 bandwidth, 8 x 12.5 Gb/s": (7.6, "GB/s", "stated", "T3"),
+    "remote DDR4 bandwidth, 8 x 15 Gb/s": (8.1, "GB/s", "stated", "T1/T3"),
+    "link utilisation, 8 x 15 Gb/s": (0.27, "", "derived", "T3 (8.1 / 30 GB/s)"),
+}
+
+
+def paper(figure):
+    """The paper's value of one figure of PAPER."""
+    return PAPER[figure][0]
+
+
+# What the MONet-compatible profile is checked against (8 m, 8 lanes, DDR4): T1's remote DDR4 write latency
+# (the paper states no remote read latency at 8 m) and T3's remote bandwidth per lane rate.
+PAPER_LATENCY_NS = {"write": paper("remote DDR4 write latency, 8 m")}
+PAPER_LATENCY_100M_NS = {op: paper(f"remote DDR4 {op} latency, 100 m (Eq. 1)") for op in ("write", "read")}
+PAPER_BANDWIDTH_GBPS = {rate: paper(f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s") for rate in (10.0, 12.5, 15.0)}
+PAPER_TOLERANCE = 0.15
+
+# The paper's Fig 11 (T6): sustained bandwidth at BER 1e-12, against error-free, per lane rate (8 lanes).
+PAPER_BER_EFFICIENCY = {10.0: 0.857, 12.5: 0.812, 15.0: 0.636}
+
+# The paper's STREAM at 36 m (T7, Fig 14): sustained % of local per memory and lane rate, and IPC (T9).
+PAPER_STREAM_36M = {("HMC", 15.0): 0.911, ("DDR4", 15.0): 0.622, ("HMC", 10.0): 0.89, ("DDR4", 10.0): 0.516}
+PAPER_IPC_SLOPE_PER_M = -0.0053
+
+# The paper's YCSB and IPC on the A53 (T8, T9): local DDR4 / HW HMC summary.
+PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
+
+# Our link's targets.
+LOGIC_CYCLES_TARGET = 40                             # ReMAT + link logic of one 64 B remote read, cycles
+PAYLOAD_UTILISATION_TARGET = {"seq": 0.90, "random": 0.85}   # 64 B accesses at 8 x 15 Gb/s
+BER_TARGETS = {1e-9: 0.95, 1e-6: 0.80}               # bandwidth kept under errors at 36 m, vs error-free

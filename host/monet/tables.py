@@ -1,0 +1,56 @@
+"""Tables and plots shared by the CLI's output and the report's sections."""
+
+from collections import defaultdict
+from contextlib import contextmanager
+
+# Axes that results from older campaigns may lack.
+POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim"}
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def ipc_text(result):
+    return f"{result['ipc']:.3f}" if result.get("ipc") is not None else \
+        f"n/a: {result.get('ipc_note') or 'not measured'}"
+
+
+def print_table(rows, headers):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(str(h).ljust(w) for h, w in zip(headers, widths)))
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+def group(records, benchmark, keys):
+    """A benchmark's records grouped by the values of `keys` in their points."""
+    groups = defaultdict(list)
+    for r in records:
+        if r["point"]["benchmark"] == benchmark:
+            groups[tuple(r["point"].get(k, POINT_DEFAULTS.get(k)) for k in keys)].append(r)
+    return groups
+
+
+@contextmanager
+def figure(path, title, xlabel, ylabel):
+    """A matplotlib axes (headless) saved to `path` with its title, labels, grid and legend."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    try:
+        yield ax
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)

@@ -1,0 +1,88 @@
+"""The benchmark registry (monet/benchmarks): every declaration is consistent with itself, and the CLI, the
+campaign files and the report are built from it, so a benchmark added in one module appears in all three."""
+
+import pytest
+
+from monet import cli
+from monet.benchmarks import AXES, REGISTRY, Benchmark, Param, Verdict, register
+from monet.campaign import Campaign, CampaignError, runs_on
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_declared_default_is_accepted_by_its_own_parameter(name):
+    benchmark = REGISTRY[name]
+    assert benchmark.help and set(benchmark.targets) <= {"sim", "qemu", "host"}
+    for param in benchmark.params + AXES:
+        if param.default is not None:
+            assert param.check(param.default), (name, param.name, param.default)
+        if param.campaign:
+            assert all(param.check(v) for v in param.sweep if v is not None), (name, param.name, param.sweep)
+    assert set(benchmark.axes) <= {a.name for a in AXES} and set(benchmark.axis_defaults) <= set(benchmark.axes)
+
+
+@pytest.mark.parametrize("name", [n for n in REGISTRY if runs_on(n)])
+def test_every_campaign_benchmark_runs_with_its_defaults(tmp_path, name):
+    f = tmp_path / "c.yaml"
+    f.write_text(f"axes: {{target: [{runs_on(name)[0]}]}}\nbenchmarks: [{name}]")
+    points = Campaign(f).points()
+    assert points and all(p["benchmark"] == name for p in points)
+    keys = {a.name for a in AXES} | {p.name for p in REGISTRY[name].campaign_params} | {"benchmark", "rep"}
+    assert all(set(p) == keys for p in points)
+
+
+def test_cli_subcommands_are_the_registry():
+    parser = cli.make_parser()
+    bench = next(a for a in parser._subparsers._group_actions[0].choices["bench"]._subparsers._group_actions)
+    assert list(bench.choices) == list(REGISTRY)
+    args = parser.parse_args(["bench", "bandwidth", "--op", "write", "--count", "0x10"])
+    assert (args.benchmark.name, args.op, args.count, args.size, args.distance_m) == ("bandwidth", "write", 16, 64, 8.0)
+
+
+def test_accepted_values_read_as_written():
+    assert Param("x", "", low=1, high=2**31, integer=True).accepted == "an integer from 1 to 2147483648"
+    assert Param("x", "", low=1000, high=10**9, integer=True).accepted == "an integer from 1000 to 1e+09"
+    assert Param("x", "", low=0, high=1e-3).accepted == "a number from 0 to 0.001"
+    assert Param("x", "", choices=(10.0, 12.5)).accepted == "10, 12.5"
+    lanes = Param("lanes", "", choices=(1, 2, 4, 8))
+    assert not lanes.check(True) and lanes.parse("4") == 4     # YAML's `true` is not lane 1
+
+
+class Echo(Benchmark):
+    """A benchmark that only echoes its parameter: stands for one a user adds in a module of its own."""
+    name = "echo"
+    help = "echo a number"
+    targets = ("host",)
+    params = (Param("word", "a number to echo", low=1, high=9, integer=True, default=3),)
+
+    def run(self, target, point, log=None):
+        return {"word": point["word"]}
+
+    def verdicts(self, point, result):
+        return [Verdict("echoed", result["word"] == point["word"], gates=True)]
+
+    def sections(self, records, out):
+        return [("Echo", ["word"], [[r["result"]["word"]] for r in records if r["point"]["benchmark"] == "echo"],
+                 None, "")]
+
+
+@pytest.fixture
+def echo():
+    register(Echo)
+    yield REGISTRY["echo"]
+    del REGISTRY["echo"]
+
+
+def test_a_registered_benchmark_is_a_cli_command_at_once(echo, capsys):
+    assert cli.main(["bench", "echo", "--word", "7", "--json"]) == 0
+    assert '"word": 7' in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "echo", "--word", "10"])
+    assert "word '10' is not accepted; accepted: an integer from 1 to 9" in capsys.readouterr().err
+
+
+def test_a_benchmark_without_a_campaign_target_is_refused_by_campaigns(echo, tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("benchmarks: [echo]")
+    with pytest.raises(CampaignError, match=r"benchmarks\[0\]: echo runs on host only, not on a campaign target "
+                                            r"\(sim, qemu\)"):
+        Campaign(f)
