@@ -13,9 +13,9 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
     streamer, the memory model. Returns the firmware's answer with the settings echoed."""
     prof = PROFILES[profile]
     memlat = MEMORY_CYCLES[memory] + prof.extra_cycles
-    link = target.command(f"link lanes={lanes} block_ps={prof.block_ps(rate_gbps)} "
-                          f"delay={prof.delay_cycles(distance_m, rate_gbps)} skew=0 memlat={memlat} "
-                          f"max_units={prof.max_units} pairing={int(prof.pairing)} issue_rate={prof.issue_rate}")
+    link = target.fw.link(lanes=lanes, block_ps=prof.block_ps(rate_gbps),
+                          delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memlat=memlat,
+                          max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
     link["profile"], link["memory"] = profile, memory
     return link
 
@@ -23,7 +23,7 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
 def configure_retry(target, profile, delay_cycles):
     """Sets the replay timer and nak policy of `profile` for a one-way delay; returns (timeout, nak)."""
     timeout, nak = reliability.replay_settings(profile, delay_cycles)
-    target.command(f"retry timeout={timeout} nak={nak}")
+    target.fw.retry(timeout=timeout, nak=nak)
     return timeout, nak
 
 
@@ -39,11 +39,11 @@ def link_record(link):
 def map_remote_windows(target, info=None):
     """Maps one BFCT section per memory-card section, read/write, identity; returns their offsets.
     `info` is the firmware's `info` answer, asked for when not given."""
-    info = info or target.command("info")
+    info = info or target.fw.info()
     section = info["section_bytes"]
     count = min(info["sections"], info["memcard_bytes"] // section)
     for idx in range(count):
-        target.command(f"bfct idx={idx} en=1 r=1 w=1 target=0 base={idx}")
+        target.fw.bfct(idx, en=1, r=1, w=1, target=0, base=idx)
     return [idx * section for idx in range(count)]
 
 
@@ -52,8 +52,8 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     windows = map_remote_windows(target)
     # Warm-up access so the first sample does not pay for the I-cache.
-    target.command(f"lat op={op} addr={windows[0]} n=4")
-    answer = target.command(f"lat op={op} addr={windows[0]} n={samples} stride=64")
+    target.fw.lat(op=op, addr=windows[0], n=4)
+    answer = target.fw.lat(op=op, addr=windows[0], n=samples, stride=64)
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
     hw = answer["hw_cycles"]
@@ -92,8 +92,8 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8):
     per_window = (nbytes // len(windows)) & ~3
     used, errors, faults = [], 0, 0
     for offset in windows:
-        target.command(f"fill addr={offset} bytes={per_window} seed={seed}")
-        check = target.command(f"check addr={offset} bytes={per_window} seed={seed}")
+        target.fw.fill(offset, per_window, seed)
+        check = target.fw.check(offset, per_window, seed)
         errors += check["errors"]
         faults += int(check["fault"])
         used.append({"offset": offset, "bytes": per_window, "errors": check["errors"]})
@@ -110,7 +110,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
     lines_per_access = 2 if size == 128 else 1
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
-    info = target.command("info")
+    info = target.fw.info()
     windows = map_remote_windows(target, info)
     mapped = len(windows) * info["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
@@ -121,9 +121,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
-    run = target.command(f"pbb op={op} pattern={pattern} addr=0 span={span} count={lines} size={size} "
-                         f"outstanding={outstanding} seed={seed} check={int(check)} shift={shift} timeout={budget}",
-                         timeout=max(300, lines // 100))
+    run = target.fw.pbb(op=op, pattern=pattern, addr=0, span=span, count=lines, size=size, outstanding=outstanding,
+                        seed=seed, check=check, shift=shift, timeout=budget, wait=max(300, lines // 100))
     if run.get("timed_out"):
         raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
                            f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
@@ -161,12 +160,12 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
 
 def set_errors(target, ber=0.0, burst=1, seed=None):
     """Programs the channel's bit error rate (every lane), burst length and, if given, the generators' seed."""
-    return target.command(f"errinj ber={block_threshold(ber)} burst={burst}" + ("" if seed is None else f" seed={seed}"))
+    return target.fw.errinj(ber=block_threshold(ber), burst=burst, seed=seed)
 
 
 def _reliability_counters(target):
-    errinj = target.command("errinj")
-    retry = target.command("retry")
+    errinj = target.fw.errinj()
+    retry = target.fw.retry()
     return errinj, retry
 
 
@@ -256,7 +255,7 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
 def prbs(target, cycles=1_000_000, confidence=0.95):
     """PRBS31 on every active lane, both directions, for `cycles`: bits, bit errors, the BER and its
     confidence interval per direction (a2b checked at the memory card, b2a at the compute card)."""
-    run = target.command(f"prbs cycles={cycles}", timeout=max(300, cycles // 20000))
+    run = target.fw.prbs(cycles=cycles, wait=max(300, cycles // 20000))
     lanes = run["lanes"]
     result = {"cycles": cycles, "lanes": lanes, "confidence": confidence}
     for direction in ("a2b", "b2a"):

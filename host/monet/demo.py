@@ -21,14 +21,14 @@ def run_demo(out_dir, samples=200):
     build = SimBuild(log=log).ensure()
     rows = []
     with SimTarget(build) as target:
-        c0 = target.command("counters")
+        c0 = target.fw.counters()
         t0 = time.time()
         for i, d in enumerate(DISTANCES_M):
             for op in ("read", "write"):
                 log(f"demo: [{len(rows) + 1}/{2 * len(DISTANCES_M)}] {op} at {d} m")
                 rows.append(bench.latency(target, op, d, LANES, RATE, samples))
         wall = time.time() - t0
-        c1 = target.command("counters")
+        c1 = target.fw.counters()
     speed = (c1["mcycle"] - c0["mcycle"]) / wall
 
     fits = {}

@@ -36,9 +36,9 @@ def sim(sim_session):
     target.commands_sent.clear()
     yield target
     if target.child.isalive():
-        for line in restore:
-            if line.split(maxsplit=1)[0] in target.commands_sent:
-                target.command(line)
+        for name, fields in restore:
+            if name in target.commands_sent:
+                getattr(target.fw, name)(**fields)
 
 
 # The console's settings commands and the fields of their answers that set them back; BFCT entries too.
@@ -50,18 +50,17 @@ SETTINGS = {
 BFCT_FIELDS = ("en", "r", "w", "target", "base")
 
 
-def _assignments(answer, fields):
-    return " ".join(f"{k}={','.join(map(str, answer[k])) if isinstance(answer[k], list) else answer[k]}"
-                    for k in fields)
-
-
 def settings_commands(target):
-    """Console commands that set the link, channel, retry and every BFCT entry as they are now (each begins
-    with the command that changes what it sets: only the settings a test could have changed are put back)."""
-    lines = [f"{name} {_assignments(target.command(name), fields)}" for name, fields in SETTINGS.items()]
-    for idx in range(target.command("info")["sections"]):
-        lines.append(f"bfct idx={idx} {_assignments(target.command(f'bfct idx={idx}'), BFCT_FIELDS)}")
-    return lines
+    """(console command, its keys) that set the link, channel, retry and every BFCT entry as they are now (a
+    fixture sends again only those of the commands a test sent)."""
+    restore = []
+    for name, fields in SETTINGS.items():
+        answer = getattr(target.fw, name)()
+        restore.append((name, {k: answer[k] for k in fields}))
+    for idx in range(target.fw.info()["sections"]):
+        answer = target.fw.bfct(idx)
+        restore.append(("bfct", {"idx": idx, **{k: answer[k] for k in BFCT_FIELDS}}))
+    return restore
 
 
 # Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).

@@ -19,6 +19,7 @@ import pexpect
 
 from monet import verilator
 from monet.console import ConsoleSession
+from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.locks import exclusive
 
 REPO = Path(__file__).resolve().parents[2]
@@ -181,7 +182,8 @@ def _tail(path, lines=25):
 
 
 class SimTarget(ConsoleSession):
-    """A running sim: send console commands, get parsed JSON answers."""
+    """A running sim. `fw` (monet.firmware_console) has a method per firmware console command, checked
+    against the firmware's own table at boot; `command()` is its transport."""
 
     def __init__(self, build, boot_timeout=120, command_timeout=300):
         self.build = build
@@ -197,6 +199,12 @@ class SimTarget(ConsoleSession):
                                    codec_errors="replace", timeout=timeout, echo=False)
         self.ready = self._read_json("the firmware's ready line", timeout)
         self.boot_seconds = time.time() - self.started
+        self.fw = FirmwareConsole(self.command)
+        try:
+            self.fw.verify()
+        except ConsoleMismatch as e:
+            self.close()
+            raise SimError(f"sim: {e}") from None
 
     def _read_json(self, what, timeout):
         deadline = time.time() + timeout
@@ -225,7 +233,8 @@ class SimTarget(ConsoleSession):
                     continue
 
     def command(self, line, timeout=None):
-        """Sends one console command; returns its JSON answer. A firmware error raises SimError."""
+        """Sends one console line (monet.firmware_console writes them); returns its JSON answer. A firmware
+        error raises SimError."""
         self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
         self.child.sendline(line)
         answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)

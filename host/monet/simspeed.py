@@ -21,11 +21,11 @@ LANES, RATE_GBPS, DISTANCE_M = 8, 15.0, 8
 
 
 def _measure(target, work):
-    before = target.command("counters")
+    before = target.fw.counters()
     t0 = time.perf_counter()
     work()
     wall = time.perf_counter() - t0
-    after = target.command("counters")
+    after = target.fw.counters()
     cycles = after["mcycle"] - before["mcycle"]
     return {"cycles": cycles, "wall_s": round(wall, 3), "cycles_per_s": round(cycles / wall)}
 
@@ -36,15 +36,15 @@ def workloads(idle_s=3.0, cpu_bytes=8192, pbb_lines=800_000):
         time.sleep(idle_s)
 
     def cpu_remote(target):
-        target.command(f"fill addr=0 bytes={cpu_bytes} seed=7")
-        check = target.command(f"check addr=0 bytes={cpu_bytes} seed=7")
+        target.fw.fill(0, cpu_bytes, 7)
+        check = target.fw.check(0, cpu_bytes, 7)
         if check["errors"] or check["fault"]:
             raise RuntimeError(f"sim speed: the remote window check failed: {check}")
 
     def pbb(target):
         # One `pbb` command alone (bench.bandwidth would add link and window set-up exchanges to the figure).
-        run = target.command(f"pbb op=read pattern=seq addr=0 span={1 << 20} count={pbb_lines} outstanding=128 "
-                             f"timeout={64 * pbb_lines}", timeout=600)
+        run = target.fw.pbb(op="read", pattern="seq", addr=0, span=1 << 20, count=pbb_lines, outstanding=128,
+                            timeout=64 * pbb_lines, wait=600)
         if run["timed_out"] or run["completed"] != pbb_lines:
             raise RuntimeError(f"sim speed: the benchmark block completed {run['completed']} of {pbb_lines} lines")
 

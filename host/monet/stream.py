@@ -105,8 +105,8 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
     link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     if node == 1:
         bench.map_remote_windows(target)
-    answer = target.command(f"stream mem={'remote' if node else 'local'} n={n} reps={repetitions} "
-                            f"corrupt={int(corrupt)}", timeout=3600)
+    answer = target.fw.stream(mem="remote" if node else "local", n=n, reps=repetitions, corrupt=corrupt,
+                              wait=3600)
     clk = link_model.NOMINAL_CLK_HZ
     timed = repetitions - 1
     kernels = {}

@@ -97,8 +97,8 @@ def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--workers", "0"], "workers '0' is not accepted; accepted: 1 to 64"),
-    (["--workers", "two"], "workers 'two' is not accepted; accepted: 1 to 64"),
+    (["--workers", "0"], "workers '0' is not accepted; accepted: an integer from 1 to 64"),
+    (["--workers", "two"], "workers 'two' is not accepted; accepted: an integer from 1 to 64"),
     (["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"),
     (["--scheduler", "nowhere"], "cannot reach the Dask scheduler at 'nowhere'"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "exclude each other"),

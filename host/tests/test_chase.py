@@ -14,7 +14,7 @@ from monet.soc import sim as sim_soc
 
 
 def test_the_chain_ends_where_the_model_says_and_each_load_waits_a_round_trip(sim):
-    answer = sim.command("chase addr=0x20000 lines=64 n=200 seed=9")
+    answer = sim.fw.chase(addr=0x20000, lines=64, n=200, seed=9)
     assert answer["hw_count"] == 200
     # Each load depends on the one before: the CPU waits at least the full remote latency per load.
     assert answer["cycles_per_load"] >= answer["hw_max"]

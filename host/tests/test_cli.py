@@ -90,7 +90,7 @@ def test_a_command_that_outlasts_its_timeout_fails_clearly(sim_build):
     target = SimTarget(sim_build)
     try:
         with pytest.raises(SimError, match="timed out after 1 s waiting for the answer to 'fill"):
-            target.command("fill addr=0 bytes=4194304 seed=1", timeout=1)
+            target.fw.fill(0, 4194304, 1, wait=1)
     finally:
         target.close()
     assert target.child is None

@@ -21,9 +21,9 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
 
 def test_cpu_memtest_passes_under_errors(sim):
     bench.set_errors(sim, 1e-5, seed=5)
-    before = sim.command("retry")
+    before = sim.fw.retry()
     result = bench.memtest(sim, 64 * 1024, seed=9)
-    after = sim.command("retry")
+    after = sim.fw.retry()
     assert result["errors"] == 0 and result["faults"] == 0
     assert after["compute"]["crc_errors"] + after["memory"]["crc_errors"] > \
         before["compute"]["crc_errors"] + before["memory"]["crc_errors"]
@@ -33,17 +33,17 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
     link = bench.configure_link(sim, 36, 8, 15.0)
     bench.configure_retry(sim, "ours", link["delay"])
     bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=20000, seed=3)
-    before = sim.command("retry")
-    sim.command("errinj down=2500 down_after=8000")      # 10 us at 250 MHz, 32 us into the read run
+    before = sim.fw.retry()
+    sim.fw.errinj(down=2500, down_after=8000)      # 10 us at 250 MHz, 32 us into the read run
     r = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=20000, seed=3, check=True)
-    after = sim.command("retry")
+    after = sim.fw.retry()
     assert r["transactions"] == 20000 and r["errors"] == 0 and r["bus_errors"] == 0
     for end in ("compute", "memory"):
         assert after[end]["reinits"] == before[end]["reinits"] + 1
         assert after[end]["down_cycles"] - before[end]["down_cycles"] == 2500
     assert after["compute"]["replays"] + after["memory"]["replays"] > \
         before["compute"]["replays"] + before["memory"]["replays"]
-    assert sim.command("info")["ident"]                    # the firmware still answers
+    assert sim.fw.info()["ident"]                    # the firmware still answers
 
 
 @pytest.mark.parametrize("lanes,ber", [(8, 1e-4), (4, 3e-5)])
@@ -77,28 +77,28 @@ def test_ber_cli_prints_the_figures_asked_for(sim_build):
 
 
 def test_a_dead_link_ends_accesses_with_a_bus_error_and_the_cpu_goes_on(sim):
-    sim.command("wr addr=0x1040 val=0x5a5a1234")
-    sim.command("retry request_timeout=20000")
-    sim.command("errinj down=300000")                   # 1.2 ms: far longer than the request timeout
-    dead = sim.command("rd addr=0x1040")
+    sim.fw.wr(addr=0x1040, val=0x5a5a1234)
+    sim.fw.retry(request_timeout=20000)
+    sim.fw.errinj(down=300000)                   # 1.2 ms: far longer than the request timeout
+    dead = sim.fw.rd(addr=0x1040)
     assert dead["fault"] and dead["fault_kind"] == 6 and dead["val"] == 0xFFFFFFFF
-    assert sim.command("retry")["request_timeouts"] >= 1
+    assert sim.fw.retry()["request_timeouts"] >= 1
     # Once the link is back, the same address reads right (the late answer to the first read was dropped).
     for _ in range(100):
-        answer = sim.command("rd addr=0x1040")
+        answer = sim.fw.rd(addr=0x1040)
         if not answer["fault"]:
             break
     assert not answer["fault"] and answer["val"] == 0x5A5A1234
-    assert sim.command("retry")["compute"]["reinits"] >= 1
+    assert sim.fw.retry()["compute"]["reinits"] >= 1
 
 
 def test_credits_bound_the_requests_toward_the_memory_card(sim):
     free = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=4000)
-    sim.command("retry credits=4")
-    before = sim.command("retry")["compute"]["credit_stalls"]
+    sim.fw.retry(credits=4)
+    before = sim.fw.retry()["compute"]["credit_stalls"]
     bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=2000, seed=4)
     held = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=2000, seed=4, check=True)
-    stalls = sim.command("retry")["compute"]["credit_stalls"] - before
+    stalls = sim.fw.retry()["compute"]["credit_stalls"] - before
     assert held["errors"] == 0 and held["transactions"] == 2000 and stalls > 0
     # Four requests per credit round trip instead of the whole tag pool.
     assert held["bandwidth_GBps"] < free["bandwidth_GBps"] / 4

@@ -15,88 +15,88 @@ def test_seeded_data_round_trip_every_lane_count(sim, lanes):
     windows = bench.map_remote_windows(sim)
     for i, offset in enumerate(windows):
         seed = 100 * lanes + i
-        sim.command(f"fill addr={offset + 4096 * lanes} bytes=1024 seed={seed}")
-        check = sim.command(f"check addr={offset + 4096 * lanes} bytes=1024 seed={seed}")
+        sim.fw.fill(offset + 4096 * lanes, 1024, seed)
+        check = sim.fw.check(offset + 4096 * lanes, 1024, seed)
         assert check["errors"] == 0 and not check["fault"], check
     # A different seed must not pass: the check really compares.
-    wrong = sim.command(f"check addr={windows[0] + 4096 * lanes} bytes=1024 seed={100 * lanes + 7}")
+    wrong = sim.fw.check(windows[0] + 4096 * lanes, 1024, 100 * lanes + 7)
     assert wrong["errors"] > 0
-    link = sim.command("link")
+    link = sim.fw.link()
     # The counters are cumulative over the session (the reliability tests inject errors): none new here.
     assert (link["crc_errors_c"], link["crc_errors_m"]) == (before["crc_errors_c"], before["crc_errors_m"])
 
 
 def test_skewed_lanes_deliver_intact_data(sim):
     delay = link_model.delay_cycles(8, 15.0)
-    sim.command(f"link lanes=8 block_ps={link_model.block_ps(15.0)} delay={delay} skew=0,3,7,1,12,5,0,9")
-    sim.command("fill addr=0x10000 bytes=2048 seed=77")
-    assert sim.command("check addr=0x10000 bytes=2048 seed=77")["errors"] == 0
-    skewed = sim.command("lat op=read addr=0x10000 n=4")["hw_cycles"][-1]
-    sim.command("link skew=0")
-    aligned = sim.command("lat op=read addr=0x10000 n=4")["hw_cycles"][-1]
+    sim.fw.link(lanes=8, block_ps=link_model.block_ps(15.0), delay=delay, skew=[0, 3, 7, 1, 12, 5, 0, 9])
+    sim.fw.fill(addr=0x10000, bytes=2048, seed=77)
+    assert sim.fw.check(addr=0x10000, bytes=2048, seed=77)["errors"] == 0
+    skewed = sim.fw.lat(op="read", addr=0x10000, n=4)["hw_cycles"][-1]
+    sim.fw.link(skew=0)
+    aligned = sim.fw.lat(op="read", addr=0x10000, n=4)["hw_cycles"][-1]
     # Deskew waits for the slowest lane, once each way.
     assert skewed - aligned == 2 * 12
 
 
 def test_bfct_faults_return_an_error_and_the_firmware_keeps_running(sim):
-    section = sim.command("info")["section_bytes"]
-    sim.command("bfct idx=6 en=1 r=1 w=0 base=1")    # read only
-    sim.command("bfct idx=7 en=0 r=1 w=1 base=2")    # disabled
-    before = sim.command("faults")["faults"]
+    section = sim.fw.info()["section_bytes"]
+    sim.fw.bfct(idx=6, en=1, r=1, w=0, base=1)    # read only
+    sim.fw.bfct(idx=7, en=0, r=1, w=1, base=2)    # disabled
+    before = sim.fw.faults()["faults"]
 
-    denied = sim.command(f"wr addr={6 * section} val=5")
+    denied = sim.fw.wr(6 * section, 5)
     assert denied["fault"] and denied["fault_kind"] == 3 and denied["fault_addr"] == 6 * section
 
-    unmapped = sim.command(f"rd addr={7 * section + 64}")
+    unmapped = sim.fw.rd(7 * section + 64)
     assert unmapped["fault"] and unmapped["fault_kind"] == 1 and unmapped["val"] == ALL_ONES
 
-    allowed = sim.command(f"rd addr={6 * section}")
+    allowed = sim.fw.rd(6 * section)
     assert not allowed["fault"]
-    assert sim.command("faults")["faults"] == before + 2
+    assert sim.fw.faults()["faults"] == before + 2
     # The firmware and the good windows still work.
-    sim.command("wr addr=0x100 val=0xc0ffee")
-    assert sim.command("rd addr=0x100")["val"] == 0xC0FFEE
+    sim.fw.wr(addr=0x100, val=0xc0ffee)
+    assert sim.fw.rd(addr=0x100)["val"] == 0xC0FFEE
 
 
 def test_each_fault_kind_latches_its_address_and_the_link_goes_on(sim):
-    section = sim.command("info")["section_bytes"]
-    sim.command("bfct idx=5 en=1 r=0 w=1 base=1")    # write only
-    sim.command("bfct idx=6 en=1 r=1 w=1 target=1 base=1")    # a target this build does not have
-    before = sim.command("faults")["faults"]
-    cases = [(f"rd addr={5 * section + 0x80}", 2, 5 * section + 0x80),
-             (f"rd addr={6 * section + 0x44}", 4, 6 * section + 0x44),
-             (f"wr addr={6 * section + 0x48} val=1", 4, 6 * section + 0x48),
-             (f"rd addr={15 * section + 0xFFFC}", 1, 15 * section + 0xFFFC)]      # never mapped
-    for line, kind, addr in cases:
-        answer = sim.command(line)
-        assert (answer["fault"], answer["fault_kind"], answer["fault_addr"]) == (True, kind, addr), line
-    assert sim.command(f"wr addr={5 * section + 0x80} val=0x600d")["fault"] is False     # writes are allowed
-    assert sim.command("faults")["faults"] == before + len(cases)
-    sim.command("fill addr=0x3000 bytes=512 seed=4")
-    assert sim.command("check addr=0x3000 bytes=512 seed=4")["errors"] == 0
+    section = sim.fw.info()["section_bytes"]
+    sim.fw.bfct(idx=5, en=1, r=0, w=1, base=1)    # write only
+    sim.fw.bfct(idx=6, en=1, r=1, w=1, target=1, base=1)    # a target this build does not have
+    before = sim.fw.faults()["faults"]
+    cases = [((sim.fw.rd, 5 * section + 0x80), 2),
+             ((sim.fw.rd, 6 * section + 0x44), 4),
+             ((sim.fw.wr, 6 * section + 0x48, 1), 4),
+             ((sim.fw.rd, 15 * section + 0xFFFC), 1)]      # never mapped
+    for (access, addr, *val), kind in cases:
+        answer = access(addr, *val)
+        assert (answer["fault"], answer["fault_kind"], answer["fault_addr"]) == (True, kind, addr), hex(addr)
+    assert sim.fw.wr(5 * section + 0x80, 0x600d)["fault"] is False     # writes are allowed
+    assert sim.fw.faults()["faults"] == before + len(cases)
+    sim.fw.fill(addr=0x3000, bytes=512, seed=4)
+    assert sim.fw.check(addr=0x3000, bytes=512, seed=4)["errors"] == 0
 
 
 def test_benchmark_traffic_into_a_read_only_section_ends_in_bus_errors(sim):
-    section = sim.command("info")["section_bytes"]
-    sim.command("bfct idx=8 en=1 r=1 w=0 base=2")
-    denied = sim.command(f"pbb op=write pattern=seq addr={8 * section} span=4096 count=200")
+    section = sim.fw.info()["section_bytes"]
+    sim.fw.bfct(idx=8, en=1, r=1, w=0, base=2)
+    denied = sim.fw.pbb(op="write", pattern="seq", addr=8 * section, span=4096, count=200)
     assert denied["bus_errors"] == 200 and denied["completed"] == 200, denied
-    reads = sim.command(f"pbb op=read pattern=seq addr={8 * section} span=4096 count=200")
+    reads = sim.fw.pbb(op="read", pattern="seq", addr=8 * section, span=4096, count=200)
     assert reads["bus_errors"] == 0 and reads["completed"] == 200
-    good = sim.command("pbb op=write pattern=seq addr=0x8000 span=4096 count=200 check=1")
+    good = sim.fw.pbb(op="write", pattern="seq", addr=0x8000, span=4096, count=200, check=1)
     assert good["bus_errors"] == 0 and good["errors"] == 0
 
 
 def test_translation_uses_the_remote_base(sim):
-    section = sim.command("info")["section_bytes"]
-    sim.command("bfct idx=9 en=1 r=1 w=1 base=3")   # CPU section 9 -> memory-card section 3
-    sim.command(f"wr addr={9 * section + 0x40} val=0xabcd1234")
-    assert sim.command(f"rd addr={3 * section + 0x40}")["val"] == 0xABCD1234
+    section = sim.fw.info()["section_bytes"]
+    sim.fw.bfct(idx=9, en=1, r=1, w=1, base=3)   # CPU section 9 -> memory-card section 3
+    sim.fw.wr(9 * section + 0x40, 0xabcd1234)
+    assert sim.fw.rd(3 * section + 0x40)["val"] == 0xABCD1234
 
 
 def test_out_of_range_remote_base_is_a_remote_error(sim):
-    sim.command("bfct idx=10 en=1 r=1 w=1 base=100")  # beyond the memory card
-    answer = sim.command(f"rd addr={10 * sim.command('info')['section_bytes']}")
+    sim.fw.bfct(idx=10, en=1, r=1, w=1, base=100)  # beyond the memory card
+    answer = sim.fw.rd(10 * sim.fw.info()["section_bytes"])
     assert answer["fault"] and answer["fault_kind"] == 5 and answer["val"] == ALL_ONES
 
 

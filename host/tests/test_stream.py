@@ -90,4 +90,4 @@ def test_sim_stream_validation_catches_a_corrupted_array(sim):
 def test_sim_stream_refuses_arrays_that_do_not_fit(sim):
     from monet.sim import SimError
     with pytest.raises(SimError, match="must fit in local RAM"):
-        sim.command("stream mem=local n=100000 reps=2")
+        sim.fw.stream(mem="local", n=100000, reps=2)

@@ -43,10 +43,10 @@ class Chase(Benchmark):
     def run(self, target, point, log=None):
         link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
                                     point["profile"], point["memory"])
-        info = target.command("info")
+        info = target.fw.info()
         bench.map_remote_windows(target, info)
-        answer = target.command(f"chase addr=0 lines={point['lines']} n={point['loads']} seed={point['seed']}",
-                                timeout=max(300, point["loads"] // 200))
+        answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],
+                                 wait=max(300, point["loads"] // 200))
         ns = link_model.cycles_to_ns
         per_load = answer["cycles"] / answer["n"]
         hw_mean = answer["hw_sum"] / max(answer["hw_count"], 1)

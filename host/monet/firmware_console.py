@@ -1,0 +1,143 @@
+"""The firmware console's commands as methods: the one place that writes a console command line.
+
+Each method sends one command of `firmware/app` (`name key=value ...`; a list is sent comma-separated, a
+key left at None is not sent, so the firmware's default holds) and returns its JSON answer; a refusal
+raises the target's error with the firmware's message. A method's keyword parameters are the command's
+keys; `wait=` (seconds) bounds the wait for a long command's answer. When the sim boots, `verify()` checks
+the firmware's `help` table against these methods, names and keys, and names every mismatch.
+"""
+
+import functools
+import inspect
+import re
+
+
+def command(method):
+    """Makes a method a console command: its name is the command's, its parameters the command's keys."""
+    signature = inspect.signature(method)
+    keys = tuple(name for name in signature.parameters if name != "self")
+
+    @functools.wraps(method)
+    def send(self, *args, wait=None, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        fields = {k: v for k, v in bound.arguments.items() if k != "self" and v is not None}
+        return self.send(" ".join([method.__name__] + [f"{k}={_text(v)}" for k, v in fields.items()]), wait)
+
+    send.keys = keys
+    return send
+
+
+def _text(value):
+    if isinstance(value, (list, tuple)):
+        return ",".join(_text(v) for v in value)
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
+class ConsoleMismatch(RuntimeError):
+    """The firmware's commands and this client's methods differ."""
+
+
+class FirmwareConsole:
+    """`send(line, timeout)` is the target's transport: it returns the answer as a dict and raises on a
+    refusal (monet.sim.SimTarget.command)."""
+
+    def __init__(self, send):
+        self.send = send
+
+    @classmethod
+    def commands(cls):
+        """{command name: its keys} of every method that is a console command."""
+        return {name: fn.keys for name, fn in inspect.getmembers(cls) if hasattr(fn, "keys") and callable(fn)}
+
+    def verify(self):
+        """Checks the firmware's `help` table (command: a usage line with `key=` for each key) against the
+        methods; raises ConsoleMismatch naming every command or key on one side only."""
+        table = self.help()["commands"]
+        mine = self.commands()
+        problems = [f"the firmware has `{n}`, the client no method for it" for n in sorted(set(table) - set(mine))]
+        problems += [f"the client has `{n}`, the firmware no such command" for n in sorted(set(mine) - set(table))]
+        for name in sorted(set(table) & set(mine)):
+            theirs = set(re.findall(r"\b([a-z_]+)=", table[name]))
+            for key in sorted(theirs - set(mine[name])):
+                problems.append(f"`{name}` takes {key}= in the firmware, not in the client")
+            for key in sorted(set(mine[name]) - theirs):
+                problems.append(f"`{name}` takes {key}= in the client, not in the firmware")
+        if problems:
+            raise ConsoleMismatch("the firmware console and monet.firmware_console differ: " + "; ".join(problems))
+
+    @command
+    def help(self):
+        """Every command with its usage line."""
+
+    @command
+    def info(self):
+        """SoC facts: clock, remote window base, BFCT sections and their size, tags, memory card size."""
+
+    @command
+    def link(self, lanes=None, block_ps=None, delay=None, skew=None, memlat=None, max_units=None, pairing=None,
+             issue_rate=None):
+        """Sets what is given of the link and channel (lanes, block time, one-way delay in cycles, per-lane
+        skew, memory latency, frame units, pairing, issue rate) and answers all of it with the counters."""
+
+    @command
+    def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
+        """The channel's bit errors (`ber`: block hit thresholds over 2**40, one or one per lane), burst
+        length, seed, and link-down windows; answers the settings and the hit counters."""
+
+    @command
+    def retry(self, timeout=None, nak=None, request_timeout=None, credits=None):
+        """Replay timer, nak policy, request timeout and credits; answers them with both ends' counters."""
+
+    @command
+    def prbs(self, cycles=None):
+        """PRBS31 on every lane both ways for `cycles`: words, bit errors per lane and relocks."""
+
+    @command
+    def bfct(self, idx, en=None, r=None, w=None, target=None, base=None):
+        """Reads or writes one BFCT section: enable, read/write permission, target, remote base."""
+
+    @command
+    def rd(self, addr):
+        """One 32-bit read at an offset of the remote window, with its fault state."""
+
+    @command
+    def wr(self, addr, val):
+        """One 32-bit write at an offset of the remote window."""
+
+    @command
+    def fill(self, addr, bytes, seed):
+        """Seeded words over a span of the remote window."""
+
+    @command
+    def check(self, addr, bytes, seed):
+        """Reads a span back against the seed: errors and faults."""
+
+    @command
+    def lat(self, op=None, addr=None, n=None, stride=None):
+        """`n` timed single accesses: CPU cycles and the ReMAT port's cycles, each."""
+
+    @command
+    def chase(self, addr=None, lines=None, n=None, seed=None):
+        """Dependent loads around a seeded random cycle of lines: cycles, instret, ReMAT latency, the end."""
+
+    @command
+    def pbb(self, op=None, ratio=None, pattern=None, addr=None, span=None, stride=None, count=None, outstanding=None,
+            seed=None, check=None, shift=None, size=None, timeout=None):
+        """One run of the benchmark block, waited out (`timeout` in cycles): counters, histogram, link
+        occupancy."""
+
+    @command
+    def stream(self, mem=None, n=None, reps=None, addr=None, corrupt=None):
+        """STREAM's kernels on local RAM or remote memory: cycles per kernel, validation, instret."""
+
+    @command
+    def counters(self):
+        """mcycle and minstret."""
+
+    @command
+    def faults(self):
+        """ReMAT's fault counter and latch."""
+
+    @command
+    def exit(self):
+        """Ends the simulation."""

@@ -1,0 +1,53 @@
+"""monet.firmware_console: one method per firmware console command writes its line; at boot the sim checks the
+firmware's own command table against the methods and names every command or key on one side only."""
+
+import pytest
+
+from monet import sim as sim_module
+from monet.firmware_console import ConsoleMismatch, FirmwareConsole, command
+from monet.sim import SimError, SimTarget
+
+
+class Drifted(FirmwareConsole):
+    """A client that has drifted from the firmware: a command the firmware lacks, a key dropped from `link`."""
+
+    @command
+    def frobnicate(self, depth=None):
+        """Not a firmware command."""
+
+    @command
+    def link(self, lanes=None, block_ps=None, delay=None, skew=None, memlat=None, max_units=None, pairing=None):
+        """`link` without issue_rate."""
+
+
+def test_lines_are_name_then_the_given_keys_lists_comma_separated():
+    sent = []
+    fw = FirmwareConsole(lambda line, timeout: sent.append((line, timeout)) or {})
+    fw.link(lanes=8, skew=[0, 3, 7], pairing=True)
+    fw.bfct(3, en=0)
+    fw.pbb(op="read", count=16, check=False, wait=90)
+    fw.info()
+    assert sent == [("link lanes=8 skew=0,3,7 pairing=1", None), ("bfct idx=3 en=0", None),
+                    ("pbb op=read count=16 check=0", 90), ("info", None)]
+    with pytest.raises(TypeError):
+        fw.rd(0, colour=1)                    # a key the command does not take is a Python error, not a line
+
+
+def test_the_shipped_client_matches_the_firmware(sim):
+    sim.fw.verify()
+    table = sim.fw.help()["commands"]
+    assert set(table) == set(FirmwareConsole.commands())
+
+
+def test_a_drifted_client_is_named_in_full(sim):
+    with pytest.raises(ConsoleMismatch) as drift:
+        Drifted(sim.command).verify()
+    message = str(drift.value)
+    assert "the client has `frobnicate`, the firmware no such command" in message
+    assert "`link` takes issue_rate= in the firmware, not in the client" in message
+
+
+def test_a_sim_whose_firmware_and_client_differ_does_not_boot(sim_build, monkeypatch):
+    monkeypatch.setattr(sim_module, "FirmwareConsole", Drifted)
+    with pytest.raises(SimError, match="sim: the firmware console and monet.firmware_console differ: .*frobnicate"):
+        SimTarget(sim_build)
