@@ -12,11 +12,11 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.csr import add_status
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
-from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
+from monet.cores.link.lanes import LaneStriper, LaneDeskew
 from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
-from monet.cores.phy.prbs import LanePRBS
+from monet.cores.link.prbs import LanePRBS
 
 
 class LinkEndpoint(LiteXModule):

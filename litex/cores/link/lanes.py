@@ -13,17 +13,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.link.common import *
-
-MAX_LANES = 8
-
-
-def bundle_layout():
-    """All lanes' words side by side: lanes move in lockstep at the transmitter."""
-    layout = []
-    for lane in range(MAX_LANES):
-        layout += [(f"lane{lane}_{name}", width) for name, width in lane_layout(lane)]
-    return layout
+from monet.cores.common.layouts import *
 
 
 def _lanes_cases(lanes_log2, body):
@@ -51,7 +41,8 @@ class LaneStriper(LiteXModule):
                 for slot in range(BEAT_BLOCKS // n):
                     blk = lane + slot*n
                     stmts += [
-                        getattr(source, f"lane{lane}_data")[64*slot:64*(slot+1)].eq(sink.data[64*blk:64*(blk+1)]),
+                        getattr(source, f"lane{lane}_data")[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)].eq(
+                            sink.data[BLOCK_BITS*blk:BLOCK_BITS*(blk+1)]),
                         getattr(source, f"lane{lane}_ctrl")[slot].eq(sink.ctrl[blk]),
                         getattr(source, f"lane{lane}_used")[slot].eq(sink.count > blk),
                     ]
@@ -80,7 +71,8 @@ class LaneDeskew(LiteXModule):
             for blk in range(BEAT_BLOCKS):
                 lane, slot = blk % n, blk // n
                 stmts += [
-                    source.data[64*blk:64*(blk+1)].eq(sinks[lane].data[64*slot:64*(slot+1)]),
+                    source.data[BLOCK_BITS*blk:BLOCK_BITS*(blk+1)].eq(
+                        sinks[lane].data[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)]),
                     source.ctrl[blk].eq(sinks[lane].ctrl[slot]),
                 ]
             stmts.append(source.count.eq(reduce(add, [

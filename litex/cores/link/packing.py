@@ -6,18 +6,9 @@
 """Packed link framing: several transactions share one CRC-32 trailer, and frames are packed back to back
 into beats of 8 blocks.
 
-Wire format (64-bit blocks; the ctrl flag stands for the 64b/66b sync header):
-
-    frame   = unit [unit ...] trailer
-    unit    = header [mask] [data0 .. data7] [data8 .. data15]
-    header  = ctrl block: [3:0] type, [11:4] tag, [47:12] line address, [48] has_mask,
-              [49] pair: two consecutive lines under one header, [57:50] the second line's tag
-    trailer = ctrl block: [3:0] = 0xF, [13:4] sequence number of the frame's first transaction,
-              [23:14] ack: the next sequence number this end expects from its peer, [24] nak: replay from
-              the ack, [31:25] credits returned so far (modulo 128), [63:32] CRC-32 over the frame's units
-              (block 0 first) and the trailer's bits [31:0]
-
-A trailer alone is a control frame: no transactions, only the ack, nak and credits (see retry.py).
+The wire format (frames of units and a trailer, in 64-bit blocks; the ctrl flag stands for the 64b/66b
+sync header) is the field tables of wire.py: the framer packs headers and trailers with them and the
+deframer reads them back with them (doc/wire-format.md is generated from the same tables).
 
 Under load a frame carries up to `max_units` units and beats are always full. Two full-line writes (or
 read responses) to consecutive lines that meet in the framer share one header, as a 128 B burst does: a
@@ -36,14 +27,15 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import ParallelCRC
 from monet.cores.common.csr import async_memory
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
+from monet.cores.link.wire import HEADER, MASK, TRAILER
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 LENGTHS    = (1, 9, 10, 17)
 JUNK_MAX   = BEAT_BLOCKS + 1   # junk blocks a deframer cycle can skip: more than a beat brings.
 # Blocks a deframer cycle can consume: a trailer, a unit with or without its trailer, or a run of junk.
 CONSUMED   = sorted(set(range(JUNK_MAX + 1)) | {n + t for n in LENGTHS for t in (0, 1)})
-BLOCK_CTRL = 64   # a block in a buffer: 64 data bits and the ctrl flag at bit 64.
+BLOCK_CTRL = BLOCK_BITS   # a block in a buffer: its data bits, then the ctrl flag at this bit.
 CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
 
@@ -53,15 +45,9 @@ def unit_length(frame_type, masked, paired):
     return Mux(carries_line(frame_type), Mux(masked, 10, Mux(paired, 17, 9)), 1)
 
 
-def trailer_low(seq, ack, nak, credits):
-    """The trailer's CRC-protected control half (bits [31:0])."""
-    return Cat(Constant(T_TRAILER, 4), seq, ack, nak, credits)
-
-
-def trailer_fields(low):
-    """(seq, ack, nak, credits) of a trailer's bits [31:0]."""
-    at = 4 + 2*SEQ_BITS
-    return low[4:4 + SEQ_BITS], low[4 + SEQ_BITS:at], low[at], low[at + 1:at + 1 + CREDIT_BITS]
+def trailer_covered(seq, ack, nak, credits):
+    """The bits of a trailer that its own CRC covers: every field below the CRC."""
+    return TRAILER.below(TRAILER.pack(type=T_TRAILER, seq=seq, ack=ack, nak=nak, credits=credits), "crc")
 
 
 class UnitCRC(Module):
@@ -76,7 +62,8 @@ class UnitCRC(Module):
         self.crc   = Signal(32)
         has_mask = Signal()
         self.comb += has_mask.eq(length == 10)
-        header, mask, line1, line2 = [ParallelCRC(width, with_state=True) for width in (64, 64, 512, 512)]
+        header, mask, line1, line2 = [ParallelCRC(width, with_state=True)
+                                       for width in (BLOCK_BITS, BLOCK_BITS, LINE_BITS, LINE_BITS)]
         self.submodules += header, mask, line1, line2
         self.comb += [
             header.state.eq(self.state),
@@ -144,10 +131,11 @@ class PackedFramer(LiteXModule):
                       (sink.seq == u_seq1)),
             length.eq(unit_length(u.type, masked, paired)),
         ]
-        data_u = [u.data[64*i:64*(i+1)] for i in range(8)]
-        data_s = [sink.data[64*i:64*(i+1)] for i in range(8)]
-        unit = [Signal(64, name=f"unit{i}") for i in range(UNIT_MAX)]
-        self.comb += unit[0].eq(Cat(u.type, u.tag, u.laddr, masked, paired, Mux(paired, sink.tag, 0)))
+        data_u = [u.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
+        data_s = [sink.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
+        unit = [Signal(BLOCK_BITS, name=f"unit{i}") for i in range(UNIT_MAX)]
+        self.comb += unit[0].eq(HEADER.pack(type=u.type, tag=u.tag, laddr=u.laddr, has_mask=masked, pair=paired,
+                                            tag2=Mux(paired, sink.tag, 0)))
         for i in range(1, UNIT_MAX):
             with_mask  = ([u.mask] + data_u + [0]*8)[i - 1]
             single     = (data_u + [0]*9)[i - 1]
@@ -177,16 +165,16 @@ class PackedFramer(LiteXModule):
             control.eq(closed & ~u_valid & ~sink.valid & self.ctrl_request),
             lone.eq(late | control),
         ]
-        # The trailer's CRC runs on over its own control half.
-        low = Signal(32)
-        self.trailer_crc = trailer_crc = ParallelCRC(32, with_state=True)
+        # The trailer's CRC runs on over the trailer's own fields below it.
+        low = Signal(TRAILER["crc"].offset)
+        self.trailer_crc = trailer_crc = ParallelCRC(len(low), with_state=True)
         self.comb += [
-            low.eq(trailer_low(Mux(closed, u.seq, first_seq), self.ack, self.nak, self.credits)),
+            low.eq(trailer_covered(Mux(closed, u.seq, first_seq), self.ack, self.nak, self.credits)),
             trailer_crc.state.eq(Mux(unit_go, crc.crc, state)),
             trailer_crc.data.eq(low),
         ]
-        trailer = Signal(64)
-        self.comb += trailer.eq(Cat(low, trailer_crc.crc))
+        trailer = Signal(BLOCK_BITS)
+        self.comb += [TRAILER.below(trailer, "crc").eq(low), TRAILER.get(trailer, "crc").eq(trailer_crc.crc)]
 
         # Appended blocks this cycle: the unit (none for a late trailer), then the trailer if the frame closes.
         add_len = Signal(5)
@@ -219,8 +207,8 @@ class PackedFramer(LiteXModule):
             ),
             source.valid.eq(out_n != 0),
             source.count.eq(out_n),
-            source.data.eq(Cat(*[buf[i][:64] for i in range(8)])),
-            source.ctrl.eq(Cat(*[buf[i][64] for i in range(8)])),
+            source.data.eq(Cat(*[buf[i][:BLOCK_BITS] for i in range(8)])),
+            source.ctrl.eq(Cat(*[buf[i][BLOCK_CTRL] for i in range(8)])),
             keep.eq(level - Mux(source.valid & source.ready, out_n, 0)),
             after.eq(keep + add_len),
             room.eq(after <= depth),
@@ -328,17 +316,17 @@ class PackedDeframer(LiteXModule):
 
         # Parse the head of the buffer.
         head    = buf[0]
-        h_type  = head[0:4]
-        h_ctrl  = head[64]
-        masked  = head[48]
+        h_type  = HEADER.get(head, "type")
+        h_ctrl  = head[BLOCK_CTRL]
+        masked  = HEADER.get(head, "has_mask")
         paired  = Signal()
         length  = Signal(5)
         half    = Signal()   # the first line of a pair went to the FIFO last cycle.
         self.comb += [
-            paired.eq(head[49] & carries_line(h_type) & ~masked),
+            paired.eq(HEADER.get(head, "pair") & carries_line(h_type) & ~masked),
             length.eq(unit_length(h_type, masked, paired)),
         ]
-        blocks = [buf[i][:64] for i in range(UNIT_MAX)]
+        blocks = [buf[i][:BLOCK_BITS] for i in range(UNIT_MAX)]
         self.crc = crc = UnitCRC(blocks, length)
         state    = Signal(32, reset=CRC_INIT)
         bad      = Signal()   # the open frame already failed: skip to its trailer.
@@ -355,26 +343,27 @@ class PackedDeframer(LiteXModule):
             is_unit.eq(h_ctrl & (h_type >= T_RD_REQ) & (h_type <= T_ERR)),
             unit_ready.eq(is_unit & (level >= length)),
             tr_block.eq(buf[length]),
-            tr_after.eq(unit_ready & (level > length) & tr_block[64] & (tr_block[0:4] == T_TRAILER)),
-            structure.eq(reduce(and_, [~buf[i][64] | (i >= length) for i in range(1, UNIT_MAX)])),
+            tr_after.eq(unit_ready & (level > length) & tr_block[BLOCK_CTRL] &
+                        (TRAILER.get(tr_block, "type") == T_TRAILER)),
+            structure.eq(reduce(and_, [~buf[i][BLOCK_CTRL] | (i >= length) for i in range(1, UNIT_MAX)])),
         ]
 
         # The trailer's CRC covers its control half too: one engine for a trailer alone at the head, one
         # for a trailer right behind a unit.
-        self.head_tcrc  = head_tcrc  = ParallelCRC(32, with_state=True)
-        self.after_tcrc = after_tcrc = ParallelCRC(32, with_state=True)
+        self.head_tcrc  = head_tcrc  = ParallelCRC(TRAILER["crc"].offset, with_state=True)
+        self.after_tcrc = after_tcrc = ParallelCRC(TRAILER["crc"].offset, with_state=True)
         self.comb += [
             head_tcrc.state.eq(state),
-            head_tcrc.data.eq(head[0:32]),
+            head_tcrc.data.eq(TRAILER.below(head, "crc")),
             after_tcrc.state.eq(crc.crc),
-            after_tcrc.data.eq(tr_block[0:32]),
+            after_tcrc.data.eq(TRAILER.below(tr_block, "crc")),
         ]
 
         # Junk at the head: the run up to the next ctrl block among those present, at most JUNK_MAX.
         junk_run = Signal(max=JUNK_MAX + 1)
         self.comb += junk_run.eq(Mux(level < JUNK_MAX, level, JUNK_MAX))
         for i in reversed(range(1, JUNK_MAX)):
-            self.comb += If(buf[i][64] & (i < level), junk_run.eq(i))
+            self.comb += If(buf[i][BLOCK_CTRL] & (i < level), junk_run.eq(i))
 
         # What this cycle consumes: a trailer; a unit (and its trailer); or a run of junk.
         consume   = Signal(5)
@@ -386,14 +375,14 @@ class PackedDeframer(LiteXModule):
             If(level != 0,
                 If(is_trailer,
                     consume.eq(1), end_frame.eq(1),
-                    good.eq(~bad & (head[32:64] == head_tcrc.crc)),
+                    good.eq(~bad & (TRAILER.get(head, "crc") == head_tcrc.crc)),
                 ).Elif(unit_ready & paired & ~half,
                     first.eq(1),
                 ).Elif(unit_ready,
                     take_unit.eq(~bad & structure),
                     consume.eq(length + tr_after),
                     end_frame.eq(tr_after),
-                    good.eq(~bad & structure & (tr_block[32:64] == after_tcrc.crc)),
+                    good.eq(~bad & structure & (TRAILER.get(tr_block, "crc") == after_tcrc.crc)),
                 ).Elif(~is_unit,
                     consume.eq(junk_run),   # the frame is lost
                 )
@@ -403,7 +392,7 @@ class PackedDeframer(LiteXModule):
         # Block buffer: keep what is not consumed, append the beat behind it.
         keep = Signal(max=depth + 1)
         self.comb += [keep.eq(level - consume), sink.ready.eq(1)]
-        incoming = [Cat(sink.data[64*i:64*(i+1)], sink.ctrl[i]) for i in range(BEAT_BLOCKS)]
+        incoming = [Cat(sink.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)], sink.ctrl[i]) for i in range(BEAT_BLOCKS)]
         arrive = Signal(4)
         fits_after = Signal(max=depth + BEAT_BLOCKS + 1)
         fits = Signal()
@@ -426,17 +415,17 @@ class PackedDeframer(LiteXModule):
 
         # Transactions wait in the commit FIFO until their trailer checks.
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
-        unit_mask   = Signal(64)
-        unit_data   = Signal(512)
+        unit_mask   = Signal(LINE_BYTES)
+        unit_data   = Signal(LINE_BITS)
         second_line = Signal(LADDR_BITS)
         self.comb += [
-            unit_mask.eq(Mux(masked, blocks[1], 2**64 - 1)),
+            unit_mask.eq(Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK)),
             unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Mux(half, Cat(*blocks[9:17]), Cat(*blocks[1:9])))),
-            second_line.eq(head[12:48] + 1),
+            second_line.eq(HEADER.get(head, "laddr") + 1),
             fifo.sink.valid.eq(take_unit | (first & ~bad & structure)),
             fifo.sink.type.eq(h_type),
-            fifo.sink.tag.eq(Mux(half, head[50:58], head[4:12])),
-            fifo.sink.laddr.eq(Mux(half, second_line, head[12:48])),
+            fifo.sink.tag.eq(Mux(half, HEADER.get(head, "tag2"), HEADER.get(head, "tag"))),
+            fifo.sink.laddr.eq(Mux(half, second_line, HEADER.get(head, "laddr"))),
             fifo.sink.mask.eq(unit_mask),
             fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
             fifo.commit.eq(end_frame & good & self.seq_ok),
@@ -445,14 +434,13 @@ class PackedDeframer(LiteXModule):
         ]
         # The frame's trailer fields and transaction count, for the sequence checker and the retry buffer.
         pushed = Signal(5)
-        tr_low = Signal(32)
-        self.comb += tr_low.eq(Mux(is_trailer, head[0:32], tr_block[0:32]))
-        seq, ack, nak, credits = trailer_fields(tr_low)
+        tr_low = Signal(TRAILER["crc"].offset)
+        self.comb += tr_low.eq(Mux(is_trailer, TRAILER.below(head, "crc"), TRAILER.below(tr_block, "crc")))
         self.comb += [
-            self.frame_seq.eq(seq),
-            self.frame_ack.eq(ack),
-            self.frame_nak.eq(nak),
-            self.frame_credits.eq(credits),
+            self.frame_seq.eq(TRAILER.get(tr_low, "seq")),
+            self.frame_ack.eq(TRAILER.get(tr_low, "ack")),
+            self.frame_nak.eq(TRAILER.get(tr_low, "nak")),
+            self.frame_credits.eq(TRAILER.get(tr_low, "credits")),
             self.frame_txns.eq(pushed + fifo.sink.valid),
         ]
         self.sync += If(end_frame, pushed.eq(0)).Elif(fifo.sink.valid, pushed.eq(pushed + 1))

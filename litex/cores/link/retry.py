@@ -21,7 +21,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.csr import async_memory
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 
 UNIT_BYTES_LINE  = 72   # a unit with a line on the wire: header + 8 data blocks.
 # Cycles a pure ack or credit return waits for a frame to ride on before it goes alone: an immediate

@@ -12,7 +12,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 
 
 class MemoryCard(LiteXModule):

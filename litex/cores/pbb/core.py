@@ -24,7 +24,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
-from monet.cores.link.common import LINE_BYTES, LINE_BITS
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS
 
 MODE_READ, MODE_WRITE, MODE_MIXED = 0, 1, 2
 PATTERN_SEQ, PATTERN_STRIDE, PATTERN_RANDOM = 0, 1, 2

@@ -32,8 +32,7 @@ from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
 from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS
-from monet.cores.link.common import *
-from monet.cores.link.lanes import MAX_LANES, bundle_layout
+from monet.cores.common.layouts import *
 
 
 class LaneSerializer(LiteXModule):

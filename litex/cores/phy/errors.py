@@ -13,8 +13,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.link.common import *
-from monet.cores.link.lanes import MAX_LANES, bundle_layout
+from monet.cores.common.layouts import *
 
 BLOCK_LINE_BITS = 66    # a block on the wire: 64 data bits and the 2-bit sync header.
 THRESHOLD_BITS  = 40    # a block is hit when a 40-bit draw is below the lane's threshold.
@@ -83,7 +82,7 @@ class ErrorInjector(LiteXModule):
                 hit = Signal(name=f"hit{lane}_{slot}")
                 pos7 = Signal(7, name=f"pos{lane}_{slot}")
                 pos  = Signal(7, name=f"at{lane}_{slot}")
-                flip  = Signal(64, name=f"flip{lane}_{slot}")
+                flip  = Signal(BLOCK_BITS, name=f"flip{lane}_{slot}")
                 reach = Signal(7, name=f"reach{lane}_{slot}")   # one past the run's last bit
                 self.comb += [
                     hit.eq(sink.valid & used[slot] & (state[:THRESHOLD_BITS] < self.thresholds[lane])),
@@ -91,8 +90,9 @@ class ErrorInjector(LiteXModule):
                     pos.eq(Mux(pos7 < BLOCK_LINE_BITS, pos7, pos7 - BLOCK_LINE_BITS)),
                     reach.eq(pos + run_bits),
                     flip.eq(Mux(hit, ones << pos, 0)),
-                    data_out[64*slot:64*(slot + 1)].eq(data_in[64*slot:64*(slot + 1)] ^ flip),
-                    ctrl_out[slot].eq(ctrl_in[slot] ^ (hit & (run_bits != 0) & (reach > 64))),
+                    data_out[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)].eq(
+                        data_in[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)] ^ flip),
+                    ctrl_out[slot].eq(ctrl_in[slot] ^ (hit & (run_bits != 0) & (reach > BLOCK_BITS))),
                 ]
                 used_all.append(used[slot])
                 hit_all.append(hit)

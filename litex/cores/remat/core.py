@@ -26,7 +26,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
 from monet.cores.remat.port import RematPort, port_req_layout
 

@@ -10,7 +10,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream, wishbone
 
-from monet.cores.link.common import LINE_BYTES, LINE_BITS
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS
 
 port_req_layout = [
     ("addr", 32),          # byte address inside the ReMAT window.

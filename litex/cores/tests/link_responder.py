@@ -3,7 +3,7 @@
 Reads of a line never written return the line address, so tests can check translation.
 """
 
-from monet.cores.link.common import T_ERR, T_WR_REQ, T_WR_ACK, T_RD_RSP
+from monet.cores.common.layouts import T_ERR, T_WR_REQ, T_WR_ACK, T_RD_RSP
 
 
 def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):

@@ -3,8 +3,8 @@ programmed run of bits, unused slots are never hit, and a seed repeats a run exa
 
 import pytest
 
-from monet.cores.link.lanes import MAX_LANES
-from monet.cores.link.common import lane_slots
+from monet.cores.common.layouts import MAX_LANES
+from monet.cores.common.layouts import lane_slots
 from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS, block_threshold
 from monet.cores.tests.verilog_sim import run_simulation
 

@@ -6,8 +6,9 @@ import pytest
 from migen import *
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.link.common import lane_layout
-from monet.cores.link.lanes import LaneStriper, LaneDeskew, MAX_LANES
+from monet.cores.common.layouts import lane_layout
+from monet.cores.common.layouts import MAX_LANES
+from monet.cores.link.lanes import LaneStriper, LaneDeskew
 from monet.cores.tests.verilog_sim import run_simulation
 
 

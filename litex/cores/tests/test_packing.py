@@ -10,7 +10,7 @@ import random
 import pytest
 from migen import *
 
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.tests.verilog_sim import run_simulation
 

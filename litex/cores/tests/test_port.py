@@ -5,7 +5,7 @@ ack together and all ones, addresses wrap at the window."""
 
 from migen import *
 
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.cores.tests.verilog_sim import run_simulation

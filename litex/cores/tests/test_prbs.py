@@ -5,8 +5,8 @@ wrong lock."""
 import pytest
 from migen import *
 
-from monet.cores.link.lanes import MAX_LANES
-from monet.cores.phy.prbs import LanePRBS, PRBS_BITS, prbs31_reference
+from monet.cores.common.layouts import MAX_LANES
+from monet.cores.link.prbs import LanePRBS, PRBS_BITS, prbs31_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
 

@@ -5,7 +5,7 @@ import random
 import pytest
 from migen import *
 
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.remat.bfct import FAULT_REMOTE
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation

@@ -9,7 +9,7 @@ from collections import deque
 import pytest
 from migen import *
 
-from monet.cores.link.common import *
+from monet.cores.common.layouts import *
 from monet.cores.link.retry import CONTROL_DELAY, RetryBuffer, SequenceChecker, CreditGate, CreditReturn
 from monet.cores.tests.verilog_sim import run_simulation
 

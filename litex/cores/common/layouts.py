@@ -3,10 +3,10 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Link-layer definitions shared by the framer, deframer, striper and deskew.
+"""Layouts and constants every core shares: transactions, frame types, beats and lane bundles.
 
-The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is described in packing.py.
-A beat is up to 8 blocks (512 bits), the width of ReMAT and the link.
+The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is in link/wire.py. A beat
+is up to 8 blocks (512 bits), the width of ReMAT and the link. This module imports no other core.
 """
 
 from migen import *
@@ -69,3 +69,14 @@ def lane_slots(lane):
 def lane_layout(lane):
     slots = lane_slots(lane)
     return [("data", slots*BLOCK_BITS), ("ctrl", slots), ("used", slots)]
+
+
+MAX_LANES = 8
+
+
+def bundle_layout():
+    """All lanes' words side by side: lanes move in lockstep at the transmitter."""
+    layout = []
+    for lane in range(MAX_LANES):
+        layout += [(f"lane{lane}_{name}", width) for name, width in lane_layout(lane)]
+    return layout

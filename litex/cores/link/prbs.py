@@ -26,8 +26,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.csr import add_status
-from monet.cores.link.common import *
-from monet.cores.link.lanes import MAX_LANES, bundle_layout
+from monet.cores.common.layouts import *
 
 PRBS_BITS   = 31
 PRBS_TAP    = 28
