@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup demo test test-cores test-sim mutants clean
+.PHONY: setup demo test test-fast test-cores test-sim mutants clean
 
 setup:
 	@bash tools/setup.sh
@@ -20,6 +20,10 @@ PYTEST := $(PY) -m pytest -p no:cacheprovider -n auto --durations=15
 
 test: setup
 	$(PYTEST)
+
+# The fast tier: everything that needs neither the sim model nor the QEMU image (markers `sim`, `qemu`).
+test-fast: setup
+	$(PYTEST) -m "not sim and not qemu"
 
 test-cores: setup
 	$(PYTEST) litex/cores

@@ -218,12 +218,12 @@ static void print_prbs(const char *name, int end) {
 static void cmd_prbs(struct args *a) {
     uint32_t cycles = arg_u32(a, "cycles", 100000);
     if (cycles < 1000) { error("cycles must be at least 1000"); return; }
-    for (int end = 0; end < 2; end++) { prbs_enable(end, PRBS_RX); prbs_clear(end); }
-    for (int end = 0; end < 2; end++) prbs_enable(end, PRBS_RX | PRBS_TX);
+    for (int end = 0; end < 2; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
+    for (int end = 0; end < 2; end++) prbs_enable(end, 1, 1);
     wait_cycles(cycles);
-    for (int end = 0; end < 2; end++) prbs_enable(end, PRBS_RX);
+    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 1);
     wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255) */
-    for (int end = 0; end < 2; end++) prbs_enable(end, 0);
+    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 0);
     struct link_settings s;
     link_get(&s);
     printf("{\"cycles\": %u, \"lanes\": %u, ", (unsigned)cycles, (unsigned)s.lanes);

@@ -16,10 +16,20 @@ extern volatile uint8_t *monet_hal_base; /* mapping of CSR_BASE */
 
 static inline uint32_t hal_read32(uint32_t addr) { return *MONET_CSR_PTR(addr); }
 static inline void hal_write32(uint32_t addr, uint32_t v) { *MONET_CSR_PTR(addr) = v; }
+/* A CSR field by its generated CSR_<name>_OFFSET and _SIZE (LiteX's csr.h, from the gateware's CSRFields):
+ * FIELD_PUT(REMOTE_LINK_C_FRAMING_PAIRING, 1) is the word with that field set, FIELD_GET takes it out. */
+#define FIELD_MASK(f)       ((uint32_t)((1ull << CSR_##f##_SIZE) - 1))
+#define FIELD_PUT(f, v)     (((uint32_t)(v) & FIELD_MASK(f)) << CSR_##f##_OFFSET)
+#define FIELD_GET(f, word)  (((word) >> CSR_##f##_OFFSET) & FIELD_MASK(f))
+
 /* LiteX splits wider CSRs into 32-bit words, most significant first. */
 static inline uint64_t hal_read64(uint32_t addr) {
     uint64_t hi = hal_read32(addr), lo = hal_read32(addr + 4);
     return (hi << 32) | lo;
+}
+static inline void hal_write64(uint32_t addr, uint64_t v) {
+    hal_write32(addr, (uint32_t)(v >> 32));
+    hal_write32(addr + 4, (uint32_t)v);
 }
 
 #endif

@@ -3,8 +3,11 @@
 #include "remat.h"
 
 void bfct_write(uint32_t index, const struct bfct_entry *e) {
-    uint32_t v = (e->enable ? BFCT_ENABLE : 0) | (e->read ? BFCT_READ : 0) | (e->write ? BFCT_WRITE : 0) |
-                 ((e->target & 3) << BFCT_TARGET_SHIFT) | (e->base << BFCT_BASE_SHIFT);
+    uint32_t v = FIELD_PUT(REMOTE_REMAT_BFCT_ENTRY_ENABLE, e->enable != 0) |
+                 FIELD_PUT(REMOTE_REMAT_BFCT_ENTRY_READ, e->read != 0) |
+                 FIELD_PUT(REMOTE_REMAT_BFCT_ENTRY_WRITE, e->write != 0) |
+                 FIELD_PUT(REMOTE_REMAT_BFCT_ENTRY_TARGET, e->target) |
+                 FIELD_PUT(REMOTE_REMAT_BFCT_ENTRY_BASE, e->base);
     hal_write32(CSR_REMOTE_REMAT_BFCT_INDEX_ADDR, index);
     hal_write32(CSR_REMOTE_REMAT_BFCT_ENTRY_ADDR, v);
     hal_write32(CSR_REMOTE_REMAT_BFCT_COMMIT_ADDR, 1);
@@ -13,11 +16,11 @@ void bfct_write(uint32_t index, const struct bfct_entry *e) {
 void bfct_read(uint32_t index, struct bfct_entry *e) {
     hal_write32(CSR_REMOTE_REMAT_BFCT_INDEX_ADDR, index);
     uint32_t v = hal_read32(CSR_REMOTE_REMAT_BFCT_READBACK_ADDR);
-    e->enable = !!(v & BFCT_ENABLE);
-    e->read   = !!(v & BFCT_READ);
-    e->write  = !!(v & BFCT_WRITE);
-    e->target = (v >> BFCT_TARGET_SHIFT) & 3;
-    e->base   = v >> BFCT_BASE_SHIFT;
+    e->enable = FIELD_GET(REMOTE_REMAT_BFCT_READBACK_ENABLE, v);
+    e->read   = FIELD_GET(REMOTE_REMAT_BFCT_READBACK_READ, v);
+    e->write  = FIELD_GET(REMOTE_REMAT_BFCT_READBACK_WRITE, v);
+    e->target = FIELD_GET(REMOTE_REMAT_BFCT_READBACK_TARGET, v);
+    e->base   = FIELD_GET(REMOTE_REMAT_BFCT_READBACK_BASE, v);
 }
 
 void remat_faults(struct remat_faults *f) {
@@ -42,6 +45,13 @@ void remat_set_request_timeout(uint32_t cycles) { hal_write32(CSR_REMOTE_REMAT_T
 uint32_t remat_request_timeout(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUT_ADDR); }
 uint32_t remat_request_timeouts(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUTS_ADDR); }
 
+/* The channel's per-lane skew fields, lane 0 first (one 64-bit CSR). */
+static const uint8_t skew_offset[8] = {
+    CSR_REMOTE_CHANNEL_SKEW_LANE0_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE1_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE2_OFFSET,
+    CSR_REMOTE_CHANNEL_SKEW_LANE3_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE4_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE5_OFFSET,
+    CSR_REMOTE_CHANNEL_SKEW_LANE6_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE7_OFFSET};
+#define SKEW_MASK ((1u << CSR_REMOTE_CHANNEL_SKEW_LANE0_SIZE) - 1)
+
 int link_set(const struct link_settings *s) {
     uint32_t log2;
     switch (s->lanes) {
@@ -52,19 +62,17 @@ int link_set(const struct link_settings *s) {
     default: return -1;
     }
     if (s->max_units < 1 || s->max_units > 8) return -2;
-    uint32_t framing = s->max_units | (s->pairing ? 1u << 4 : 0);
-    hal_write32(CSR_REMOTE_LINK_C_FRAMING_ADDR, framing);
-    hal_write32(CSR_REMOTE_LINK_M_FRAMING_ADDR, framing);
+    hal_write32(CSR_REMOTE_LINK_C_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_C_FRAMING_MAX_UNITS, s->max_units) |
+                                                FIELD_PUT(REMOTE_LINK_C_FRAMING_PAIRING, s->pairing != 0));
+    hal_write32(CSR_REMOTE_LINK_M_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_M_FRAMING_MAX_UNITS, s->max_units) |
+                                                FIELD_PUT(REMOTE_LINK_M_FRAMING_PAIRING, s->pairing != 0));
     hal_write32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR, s->issue_rate);
     hal_write32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR, log2);
     hal_write32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR, s->block_ps);
     hal_write32(CSR_REMOTE_CHANNEL_DELAY_ADDR, s->delay);
-    /* 64-bit CSR: lane 7 in the most significant byte; written as two words, high first. */
-    uint32_t hi = 0, lo = 0;
-    for (int i = 0; i < 4; i++) lo |= (uint32_t)s->skew[i] << (8*i);
-    for (int i = 0; i < 4; i++) hi |= (uint32_t)s->skew[4 + i] << (8*i);
-    hal_write32(CSR_REMOTE_CHANNEL_SKEW_ADDR, hi);
-    hal_write32(CSR_REMOTE_CHANNEL_SKEW_ADDR + 4, lo);
+    uint64_t skew = 0;
+    for (int i = 0; i < 8; i++) skew |= (uint64_t)(s->skew[i] & SKEW_MASK) << skew_offset[i];
+    hal_write64(CSR_REMOTE_CHANNEL_SKEW_ADDR, skew);
     return 0;
 }
 
@@ -72,11 +80,11 @@ void link_get(struct link_settings *s) {
     s->lanes    = 1u << hal_read32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR);
     s->block_ps = hal_read32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR);
     s->delay    = hal_read32(CSR_REMOTE_CHANNEL_DELAY_ADDR);
-    uint32_t hi = hal_read32(CSR_REMOTE_CHANNEL_SKEW_ADDR), lo = hal_read32(CSR_REMOTE_CHANNEL_SKEW_ADDR + 4);
-    for (int i = 0; i < 4; i++) { s->skew[i] = lo >> (8*i); s->skew[4 + i] = hi >> (8*i); }
+    uint64_t skew = hal_read64(CSR_REMOTE_CHANNEL_SKEW_ADDR);
+    for (int i = 0; i < 8; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
     uint32_t framing = hal_read32(CSR_REMOTE_LINK_C_FRAMING_ADDR);
-    s->max_units  = framing & 0xf;
-    s->pairing    = (framing >> 4) & 1;
+    s->max_units  = FIELD_GET(REMOTE_LINK_C_FRAMING_MAX_UNITS, framing);
+    s->pairing    = FIELD_GET(REMOTE_LINK_C_FRAMING_PAIRING, framing);
     s->issue_rate = hal_read32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR);
 }
 
@@ -100,18 +108,14 @@ static const uint32_t ber_lane_addr[8] = {
 };
 
 void channel_faults_set(const struct channel_faults *f, int reseed) {
-    for (int i = 0; i < 8; i++) {
-        /* 40-bit CSR: high word first. */
-        hal_write32(ber_lane_addr[i], (uint32_t)(f->threshold[i] >> 32));
-        hal_write32(ber_lane_addr[i] + 4, (uint32_t)f->threshold[i]);
-    }
+    for (int i = 0; i < 8; i++) hal_write64(ber_lane_addr[i], f->threshold[i]);   /* 40-bit CSRs */
     hal_write32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR, f->burst);
     if (reseed) hal_write32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR, f->seed);
 }
 
 void channel_faults_get(struct channel_faults *f) {
     for (int i = 0; i < 8; i++)
-        f->threshold[i] = ((uint64_t)hal_read32(ber_lane_addr[i]) << 32) | hal_read32(ber_lane_addr[i] + 4);
+        f->threshold[i] = hal_read64(ber_lane_addr[i]);
     f->burst = hal_read32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR);
     f->seed  = hal_read32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR);
 }
@@ -130,9 +134,10 @@ void channel_down(uint32_t cycles, uint32_t after) {
 }
 
 void retry_set(uint32_t timeout, uint32_t nak) {
-    uint32_t v = (timeout & 0xffff) | (nak ? 1u << 16 : 0);
-    hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, v);
-    hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, v);
+    hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_C_RETRY_TIMEOUT, timeout) |
+                                              FIELD_PUT(REMOTE_LINK_C_RETRY_NAK, nak != 0));
+    hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_M_RETRY_TIMEOUT, timeout) |
+                                              FIELD_PUT(REMOTE_LINK_M_RETRY_NAK, nak != 0));
 }
 
 void credits_set(uint32_t limit) { hal_write32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR, limit); }
@@ -140,8 +145,8 @@ uint32_t credits_get(void) { return hal_read32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_AD
 
 void retry_get(uint32_t *timeout, uint32_t *nak) {
     uint32_t v = hal_read32(CSR_REMOTE_LINK_C_RETRY_ADDR);
-    *timeout = v & 0xffff;
-    *nak = (v >> 16) & 1;
+    *timeout = FIELD_GET(REMOTE_LINK_C_RETRY_TIMEOUT, v);
+    *nak = FIELD_GET(REMOTE_LINK_C_RETRY_NAK, v);
 }
 
 #define RETRY_COUNTERS(end, c) do { \
@@ -176,8 +181,13 @@ void retry_counters(int end, struct retry_counters *c) {
     for (int i = 0; i < 8; i++) (c)->errors[i] = hal_read32(err[i]); \
 } while (0)
 
-void prbs_enable(int end, uint32_t bits) {
-    hal_write32(end ? CSR_REMOTE_LINK_M_PRBS_ENABLE_ADDR : CSR_REMOTE_LINK_C_PRBS_ENABLE_ADDR, bits);
+void prbs_enable(int end, int tx, int rx) {
+    if (end == 0)
+        hal_write32(CSR_REMOTE_LINK_C_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_TX, tx != 0) |
+                                                        FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_RX, rx != 0));
+    else
+        hal_write32(CSR_REMOTE_LINK_M_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_TX, tx != 0) |
+                                                        FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_RX, rx != 0));
 }
 
 void prbs_clear(int end) {

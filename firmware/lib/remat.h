@@ -4,13 +4,7 @@
 
 #include <stdint.h>
 
-/* BFCT entry fields. */
-#define BFCT_ENABLE (1u << 0)
-#define BFCT_READ   (1u << 1)
-#define BFCT_WRITE  (1u << 2)
-#define BFCT_TARGET_SHIFT 3
-#define BFCT_BASE_SHIFT   8
-
+/* A BFCT entry (its bits are the entry CSR's fields). */
 struct bfct_entry {
     int enable, read, write;
     uint32_t target;  /* 0: remote link 0 */
@@ -71,11 +65,9 @@ void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);
 
-/* PRBS31 on the lanes: end 0 = compute card, 1 = memory card. */
-#define PRBS_TX 1u
-#define PRBS_RX 2u
+/* PRBS31 on the lanes: end 0 = compute card, 1 = memory card; tx sends, rx checks. */
 struct prbs_counters { uint64_t words; uint32_t errors[8]; uint32_t relocks; };
-void prbs_enable(int end, uint32_t bits);
+void prbs_enable(int end, int tx, int rx);
 void prbs_clear(int end);
 void prbs_counters(int end, struct prbs_counters *c);
 

@@ -63,6 +63,26 @@ def settings_commands(target):
     return restore
 
 
+# Tiers: a test that needs the sim model is marked `sim`, one that needs the QEMU image `qemu`, from the
+# fixtures it uses, so `pytest -m "not sim and not qemu"` runs the fast tier alone.
+SIM_FIXTURES = {"sim", "sim_session", "sim_build"}
+QEMU_FIXTURES = {"qemu_image", "qemu_guest"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sim: needs the sim model (built once per run)")
+    config.addinivalue_line("markers", "qemu: needs the board-in-a-box QEMU image")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & SIM_FIXTURES:
+            item.add_marker(pytest.mark.sim)
+        if fixtures & QEMU_FIXTURES:
+            item.add_marker(pytest.mark.qemu)
+
+
 # Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).
 
 def pytest_addoption(parser):

@@ -9,62 +9,51 @@ import pytest
 from monet import qemu, stream, ycsb
 
 
-@pytest.fixture(scope="module")
-def image():
-    return qemu.GuestImage().ensure()
-
-
-@pytest.fixture(scope="module")
-def guest(image):
-    with qemu.QemuTarget(image, forward_port=ycsb.free_port()) as g:
-        yield g
-
-
-def test_guest_has_a_cpu_less_remote_node_and_the_overlay_onlines_it(guest):
-    assert guest.require_remote_node(1) == [0, 1]
-    _, out = guest.run("monet-online-remote 1")
+def test_guest_has_a_cpu_less_remote_node_and_the_overlay_onlines_it(qemu_guest):
+    assert qemu_guest.require_remote_node(1) == [0, 1]
+    _, out = qemu_guest.run("monet-online-remote 1")
     fields = dict(f.split("=") for f in out.split() if "=" in f)
     assert fields["node"] == "1" and int(fields["online_blocks"]) > 0
     assert int(fields["mem_mib"]) > 0.8 * qemu.MEMORY_MB[1]
-    _, hw = guest.run("numactl -H")
+    _, hw = qemu_guest.run("numactl -H")
     assert re.search(r"node 1 cpus: *\n", hw) and re.search(rf"0: +10 +{qemu.NODE_DISTANCE}", hw)
-    status, out = guest.run("monet-online-remote 3", check=False)
+    status, out = qemu_guest.run("monet-online-remote 3", check=False)
     assert status == 1 and "NUMA node 3 does not exist" in out
 
 
 @pytest.mark.parametrize("node", [0, 1])
-def test_stream_runs_bound_to_each_node_and_validates(guest, node):
-    r = stream.run_qemu(guest, node, n=300_000, repetitions=3, perf=True)
+def test_stream_runs_bound_to_each_node_and_validates(qemu_guest, node):
+    r = stream.run_qemu(qemu_guest, node, n=300_000, repetitions=3, perf=True)
     assert r["validates"] and r["threads"] == qemu.CPUS and r["n"] == 300_000
     assert all(v["best_MBps"] > 0 for v in r["kernels"].values())
     # Emulated counters: never an IPC, always the reason.
     assert r["ipc"] is None and "emulation" in r["ipc_note"]
 
 
-def test_stream_validation_catches_a_corrupted_array_in_the_guest(guest):
-    status, out = guest.run("stream -n 100000 -r 2 --corrupt", check=False)
+def test_stream_validation_catches_a_corrupted_array_in_the_guest(qemu_guest):
+    status, out = qemu_guest.run("stream -n 100000 -r 2 --corrupt", check=False)
     assert status == 1 and not stream.parse_output(out)["validates"]
 
 
-def test_ycsb_from_the_host_against_memcached_on_node_1(guest):
-    r = ycsb.run_qemu(guest, "a", node=1, operations=1000)
+def test_ycsb_from_the_host_against_memcached_on_node_1(qemu_guest):
+    r = ycsb.run_qemu(qemu_guest, "a", node=1, operations=1000)
     assert r["failed"] == 0 and r["operations"] == 1000 and r["ops_per_s"] > 0
     assert r["node"] == 1 and r["ipc"] is None and r["ipc_note"]
 
 
 @pytest.mark.parametrize("how", ["kernel command line numa=off", "device tree without the NUMA fragment"])
-def test_no_node_1_fails_with_a_clear_message(image, how):
+def test_no_node_1_fails_with_a_clear_message(qemu_image, how):
     if how.startswith("kernel"):
-        guest = qemu.QemuTarget(image, extra_append="numa=off")
+        guest = qemu.QemuTarget(qemu_image, extra_append="numa=off")
     else:
-        guest = qemu.QemuTarget(image, dtb=qemu.device_tree(image.dir, with_remote_node=False))
+        guest = qemu.QemuTarget(qemu_image, dtb=qemu.device_tree(qemu_image.dir, with_remote_node=False))
     with guest:
         with pytest.raises(qemu.QemuError, match=r"no NUMA node 1 .*numa-node-id = <1>.*numa=off"):
             stream.run_qemu(guest, 1, n=10_000, repetitions=2)
 
 
-def test_a_hung_guest_times_out_cleanly(image):
+def test_a_hung_guest_times_out_cleanly(qemu_image):
     with pytest.raises(qemu.QemuError, match=r"timed out after 40 s waiting for the guest's init .*QEMU was stopped"):
-        qemu.QemuTarget(image, boot_timeout=40, extra_append="monet.hang")
+        qemu.QemuTarget(qemu_image, boot_timeout=40, extra_append="monet.hang")
     left = subprocess.run(["pgrep", "-f", "monet.hang"], capture_output=True, text=True).stdout
     assert left == ""

@@ -170,7 +170,8 @@ class SimChannel(LiteXModule):
         self._lanes_log2 = CSRStorage(2,  reset=3,    description="log2 of active lanes (0..3: 1, 2, 4, 8).")
         self._block_ps   = CSRStorage(16, reset=4400, description="Time of one 66-bit block at the lane rate, ps.")
         self._delay      = CSRStorage(16, reset=10,   description="One-way delay, cycles: PHY TX + fiber + PHY RX.")
-        self._skew       = CSRStorage(8*MAX_LANES,    description="Per-lane extra delay, cycles (8 bits per lane).")
+        self._skew       = CSRStorage(fields=[CSRField(f"lane{lane}", size=8, description=f"Lane {lane}'s extra delay, cycles.")
+                                              for lane in range(MAX_LANES)])
         self._busy_a2b   = CSRStatus(32, description="Cycles the compute-to-memory direction was serializing.")
         self._busy_b2a   = CSRStatus(32, description="Cycles the memory-to-compute direction was serializing.")
         for lane in range(MAX_LANES):
@@ -207,5 +208,5 @@ class SimChannel(LiteXModule):
             self._busy_a2b.status.eq(self.a2b.serializer.busy_cycles),
             self._busy_b2a.status.eq(self.b2a.serializer.busy_cycles),
         ]
-        self.comb += [self.skews[i].eq(self._skew.storage[8*i:8*(i+1)]) for i in range(MAX_LANES)]
+        self.comb += [self.skews[i].eq(getattr(self._skew.fields, f"lane{i}")) for i in range(MAX_LANES)]
 

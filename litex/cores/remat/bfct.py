@@ -10,6 +10,8 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.fields import FieldTable
+
 # Fault kinds latched with the faulting address.
 FAULT_NONE      = 0
 FAULT_UNMAPPED  = 1  # outside the table, or the section is disabled.
@@ -21,15 +23,30 @@ FAULT_TIMEOUT   = 6  # no answer within ReMAT's request timeout (the link is dow
 
 TARGET_REMOTE0 = 0
 
+# A section's entry, as the table stores it and as the `entry` and `readback` CSRs carry it.
+ENTRY = FieldTable("BFCT entry", 32, [
+    ("enable",   1,  "the section is mapped"),
+    ("read",     1,  "reads allowed"),
+    ("write",    1,  "writes allowed"),
+    ("target",   2,  "0: remote port 0 (other targets fault with kind 4)"),
+    ("reserved", 3,  "ignored"),
+    ("base",     24, "remote base, in sections"),
+])
+
+
+def entry_fields():
+    """ENTRY as CSR fields (the generated csr.h gives the firmware their offsets and sizes)."""
+    return [CSRField(f.name, size=f.width, offset=f.offset, description=f.description)
+            for f in ENTRY.fields.values() if f.name != "reserved"]
+
 
 class BFCT(LiteXModule):
     """A table of `n_sections` sections of 2**`section_bits` bytes each (combinational lookup, 0 cycles).
 
-    Entry: enable, read, write, target (2 bits), remote base (in sections). Programmed at run time over
-    CSRs: write `index`, then `entry`, then `commit`. `entry` layout: [0] enable [1] read [2] write
-    [4:3] target [31:8] remote base section.
+    Entry (ENTRY): enable, read, write, target, remote base (in sections). Programmed at run time over
+    CSRs: write `index`, then `entry`, then `commit`.
     """
-    def __init__(self, n_sections, section_bits, base_bits=24):
+    def __init__(self, n_sections, section_bits, base_bits=ENTRY["base"].width):
         self.n_sections   = n_sections
         self.section_bits = section_bits
         # Lookup (combinational).
@@ -39,43 +56,45 @@ class BFCT(LiteXModule):
         self.raddr    = Signal(section_bits + base_bits)  # remote byte address.
         # Programming.
         self.wr_index = Signal(max=n_sections)
-        self.wr_entry = Signal(32)
+        self.wr_entry = Signal(ENTRY.width)
         self.wr_stb   = Signal()
 
         # # #
 
-        entries = Array(Signal(32, name=f"bfct{i}") for i in range(n_sections))
+        entries = Array(Signal(ENTRY.width, name=f"bfct{i}") for i in range(n_sections))
         self.entries = entries
         self.sync += If(self.wr_stb, entries[self.wr_index].eq(self.wr_entry))
 
         index_bits = log2_int(n_sections)
         section    = Signal(index_bits)
         outside    = Signal()
-        entry      = Signal(32)
+        entry      = Signal(ENTRY.width)
         self.comb += [
             section.eq(self.addr[section_bits:section_bits + index_bits]),
             outside.eq(self.addr[section_bits + index_bits:] != 0),
             entry.eq(entries[section]),
-            self.raddr.eq(Cat(self.addr[:section_bits], entry[8:8 + base_bits])),
-            If(outside | ~entry[0],
+            self.raddr.eq(Cat(self.addr[:section_bits], ENTRY.get(entry, "base")[:base_bits])),
+            If(outside | ~ENTRY.get(entry, "enable"),
                 self.fault.eq(FAULT_UNMAPPED)
-            ).Elif(~self.we & ~entry[1],
+            ).Elif(~self.we & ~ENTRY.get(entry, "read"),
                 self.fault.eq(FAULT_NO_READ)
-            ).Elif(self.we & ~entry[2],
+            ).Elif(self.we & ~ENTRY.get(entry, "write"),
                 self.fault.eq(FAULT_NO_WRITE)
-            ).Elif(entry[3:5] != TARGET_REMOTE0,
+            ).Elif(ENTRY.get(entry, "target") != TARGET_REMOTE0,
                 self.fault.eq(FAULT_TARGET)
             ),
         ]
 
     def add_control(self):
         self._index    = CSRStorage(8,  description="Section to program or read back.")
-        self._entry    = CSRStorage(32, description="[0] enable [1] read [2] write [4:3] target [31:8] remote base section.")
+        self._entry    = CSRStorage(fields=entry_fields(), description="Entry to store at `index` on `commit`.")
         self._commit   = CSR()  # write: store `entry` at `index`.
-        self._readback = CSRStatus(32, description="Entry at `index`.")
+        self._readback = CSRStatus(fields=entry_fields(), description="Entry at `index`.")
         self.comb += [
             self.wr_index.eq(self._index.storage),
             self.wr_entry.eq(self._entry.storage),
             self.wr_stb.eq(self._commit.re),
-            self._readback.status.eq(self.entries[self._index.storage[:log2_int(self.n_sections)]]),
         ]
+        shown = Signal(ENTRY.width)
+        self.comb += shown.eq(self.entries[self._index.storage[:log2_int(self.n_sections)]])
+        self.comb += [getattr(self._readback.fields, f.name).eq(ENTRY.get(shown, f.name)) for f in entry_fields()]
