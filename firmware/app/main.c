@@ -17,6 +17,10 @@
 #include "cpu_counters.h"
 #include "stream_run.h"
 
+/* A generated constant inside a message: "0.." XSTR(CHANNEL_MAX_DELAY) " cycles". */
+#define STR(x)  #x
+#define XSTR(x) STR(x)
+
 #define MAX_ARGS     12
 #define MAX_SAMPLES  1024
 #define LINE_BYTES   64
@@ -116,7 +120,7 @@ static void cmd_link(struct args *a) {
         }
     }
     if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
-    if (s.delay > 1000) { error("delay must be 0..1000 cycles"); return; }
+    if (s.delay > CHANNEL_MAX_DELAY) { error("delay must be 0.." XSTR(CHANNEL_MAX_DELAY) " cycles"); return; }
     if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
     int rc = link_set(&s);
     if (rc == -1) { error("lanes must be 1, 2, 4 or 8"); return; }

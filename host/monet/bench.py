@@ -199,6 +199,7 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
     would exceed MAX_RUN_CYCLES while running at less than half speed). The error-free reference is the same
     benchmark at BER 0.
     """
+    facts = target.build.constants
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     timeout, nak = configure_retry(target, profile, link["delay"])
     set_errors(target, 0.0, seed=seed)
@@ -243,7 +244,8 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
         "realised_ber": hits * burst / line_bits if line_bits else None,
         "ends": ends,
         "retry": {"timeout_cycles": timeout, "nak": nak, **reliability.retry_window(
-            profile, distance_m, lanes, rate_gbps, reference["bandwidth_GBps"])},
+            profile, distance_m, lanes, rate_gbps, facts["remote_tags"], facts["link_retry_depth"],
+            reference["bandwidth_GBps"])},
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "link": link_record(link),
     }

@@ -268,7 +268,9 @@ def write_manifest(store, campaign, build=None, image=None):
         manifest.update({
             "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
             "nominal_clock_hz": NOMINAL_CLK_HZ,
-            "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card (4 MiB on-card memory)",
+            "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card "
+                        f"({build.constants['memcard_size'] >> 20} MiB on-card memory)",
+            "hardware": {k: v for k, v in build.constants.items() if not k.startswith("config_")},
             "phy_model": {"tx_ui": PHY_TX_UI, "rx_ui": PHY_RX_UI, "fiber_ns_per_m": FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
         })
     if image is not None:

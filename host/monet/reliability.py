@@ -21,9 +21,6 @@ from monet.profiles import PROFILES
 REPLAY_LOGIC_CYCLES = 9
 # Blocks of a full frame under load: 8 units of a line each, plus the trailer.
 FRAME_BLOCKS = 8 * 9 + 1
-# Transactions the ReMAT can have in flight; they bound what a retry buffer ever holds.
-REMAT_TAGS = 128
-RETRY_DEPTH = 256
 
 
 def timeout_cycles(delay_cycles):
@@ -80,18 +77,18 @@ def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps):
     }
 
 
-def retry_window(profile, distance_m, lanes, rate_gbps, bandwidth_GBps=None):
+def retry_window(profile, distance_m, lanes, rate_gbps, tags, depth, bandwidth_GBps=None):
     """Transactions that must be unacknowledged at once to keep the link busy: bandwidth x (ack round trip)
-    / 64 B. It fits when the fewer of the ReMAT's tags and the retry buffer's depth covers it; beyond, the
-    link's bandwidth is bounded by that count over the round trip."""
+    / 64 B. It fits when the fewer of the ReMAT's `tags` (what can be in flight) and the retry buffer's
+    `depth` (the build's remote_tags and link_retry_depth) covers it; beyond, the link's bandwidth is
+    bounded by that count over the round trip."""
     prof = PROFILES[profile]
     delay = prof.delay_cycles(distance_m, rate_gbps)
     bw = bandwidth_GBps or link_model.payload_capacity_GBps(lanes, rate_gbps)
     frame = link_model.serialization_cycles(FRAME_BLOCKS, lanes, rate_gbps)
     loop_ns = link_model.cycles_to_ns(2 * delay + 2 * frame + REPLAY_LOGIC_CYCLES)
     needed = math.ceil(bw * loop_ns / link_model.LINE_BYTES)
-    held = min(REMAT_TAGS, RETRY_DEPTH)
-    return {"needed": needed, "depth": RETRY_DEPTH, "tags": REMAT_TAGS, "fits": needed <= held,
+    return {"needed": needed, "depth": depth, "tags": tags, "fits": needed <= min(tags, depth),
             "ack_loop_ns": loop_ns}
 
 

@@ -91,6 +91,12 @@ class SimBuild:
     def model(self):
         return self.gateware / "obj_dir" / "Vsim"
 
+    @property
+    def constants(self):
+        """The SoC's facts as the build exported them (csr.json's constants: remote_tags, link_retry_depth,
+        channel_max_delay, remote_section_bits, memcard_size, nominal_clk_hz, ...)."""
+        return json.loads((self.dir / "csr.json").read_text())["constants"]
+
     def ensure(self):
         """Builds whatever is missing; a complete earlier build is reused as is.
 

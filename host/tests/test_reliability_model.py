@@ -62,17 +62,21 @@ def test_replay_model_figures_worked_by_hand():
 
 
 def test_retry_window_is_the_bandwidth_over_the_ack_loop():
+    # The sim SoC's ReMAT tags and retry depth (its csr.json's remote_tags and link_retry_depth).
+    held = dict(tags=128, depth=256)
     # 8 m at 15 Gb/s: 10 cycles each way, a 73-block frame in 11 cycles each way, 9 of logic: 51 cycles,
     # 204 ns; 14.545 GB/s (8 lanes after 64b/66b) x 204 ns = 46.4 lines.
-    near = reliability.retry_window("ours", 8, 8, 15.0)
+    near = reliability.retry_window("ours", 8, 8, 15.0, **held)
     assert near["ack_loop_ns"] == 204.0 and near["needed"] == 47 and near["fits"]
     # 100 m: 66 cycles each way, 163 cycles, 652 ns: 148.2 lines, more than the ReMAT's 128 tags.
-    far = reliability.retry_window("ours", 100, 8, 15.0)
+    far = reliability.retry_window("ours", 100, 8, 15.0, **held)
     assert far["ack_loop_ns"] == 652.0 and far["needed"] == 149 and not far["fits"]
-    slow = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=4.0)
+    slow = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=4.0, **held)
     assert slow["needed"] == 41 and slow["fits"]                        # 4 GB/s x 652 ns = 40.75 lines
-    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 652)
+    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 652, **held)
     assert edge["needed"] == 128 and edge["fits"]
+    # The fewer of tags and depth bounds it: a shallower retry buffer does not hold the 8 m window.
+    assert not reliability.retry_window("ours", 8, 8, 15.0, tags=128, depth=32)["fits"]
 
 
 def test_retry_timer_and_profiles():

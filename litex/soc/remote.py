@@ -15,20 +15,30 @@ from monet.cores.phy.channel import SimChannel
 from monet.cores.memcard.core import MemoryCard
 
 
+# Defaults of the path that software needs to know; the SoC exports them as csr.json constants (the host
+# and the firmware read them there), and the host checks values against them before anything is built.
+CHANNEL_MAX_DELAY = 1000   # one-way delay software may set, cycles (the delay lines hold channel_depth blocks)
+LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for replay
+
+
 class RemoteMemoryPath(LiteXModule):
     """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard, and back.
 
     `remat.ports` are the master ports; CSR blocks come with add_control().
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
-                 memcard_size=4*1024*1024, channel_depth=1024, credits=127):
+                 memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
+                 retry_depth=LINK_RETRY_DEPTH, credits=127):
+        # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
+        assert max_delay < channel_depth
+        self.max_delay, self.retry_depth = max_delay, retry_depth
         self.remat   = remat   = ReMAT(n_ports=2, n_sections=n_sections, section_bits=section_bits, tags=tags)
         self.channel = channel = SimChannel(clk_ps=clk_ps, depth=channel_depth)
         # Requests in flight toward the memory card's input FIFO (as deep as the tags) are bounded by credits
         # as well as by ReMAT's tags: the credit loop is a round trip, so the limit must cover bandwidth x
         # round trip like the tags do (127, the most a 7-bit cumulative count allows).
-        self.link_c  = link_c  = LinkEndpoint(channel.lanes_log2, credit_limit=credits)
-        self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2)
+        self.link_c  = link_c  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth, credit_limit=credits)
+        self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth)
         self.memcard = memcard = MemoryCard(size=memcard_size, max_outstanding=tags)
         self.comb += [
             remat.source.connect(link_c.sink),

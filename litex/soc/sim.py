@@ -83,6 +83,8 @@ class MonetSimSoC(SoCCore):
         self.add_constant("REMOTE_TAGS", tags)
         self.add_constant("MEMCARD_SIZE", memcard_size)
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
+        self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
+        self.add_constant("CHANNEL_MAX_DELAY", remote.max_delay)
 
         # Not named sim_finish: the stock BIOS would then expect the sim_marker CSRs too.
         self.sim_exit = SimFinish()
