@@ -3,7 +3,7 @@ firmware's own command table against the methods and names every command or key 
 
 import pytest
 
-from monet import sim as sim_module
+from monet.sim import target as sim_target
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole, command
 from monet.sim import SimError, SimTarget
 
@@ -48,6 +48,6 @@ def test_a_drifted_client_is_named_in_full(sim):
 
 
 def test_a_sim_whose_firmware_and_client_differ_does_not_boot(sim_build, monkeypatch):
-    monkeypatch.setattr(sim_module, "FirmwareConsole", Drifted)
+    monkeypatch.setattr(sim_target, "FirmwareConsole", Drifted)
     with pytest.raises(SimError, match="sim: the firmware console and monet.firmware_console differ: .*frobnicate"):
         SimTarget(sim_build)

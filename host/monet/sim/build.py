@@ -1,7 +1,6 @@
-"""Sim target: builds the Verilator model once (cached by a hash of its configuration), builds the
-firmware, launches obj_dir/Vsim and talks to the firmware console over the simulated UART (a pty).
-
-Every wait has a timeout that ends in a SimError naming what was awaited and the last output seen.
+"""The sim model's builder: the Verilator model and the firmware, built once and cached by a hash of their
+configuration (gateware sources, firmware sources, pinned tool versions); every wait has a timeout that ends in
+a SimError naming what was awaited and the last output seen.
 """
 
 import hashlib
@@ -15,14 +14,10 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-import pexpect
-
 from monet import verilator
-from monet.console import ConsoleSession
-from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.locks import exclusive
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
 FIRMWARE_DIR = REPO / "firmware"
 DEFAULT_BUILD_ROOT = REPO / "build" / "sim"
@@ -185,65 +180,3 @@ def _tail(path, lines=25):
         return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return ""
-
-
-class SimTarget(ConsoleSession):
-    """A running sim. `fw` (monet.firmware_console) has a method per firmware console command, checked
-    against the firmware's own table at boot; `command()` is its transport."""
-
-    def __init__(self, build, boot_timeout=120, command_timeout=300):
-        self.build = build
-        self.command_timeout = command_timeout
-        self.child = None
-        self.responsive = True  # False once an answer did not come: then close() does not ask, it ends Vsim.
-        self.commands_sent = set()   # names of the console commands sent (what a fixture must put back)
-        self._boot(boot_timeout)
-
-    def _boot(self, timeout):
-        self.started = time.time()
-        self.child = pexpect.spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
-                                   codec_errors="replace", timeout=timeout, echo=False)
-        self.ready = self._read_json("the firmware's ready line", timeout)
-        self.boot_seconds = time.time() - self.started
-        self.fw = FirmwareConsole(self.command)
-        try:
-            self.fw.verify()
-        except ConsoleMismatch as e:
-            self.close()
-            raise SimError(f"sim: {e}") from None
-
-    def _read_json(self, what, timeout):
-        deadline = time.time() + timeout
-        seen = []
-        while True:
-            left = deadline - time.time()
-            try:
-                if left <= 0:
-                    raise pexpect.TIMEOUT("deadline")
-                self.child.expect(r"[^\r\n]*\r?\n", timeout=left)
-            except pexpect.TIMEOUT:
-                self.responsive = False
-                raise SimError(f"sim: timed out after {timeout} s waiting for {what}; last output:\n"
-                               + "\n".join(seen[-10:])) from None
-            except pexpect.EOF:
-                self.responsive = False
-                raise SimError(f"sim: Vsim exited while waiting for {what}; last output:\n"
-                               + "\n".join(seen[-10:] + [self.child.before or ""])) from None
-            line = self.child.after.strip()
-            seen.append(line)
-            start = line.find("{")
-            if start >= 0:
-                try:
-                    return json.loads(line[start:])
-                except json.JSONDecodeError:
-                    continue
-
-    def command(self, line, timeout=None):
-        """Sends one console line (monet.firmware_console writes them); returns its JSON answer. A firmware
-        error raises SimError."""
-        self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
-        self.child.sendline(line)
-        answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)
-        if "error" in answer:
-            raise SimError(f"firmware refused {line!r}: {answer['error']}")
-        return answer
