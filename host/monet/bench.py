@@ -5,6 +5,7 @@ import math
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
 from monet.profiles import MEMORY_CYCLES, PROFILES
+from monet.soc.sim import REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
 
 
@@ -191,7 +192,7 @@ def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBp
 
 
 def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory="sram", bits=1e10, burst=1,
-              seed=1, op="read", outstanding=128, reference_count=50000, log=None):
+              seed=1, op="read", outstanding=REMOTE_TAGS, reference_count=50000, log=None):
     """Sustained bandwidth under a bit error rate, with every byte checked.
 
     Writes a seeded pattern over the span, then reads it back with checking, both under `ber` on every lane

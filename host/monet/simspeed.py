@@ -13,6 +13,7 @@ the console exchanges around each workload (a few thousand cycles against millio
 import time
 
 from monet import bench
+from monet.soc.sim import REMOTE_SECTION_BITS, REMOTE_TAGS
 
 GOAL_PBB_CYCLES_PER_S = 250_000     # issue 11's goal for the PBB-busy workload on a 2-core machine
 BASELINE_CYCLES_PER_S = (70_000, 120_000)   # Debian's Verilator 5.006, before the model was reworked
@@ -43,8 +44,8 @@ def workloads(idle_s=3.0, cpu_bytes=8192, pbb_lines=800_000):
 
     def pbb(target):
         # One `pbb` command alone (bench.bandwidth would add link and window set-up exchanges to the figure).
-        run = target.fw.pbb(op="read", pattern="seq", addr=0, span=1 << 20, count=pbb_lines, outstanding=128,
-                            timeout=64 * pbb_lines, wait=600)
+        run = target.fw.pbb(op="read", pattern="seq", addr=0, span=1 << REMOTE_SECTION_BITS, count=pbb_lines,
+                            outstanding=REMOTE_TAGS, timeout=64 * pbb_lines, wait=600)
         if run["timed_out"] or run["completed"] != pbb_lines:
             raise RuntimeError(f"sim speed: the benchmark block completed {run['completed']} of {pbb_lines} lines")
 

@@ -32,6 +32,12 @@ REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every acc
 ROM_SIZE       = 0x10000
 SRAM_SIZE      = 0x4000
 LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for comparisons).
+# The remote path's size, exported as csr.json constants (REMOTE_*, MEMCARD_SIZE) for the firmware and the host;
+# the host checks values against these before anything is built.
+REMOTE_SECTIONS     = 16
+REMOTE_SECTION_BITS = 20            # 1 MiB sections
+REMOTE_TAGS         = 128           # ReMAT's outstanding requests
+MEMCARD_SIZE        = 4*1024*1024
 
 _io = [
     ("sys_clk", 0, Pins(1)),
@@ -55,7 +61,8 @@ class SimFinish(Module, AutoCSR):
 
 
 class MonetSimSoC(SoCCore):
-    def __init__(self, n_sections=16, section_bits=20, tags=128, memcard_size=4*1024*1024, **kwargs):
+    def __init__(self, n_sections=REMOTE_SECTIONS, section_bits=REMOTE_SECTION_BITS, tags=REMOTE_TAGS,
+                 memcard_size=MEMCARD_SIZE, **kwargs):
         platform = SimPlatform("SIM", _io)
         self.crg = CRG(platform.request("sys_clk"))
         SoCCore.__init__(self, platform, clk_freq=NOMINAL_CLK_HZ,

@@ -3,6 +3,7 @@
 from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.paper import PAPER_BANDWIDTH_GBPS, PAYLOAD_UTILISATION_TARGET
+from monet.soc.sim import REMOTE_TAGS
 from monet.tables import figure, fmt, group, print_table
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
@@ -19,7 +20,8 @@ class Bandwidth(Benchmark):
         Param("op", "read or write", choices=("read", "write"), default="read", required=True),
         Param("pattern", "seq or random addresses", choices=("seq", "random"), default="seq"),
         Param("size", "bytes per access: 8..64 one line transaction, 128 two", choices=bench.SIZES, default=64),
-        Param("outstanding", "transactions in flight", low=1, high=128, integer=True, default=128),
+        Param("outstanding", "transactions in flight (at most ReMAT's tags)", low=1, high=REMOTE_TAGS, integer=True,
+              default=REMOTE_TAGS),
         Param("count", "transactions", low=1, high=2**31, integer=True, default=20000),
     )
 

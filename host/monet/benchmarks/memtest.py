@@ -2,6 +2,7 @@
 
 from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.soc.sim import MEMCARD_SIZE
 from monet.tables import print_table
 
 
@@ -12,7 +13,7 @@ class Memtest(Benchmark):
     order = 90
     axes = ("distance_m", "lanes", "rate_gbps")
     params = (
-        Param("bytes", "bytes written and read back, spread over the windows", low=1, high=4 * 1024 * 1024,
+        Param("bytes", "bytes written and read back, spread over the windows", low=1, high=MEMCARD_SIZE,
               integer=True, default=64 * 1024),
         Param("seed", "the data's seed", low=0, high=2**32 - 1, integer=True, default=1),
     )
