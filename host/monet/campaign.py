@@ -265,13 +265,15 @@ def write_manifest(store, campaign, build=None, image=None):
         "git_revision": git_revision(REPO), "versions": tool_versions(),
     }
     if build is not None:
+        hardware = {k: v for k, v in build.constants.items() if not k.startswith("config_")}
         manifest.update({
             "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
             "nominal_clock_hz": NOMINAL_CLK_HZ,
             "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card "
-                        f"({build.constants['memcard_size'] >> 20} MiB on-card memory)",
-            "hardware": {k: v for k, v in build.constants.items() if not k.startswith("config_")},
-            "phy_model": {"tx_ui": PHY_TX_UI, "rx_ui": PHY_RX_UI, "fiber_ns_per_m": FIBER_NS_PER_M, "source": "PG056 GTHE4 64-bit; n = 1.468"},
+                        f"({hardware['memcard_size'] >> 20} MiB on-card memory)",
+            "hardware": hardware,
+            "phy_model": {"tx_ui": PHY_TX_UI, "rx_ui": PHY_RX_UI, "fiber_ns_per_m": FIBER_NS_PER_M,
+                          "source": "PG056 GTHE4 64-bit; n = 1.468"},
         })
     if image is not None:
         from monet import qemu

@@ -7,7 +7,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from monet.benchmarks import AXIS, REGISTRY, Param
+from monet.benchmarks import AXIS, REGISTRY, Param, value_text
 from monet.qemu import QemuError
 from monet.tables import print_table
 
@@ -46,7 +46,7 @@ def cmd_bench(args):
         return 2
     t0 = time.time()
     try:
-        with _open_target(point["target"], getattr(benchmark, "forward_port", False)) as (target, stamp):
+        with _open_target(point["target"], benchmark.forward_port) as (target, stamp):
             result = benchmark.run(target, point, log=_log)
     except benchmark.errors as e:
         print(f"monet: {e}", file=sys.stderr)
@@ -166,8 +166,8 @@ def cmd_demo(args):
 def _add_option(parser, param, default=None, required=False):
     parser.add_argument(param.flag, dest=param.name, type=param.parse, default=default, required=required,
                         metavar=param.flag.lstrip("-").upper().replace("-", "_"),
-                        help=param.help + ("" if default is None or required else f" (default {default:g})" if isinstance(
-                            default, float) else f" (default {default})") + f"; accepted: {param.accepted}")
+                        help=param.help + ("" if default is None or required else f" (default {value_text(default)})")
+                        + f"; accepted: {param.accepted}")
 
 
 def _add_benchmark(bench_parsers, benchmark):

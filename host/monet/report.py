@@ -7,7 +7,7 @@ from pathlib import Path
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.paper import PAPER
-from monet.tables import POINT_DEFAULTS, fmt
+from monet.tables import POINT_DEFAULTS, fmt, markdown_table
 
 
 def load(results_dir):
@@ -154,8 +154,7 @@ def _markdown(manifest, sections):
     for title, header, rows, image, note in sections:
         out += ["", f"## {title}", "", note]
         if header:
-            out += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+            out += [""] + markdown_table(header, rows)
         if image:
             out += ["", f"![{title}]({image})"]
     return "\n".join(out) + "\n"

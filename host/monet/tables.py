@@ -20,6 +20,12 @@ def ipc_text(result):
         f"n/a: {result.get('ipc_note') or 'not measured'}"
 
 
+def markdown_table(header, rows):
+    """A Markdown table's lines."""
+    return ["| " + " | ".join(str(h) for h in header) + " |", "|" + "---|" * len(header)] + \
+        ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
 def print_table(rows, headers):
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
     print("  ".join(str(h).ljust(w) for h, w in zip(headers, widths)))

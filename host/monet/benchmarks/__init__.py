@@ -16,7 +16,7 @@ from monet.paper import PAPER_TOLERANCE
 from monet.profiles import MEMORY_CYCLES, PROFILES
 
 
-def _text(value):
+def value_text(value):
     """A value as a person writes it: 15, 12.5, 1024, 1e+09 (a power of ten from a million up)."""
     if isinstance(value, (int, float)) and float(value).is_integer():
         whole = int(value)
@@ -49,9 +49,9 @@ class Param:
         if self.described:
             return self.described
         if self.choices is not None:
-            return ", ".join(_text(c) for c in self.choices)
+            return ", ".join(value_text(c) for c in self.choices)
         kind = "an integer" if self.integer else "a number"
-        return f"{kind} from {_text(self.low)} to {_text(self.high)}" + (f" ({self.unit})" if self.unit else "")
+        return f"{kind} from {value_text(self.low)} to {value_text(self.high)}" + (f" ({self.unit})" if self.unit else "")
 
     def check(self, value):
         """Whether a value (from a campaign file, or parsed from the CLI) is accepted."""
@@ -125,6 +125,7 @@ class Benchmark:
     axis_defaults = {}       # the CLI's defaults where they differ from the axes'
     params = ()              # Param, in the order of a point's keys
     errors = ()              # exceptions whose message is the whole story (the CLI prints it, exit 2)
+    forward_port = False     # qemu: forward a loopback port to the guest's memcached
 
     def refuse(self, values, targets):
         """(key, message) when a combination the parameters accept on their own cannot run on `targets`;

@@ -19,7 +19,7 @@ class Ycsb(Benchmark):
     targets = ("qemu", "host")
     axes = ()
     errors = (ycsb.YcsbError,)
-    forward_port = True      # the guest's memcached port, forwarded to a loopback port of this machine
+    forward_port = True
     params = (
         Param("workload", "YCSB core workload", choices=ycsb.WORKLOADS, convert=str.lower, required=True,
               sweep=list(ycsb.WORKLOADS)),
