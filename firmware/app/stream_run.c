@@ -14,7 +14,7 @@ static uint32_t array_bytes(uint32_t n) { return ((n * STREAM_WORD_BYTES + 63) &
 
 uint32_t stream_footprint(uint32_t n) { return 3 * array_bytes(n); }
 
-void stream_run(uintptr_t base, uint32_t n, uint32_t repetitions, int corrupt, struct stream_run *r)
+TIMED_CODE(stream) void stream_run(uintptr_t base, uint32_t n, uint32_t repetitions, int corrupt, struct stream_run *r)
 {
     uint32_t *a = (uint32_t *)base;
     uint32_t *b = (uint32_t *)(base + array_bytes(n));

@@ -3,6 +3,7 @@
 #define MONET_PBB_H
 
 #include <stdint.h>
+#include <generated/soc.h>   /* PBB_BUCKETS */
 
 #define PBB_MODE_READ  0
 #define PBB_MODE_WRITE 1
@@ -10,7 +11,6 @@
 #define PBB_PATTERN_SEQ    0
 #define PBB_PATTERN_STRIDE 1
 #define PBB_PATTERN_RANDOM 2
-#define PBB_BUCKETS 64
 
 struct pbb_settings {
     uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift, size_log2;

@@ -5,7 +5,7 @@ import math
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
 from monet.profiles import MEMORY_CYCLES, PROFILES
-from monet.soc.sim import REMOTE_TAGS
+from monet.soc.sim import PBB_BUCKETS, REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
 
 
@@ -54,7 +54,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     windows = map_remote_windows(target)
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
-    answer = target.fw.lat(op=op, addr=windows[0], n=samples, stride=64)
+    answer = target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES)
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
     hw = answer["hw_cycles"]
@@ -115,10 +115,10 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     windows = map_remote_windows(target, info)
     mapped = len(windows) * info["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
-    # Histogram bucket width: 63 buckets must cover the worst latency expected, the round trip plus every
-    # outstanding response queued behind the others on the link.
+    # Histogram bucket width: the buckets below the last (which takes the overflow) must cover the worst
+    # latency expected, the round trip plus every outstanding response queued behind the others on the link.
     bound = 2 * link["delay"] + 32 + outstanding * link_model.serialization_cycles(10, lanes, rate_gbps)
-    shift = max(0, math.ceil(math.log2(bound / 63)))
+    shift = max(0, math.ceil(math.log2(bound / (PBB_BUCKETS - 1))))
     # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))

@@ -10,18 +10,17 @@ Sources of the defaults:
 
 import math
 
+from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES
 from monet.soc.remote import CHANNEL_MAX_DELAY
 from monet.soc.sim import NOMINAL_CLK_HZ
 
-LANES           = (1, 2, 4, 8)
+LANES           = tuple(1 << i for i in range(MAX_LANES.bit_length()))   # 1, 2, 4, 8
 RATES_GBPS      = (10.0, 12.5, 15.0, 25.0)
 FIBER_NS_PER_M  = 4.9
 PHY_TX_UI       = 176.0
 PHY_RX_UI       = 125.5
 CLK_PS          = 10**12 // NOMINAL_CLK_HZ
 MAX_DELAY       = CHANNEL_MAX_DELAY   # cycles one way, bounded by the channel's delay lines.
-BEAT_BLOCKS     = 8
-LINE_BYTES      = 64
 
 
 def block_ps(rate_gbps):

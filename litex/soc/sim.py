@@ -23,6 +23,7 @@ from litex.soc.integration.builder import Builder
 from litex.soc.interconnect.csr import *
 from migen.genlib.io import CRG
 
+from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.pbb.core import PBB
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.remote import RemoteMemoryPath
@@ -31,6 +32,7 @@ NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this no
 REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
 ROM_SIZE       = 0x10000
 SRAM_SIZE      = 0x4000
+CONSOLE_MAX_SAMPLES = 1024     # the console's timed samples and chase lines: three word buffers in SRAM.
 LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for comparisons).
 # The remote path's size, exported as csr.json constants (REMOTE_*, MEMCARD_SIZE) for the firmware and the host;
 # the host checks values against these before anything is built.
@@ -38,6 +40,7 @@ REMOTE_SECTIONS     = 16
 REMOTE_SECTION_BITS = 20            # 1 MiB sections
 REMOTE_TAGS         = 128           # ReMAT's outstanding requests
 MEMCARD_SIZE        = 4*1024*1024
+PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
 _io = [
     ("sys_clk", 0, Pins(1)),
@@ -83,7 +86,7 @@ class MonetSimSoC(SoCCore):
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
         # Benchmark block on ReMAT's second port.
-        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=64)
+        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=PBB_BUCKETS)
         self.pbb.add_control()
         self.add_constant("REMOTE_SECTIONS", n_sections)
         self.add_constant("REMOTE_SECTION_BITS", section_bits)
@@ -92,6 +95,10 @@ class MonetSimSoC(SoCCore):
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
         self.add_constant("CHANNEL_MAX_DELAY", remote.max_delay)
+        self.add_constant("LINK_MAX_LANES", MAX_LANES)
+        self.add_constant("REMOTE_LINE_BYTES", LINE_BYTES)
+        self.add_constant("CONSOLE_MAX_SAMPLES", CONSOLE_MAX_SAMPLES)
+        self.add_constant("PBB_BUCKETS", PBB_BUCKETS)
 
         # Not named sim_finish: the stock BIOS would then expect the sim_marker CSRs too.
         self.sim_exit = SimFinish()

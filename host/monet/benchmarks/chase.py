@@ -8,6 +8,7 @@ stopped; the end is checked against the chain this module computes from the same
 
 from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.tables import fmt, print_table
 
 LINE_BYTES = link_model.LINE_BYTES
@@ -34,8 +35,8 @@ class Chase(Benchmark):
 
     order = 45
     params = (
-        Param("lines", "lines in the chain (64 B apart, visited in a seeded random cycle)", low=2, high=1024,
-              integer=True, default=256),
+        Param("lines", f"lines in the chain ({LINE_BYTES} B apart, visited in a seeded random cycle)", low=2,
+              high=CONSOLE_MAX_SAMPLES, integer=True, default=256),
         Param("loads", "dependent loads timed", low=1, high=2**20, integer=True, default=1000),
         Param("seed", "the chain's seed", low=0, high=2**32 - 1, integer=True, default=1),
     )
@@ -94,6 +95,6 @@ class Chase(Benchmark):
         return [("Pointer chase: dependent remote loads",
                  ["profile", "memory", "distance (m)", "lanes", "rate", "lines", "loads", "ns per load",
                   "ReMAT mean (ns)", "IPC", "chain followed"], rows, None,
-                 "The soft CPU loads around a seeded random cycle of 64 B lines in remote memory, each address the "
+                 f"The soft CPU loads around a seeded random cycle of {LINE_BYTES} B lines in remote memory, each address the "
                  "value the load before returned: ns per load is the whole round trip a latency-bound program "
                  "pays (the CPU's bus path on top of the ReMAT port's figure).")]

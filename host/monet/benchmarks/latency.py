@@ -4,6 +4,7 @@ from collections import defaultdict
 
 from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
+from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.paper import LOGIC_CYCLES_TARGET, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
 from monet.tables import figure, fmt, group, print_table
 from monet.stats import linear_fit
@@ -18,7 +19,7 @@ class Latency(Benchmark):
     order = 10
     params = (
         Param("op", "read or write", choices=OPS, default="read", required=True),
-        Param("samples", "accesses", low=1, high=1024, integer=True, default=200, sweep=[100]),
+        Param("samples", "accesses", low=1, high=CONSOLE_MAX_SAMPLES, integer=True, default=200, sweep=[100]),
     )
 
     def run(self, target, point, log=None):

@@ -1,0 +1,174 @@
+/* Console commands of the link and the channel: settings, bit errors and link down, go-back-N and
+ * credits, PRBS31. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#include <generated/csr.h>
+#include <generated/mem.h>
+#include <generated/soc.h>
+
+#include "console.h"
+#include "monet_hal.h"
+
+#include "channel.h"
+#include "cpu_counters.h"
+#include "link.h"
+#include "memcard.h"
+#include "remat.h"
+
+static void print_link(void) {
+    struct link_settings s;
+    uint32_t fc, cc, fm, cm, ba, bb;
+    link_get(&s);
+    link_counters(&fc, &cc, &fm, &cm, &ba, &bb);
+    printf("{\"lanes\": %u, \"block_ps\": %u, \"delay\": %u, \"skew\": [", (unsigned)s.lanes,
+           (unsigned)s.block_ps, (unsigned)s.delay);
+    for (int i = 0; i < LINK_MAX_LANES; i++) printf("%s%u", i ? ", " : "", s.skew[i]);
+    printf("], \"max_units\": %u, \"pairing\": %u, \"issue_rate\": %u", (unsigned)s.max_units, (unsigned)s.pairing,
+           (unsigned)s.issue_rate);
+    printf(", \"memlat\": %u, \"frames_c\": %u, \"crc_errors_c\": %u, \"frames_m\": %u, \"crc_errors_m\": %u, "
+           "\"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)memcard_latency(), (unsigned)fc, (unsigned)cc,
+           (unsigned)fm, (unsigned)cm, (unsigned)ba, (unsigned)bb);
+}
+
+/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memlat=C] [max_units=U] [pairing=0|1] [issue_rate=R] */
+static void cmd_link(struct args *a) {
+    struct link_settings s;
+    link_get(&s);
+    s.lanes    = arg_u32(a, "lanes", s.lanes);
+    s.block_ps = arg_u32(a, "block_ps", s.block_ps);
+    s.delay    = arg_u32(a, "delay", s.delay);
+    s.max_units  = arg_u32(a, "max_units", s.max_units);
+    s.pairing    = arg_u32(a, "pairing", s.pairing);
+    s.issue_rate = arg_u32(a, "issue_rate", s.issue_rate);
+    const char *skew = arg_str(a, "skew", NULL);
+    if (skew) {
+        for (int i = 0; i < LINK_MAX_LANES; i++) s.skew[i] = 0;
+        char *p = (char *)skew;
+        for (int i = 0; i < LINK_MAX_LANES && *p; i++) {
+            s.skew[i] = strtoul(p, &p, 0);
+            if (*p == ',') p++;
+        }
+    }
+    if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
+    if (s.delay > CHANNEL_MAX_DELAY) { error("delay must be 0.." XSTR(CHANNEL_MAX_DELAY) " cycles"); return; }
+    if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
+    int rc = link_set(&s);
+    if (rc == -1) { error("lanes must be 1, 2, 4 or 8"); return; }
+    if (rc == -2) { error("max_units must be 1..8"); return; }
+    memcard_set_latency(arg_u32(a, "memlat", memcard_latency()));
+    print_link();
+}
+
+static void print_u64_list(const char *name, const uint64_t *v, int n) {
+    printf("\"%s\": [", name);
+    for (int i = 0; i < n; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+    printf("]");
+}
+
+/* errinj [ber=T|T0,..,T7] [burst=B] [seed=S] [down=C [down_after=W]]: channel bit errors (per-lane block
+ * thresholds, see litex/cores/phy/errors.py) and a link-down interval of C cycles, W cycles from now. */
+static void cmd_errinj(struct args *a) {
+    struct channel_faults f;
+    channel_faults_get(&f);
+    const char *ber = arg_str(a, "ber", NULL);
+    if (ber) {
+        char *p = (char *)ber;
+        uint64_t last = 0;
+        for (int i = 0; i < LINK_MAX_LANES; i++) {
+            if (*p) { last = strtoull(p, &p, 0); if (*p == ',') p++; }
+            f.threshold[i] = last;   /* one value: every lane */
+        }
+        for (int i = 0; i < LINK_MAX_LANES; i++)
+            if (f.threshold[i] >> 40) { error("ber thresholds must be below 2**40"); return; }
+    }
+    f.burst = arg_u32(a, "burst", f.burst);
+    if (f.burst < 1 || f.burst > 32) { error("burst must be 1..32 bits"); return; }
+    const char *seed = arg_str(a, "seed", NULL);
+    if (seed) f.seed = strtoul(seed, NULL, 0);
+    channel_faults_set(&f, seed != NULL);
+    const char *down = arg_str(a, "down", NULL);
+    if (down) channel_down(strtoul(down, NULL, 0), arg_u32(a, "down_after", 0));
+    struct channel_fault_counters c;
+    channel_fault_counters(&c);
+    printf("{");
+    print_u64_list("ber", f.threshold, LINK_MAX_LANES);
+    printf(", \"burst\": %u, \"seed\": %u, \"blocks_a2b\": %llu, \"blocks_b2a\": %llu, \"hits_a2b\": %u, "
+           "\"hits_b2a\": %u, \"down_total\": %u}\n", (unsigned)f.burst, (unsigned)f.seed,
+           (unsigned long long)c.blocks_a2b, (unsigned long long)c.blocks_b2a, (unsigned)c.hits_a2b,
+           (unsigned)c.hits_b2a, (unsigned)c.down_total);
+}
+
+static void print_retry_counters(const char *name, int end) {
+    struct retry_counters c;
+    retry_counters(end, &c);
+    printf("\"%s\": {", name);
+    for (int i = 0; i < RETRY_COUNTERS; i++)
+        printf("%s\"%s\": %u", i ? ", " : "", retry_counter_names[i], (unsigned)c.value[i]);
+    printf("}");
+}
+
+/* retry [timeout=C] [nak=0|1] [request_timeout=C] [credits=N]: go-back-N settings (both ends), ReMAT's
+ * request timeout (0: never), the credit limit toward the memory card (0: none), each end's counters. */
+static void cmd_retry(struct args *a) {
+    uint32_t timeout, nak;
+    retry_get(&timeout, &nak);
+    timeout = arg_u32(a, "timeout", timeout);
+    nak = arg_u32(a, "nak", nak);
+    if (timeout < 16 || timeout > 65535) { error("timeout must be 16..65535 cycles"); return; }
+    if (nak > 1) { error("nak must be 0 or 1"); return; }
+    uint32_t credits = arg_u32(a, "credits", credits_get());
+    if (credits > 127) { error("credits must be 0..127 (0: no credit flow control)"); return; }
+    retry_set(timeout, nak);
+    credits_set(credits);
+    uint32_t request_timeout = arg_u32(a, "request_timeout", remat_request_timeout());
+    remat_set_request_timeout(request_timeout);
+    printf("{\"timeout\": %u, \"nak\": %u, \"credits\": %u, \"request_timeout\": %u, \"request_timeouts\": %u, ",
+           (unsigned)timeout, (unsigned)nak, (unsigned)credits, (unsigned)request_timeout,
+           (unsigned)remat_request_timeouts());
+    print_retry_counters("compute", 0);
+    printf(", ");
+    print_retry_counters("memory", 1);
+    printf("}\n");
+}
+
+static void wait_cycles(uint64_t n) {
+    uint64_t t0 = rd64(0);
+    while (rd64(0) - t0 < n) ;
+}
+
+static void print_prbs(const char *name, int end) {
+    struct prbs_counters c;
+    prbs_counters(end, &c);
+    printf("\"%s\": {\"words\": %llu, \"relocks\": %u, \"errors\": [", name, (unsigned long long)c.words,
+           (unsigned)c.relocks);
+    for (int i = 0; i < LINK_MAX_LANES; i++) printf("%s%u", i ? ", " : "", (unsigned)c.errors[i]);
+    printf("]}");
+}
+
+/* prbs cycles=N: PRBS31 on every active lane, both directions, for N cycles (link traffic waits); words
+ * checked per lane and bit errors per lane, a2b at the memory card's checkers, b2a at the compute card's. */
+static void cmd_prbs(struct args *a) {
+    uint32_t cycles = arg_u32(a, "cycles", 100000);
+    if (cycles < 1000) { error("cycles must be at least 1000"); return; }
+    for (int end = 0; end < 2; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
+    for (int end = 0; end < 2; end++) prbs_enable(end, 1, 1);
+    wait_cycles(cycles);
+    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 1);
+    wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255) */
+    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 0);
+    struct link_settings s;
+    link_get(&s);
+    printf("{\"cycles\": %u, \"lanes\": %u, ", (unsigned)cycles, (unsigned)s.lanes);
+    print_prbs("a2b", 1);
+    printf(", ");
+    print_prbs("b2a", 0);
+    printf("}\n");
+}
+
+define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]");
+define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
+define_command(retry, cmd_retry, "[timeout=16..65535 nak=0|1 request_timeout=cycles credits=0..127] and counters");
+define_command(prbs, cmd_prbs, "cycles=N: PRBS31 on every lane both ways, bits and errors per lane");

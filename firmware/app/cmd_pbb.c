@@ -1,0 +1,75 @@
+/* Console command of the programmable benchmark block: one run, waited out, with link occupancy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#include <generated/csr.h>
+#include <generated/mem.h>
+#include <generated/soc.h>
+
+#include "console.h"
+#include "monet_hal.h"
+
+#include "cpu_counters.h"
+#include "link.h"
+#include "pbb.h"
+
+/* pbb op=read|write|mixed [ratio=R] pattern=seq|stride|random addr= span= stride= count= outstanding=
+ *     seed= check=0|1 shift= : one run of the benchmark block, waited out, with link occupancy. */
+static void cmd_pbb(struct args *a) {
+    static const char *ops[] = {"read", "write", "mixed"}, *patterns[] = {"seq", "stride", "random"};
+    const char *op = arg_str(a, "op", "read"), *pattern = arg_str(a, "pattern", "seq");
+    struct pbb_settings s;
+    s.mode = 3; s.pattern = 3;
+    for (uint32_t i = 0; i < 3; i++) {
+        if (!strcmp(op, ops[i])) s.mode = i;
+        if (!strcmp(pattern, patterns[i])) s.pattern = i;
+    }
+    if (s.mode == 3) { error("op must be read, write or mixed"); return; }
+    if (s.pattern == 3) { error("pattern must be seq, stride or random"); return; }
+    s.read_ratio  = arg_u32(a, "ratio", 128);
+    s.base        = arg_u32(a, "addr", 0);
+    s.span        = arg_u32(a, "span", 1u << 20);
+    s.stride      = arg_u32(a, "stride", 256);
+    s.count       = arg_u32(a, "count", 1000);
+    s.outstanding = arg_u32(a, "outstanding", REMOTE_TAGS);
+    s.seed        = arg_u32(a, "seed", 1);
+    s.check       = arg_u32(a, "check", 0);
+    s.shift       = arg_u32(a, "shift", 2);
+    uint32_t size = arg_u32(a, "size", REMOTE_LINE_BYTES);
+    s.size_log2 = 0;
+    for (uint32_t n = 3; n <= 7; n++)
+        if (size == 1u << n) s.size_log2 = n;
+    if (!s.size_log2) { error("size must be 8, 16, 32, 64 or 128 bytes"); return; }
+    if (s.span < REMOTE_LINE_BYTES || (s.span & (s.span - 1))) { error("span must be a power of two >= " XSTR(REMOTE_LINE_BYTES)); return; }
+    if (!window_ok(s.base, s.span) || (s.base & (REMOTE_LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
+    if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1..tags"); return; }
+    if (s.stride % REMOTE_LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
+    if (s.size_log2 == 7 && s.count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
+    uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
+    link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
+    /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
+    uint32_t budget = arg_u32(a, "timeout", 2000000), t0 = rdcycle32();
+    int timed_out = 0;
+    pbb_start(&s);
+    while (pbb_busy()) {
+        if (rdcycle32() - t0 > budget) { timed_out = 1; break; }
+    }
+    link_counters(&fc, &cc, &fm, &cm, &a2b1, &b2a1);
+    struct pbb_result r;
+    pbb_result(&r);
+    printf("{\"timed_out\": %s, \"crc_errors_c\": %u, \"crc_errors_m\": %u, ", timed_out ? "true" : "false",
+           (unsigned)cc, (unsigned)cm);
+    printf("\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, \"completed\": %u, "
+           "\"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, "
+           "\"lat_sum\": %llu, \"shift\": %u, \"busy_a2b\": %u, \"busy_b2a\": %u, ",
+           op, pattern, (unsigned)s.count, (unsigned)s.outstanding, (unsigned)r.completed,
+           (unsigned long long)r.cycles, (unsigned)r.errors, (unsigned)r.bus_errors, (unsigned)r.lat_min,
+           (unsigned)r.lat_max, (unsigned long long)r.lat_sum, (unsigned)s.shift, (unsigned)(a2b1 - a2b0),
+           (unsigned)(b2a1 - b2a0));
+    print_samples("hist", r.hist, PBB_BUCKETS);
+    printf("}\n");
+}
+
+define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 timeout=cycles");

@@ -1,0 +1,36 @@
+/* Sim channel driver. */
+#include "monet_hal.h"
+#include "channel.h"
+
+_Static_assert(LINK_MAX_LANES == 8, "one CSR per lane in ber_lane_addr");
+static const uint32_t ber_lane_addr[LINK_MAX_LANES] = {
+    CSR_REMOTE_CHANNEL_BER_LANE0_ADDR, CSR_REMOTE_CHANNEL_BER_LANE1_ADDR, CSR_REMOTE_CHANNEL_BER_LANE2_ADDR,
+    CSR_REMOTE_CHANNEL_BER_LANE3_ADDR, CSR_REMOTE_CHANNEL_BER_LANE4_ADDR, CSR_REMOTE_CHANNEL_BER_LANE5_ADDR,
+    CSR_REMOTE_CHANNEL_BER_LANE6_ADDR, CSR_REMOTE_CHANNEL_BER_LANE7_ADDR,
+};
+
+void channel_faults_set(const struct channel_faults *f, int reseed) {
+    for (int i = 0; i < LINK_MAX_LANES; i++) hal_write64(ber_lane_addr[i], f->threshold[i]);   /* 40-bit CSRs */
+    hal_write32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR, f->burst);
+    if (reseed) hal_write32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR, f->seed);
+}
+
+void channel_faults_get(struct channel_faults *f) {
+    for (int i = 0; i < LINK_MAX_LANES; i++)
+        f->threshold[i] = hal_read64(ber_lane_addr[i]);
+    f->burst = hal_read32(CSR_REMOTE_CHANNEL_BER_BURST_ADDR);
+    f->seed  = hal_read32(CSR_REMOTE_CHANNEL_BER_SEED_ADDR);
+}
+
+void channel_fault_counters(struct channel_fault_counters *c) {
+    c->blocks_a2b = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_A2B_ADDR);
+    c->blocks_b2a = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_B2A_ADDR);
+    c->hits_a2b   = hal_read32(CSR_REMOTE_CHANNEL_HITS_A2B_ADDR);
+    c->hits_b2a   = hal_read32(CSR_REMOTE_CHANNEL_HITS_B2A_ADDR);
+    c->down_total = hal_read32(CSR_REMOTE_CHANNEL_DOWN_TOTAL_ADDR);
+}
+
+void channel_down(uint32_t cycles, uint32_t after) {
+    hal_write32(CSR_REMOTE_CHANNEL_DOWN_AFTER_ADDR, after);
+    hal_write32(CSR_REMOTE_CHANNEL_DOWN_ADDR, cycles);
+}

@@ -1,0 +1,115 @@
+/* Link driver. */
+#include "monet_hal.h"
+#include "link.h"
+
+/* The per-lane tables below name one CSR (or field) a lane. */
+_Static_assert(LINK_MAX_LANES == 8, "one entry per lane in the tables of link.c");
+
+/* The channel's per-lane skew fields, lane 0 first (one 64-bit CSR). */
+static const uint8_t skew_offset[LINK_MAX_LANES] = {
+    CSR_REMOTE_CHANNEL_SKEW_LANE0_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE1_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE2_OFFSET,
+    CSR_REMOTE_CHANNEL_SKEW_LANE3_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE4_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE5_OFFSET,
+    CSR_REMOTE_CHANNEL_SKEW_LANE6_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE7_OFFSET};
+#define SKEW_MASK ((1u << CSR_REMOTE_CHANNEL_SKEW_LANE0_SIZE) - 1)
+
+int link_set(const struct link_settings *s) {
+    uint32_t log2;
+    switch (s->lanes) {
+    case 1: log2 = 0; break;
+    case 2: log2 = 1; break;
+    case 4: log2 = 2; break;
+    case 8: log2 = 3; break;
+    default: return -1;
+    }
+    if (s->max_units < 1 || s->max_units > 8) return -2;
+    hal_write32(CSR_REMOTE_LINK_C_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_C_FRAMING_MAX_UNITS, s->max_units) |
+                                                FIELD_PUT(REMOTE_LINK_C_FRAMING_PAIRING, s->pairing != 0));
+    hal_write32(CSR_REMOTE_LINK_M_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_M_FRAMING_MAX_UNITS, s->max_units) |
+                                                FIELD_PUT(REMOTE_LINK_M_FRAMING_PAIRING, s->pairing != 0));
+    hal_write32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR, s->issue_rate);
+    hal_write32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR, log2);
+    hal_write32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR, s->block_ps);
+    hal_write32(CSR_REMOTE_CHANNEL_DELAY_ADDR, s->delay);
+    uint64_t skew = 0;
+    for (int i = 0; i < LINK_MAX_LANES; i++) skew |= (uint64_t)(s->skew[i] & SKEW_MASK) << skew_offset[i];
+    hal_write64(CSR_REMOTE_CHANNEL_SKEW_ADDR, skew);
+    return 0;
+}
+
+void link_get(struct link_settings *s) {
+    s->lanes    = 1u << hal_read32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR);
+    s->block_ps = hal_read32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR);
+    s->delay    = hal_read32(CSR_REMOTE_CHANNEL_DELAY_ADDR);
+    uint64_t skew = hal_read64(CSR_REMOTE_CHANNEL_SKEW_ADDR);
+    for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
+    uint32_t framing = hal_read32(CSR_REMOTE_LINK_C_FRAMING_ADDR);
+    s->max_units  = FIELD_GET(REMOTE_LINK_C_FRAMING_MAX_UNITS, framing);
+    s->pairing    = FIELD_GET(REMOTE_LINK_C_FRAMING_PAIRING, framing);
+    s->issue_rate = hal_read32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR);
+}
+
+void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint32_t *crc_m,
+                   uint32_t *busy_a2b, uint32_t *busy_b2a) {
+    *frames_c = hal_read32(CSR_REMOTE_LINK_C_FRAMES_ADDR);
+    *crc_c    = hal_read32(CSR_REMOTE_LINK_C_CRC_ERRORS_ADDR);
+    *frames_m = hal_read32(CSR_REMOTE_LINK_M_FRAMES_ADDR);
+    *crc_m    = hal_read32(CSR_REMOTE_LINK_M_CRC_ERRORS_ADDR);
+    *busy_a2b = hal_read32(CSR_REMOTE_CHANNEL_BUSY_A2B_ADDR);
+    *busy_b2a = hal_read32(CSR_REMOTE_CHANNEL_BUSY_B2A_ADDR);
+}
+
+void retry_set(uint32_t timeout, uint32_t nak) {
+    hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_C_RETRY_TIMEOUT, timeout) |
+                                              FIELD_PUT(REMOTE_LINK_C_RETRY_NAK, nak != 0));
+    hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_M_RETRY_TIMEOUT, timeout) |
+                                              FIELD_PUT(REMOTE_LINK_M_RETRY_NAK, nak != 0));
+}
+
+void credits_set(uint32_t limit) { hal_write32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR, limit); }
+uint32_t credits_get(void) { return hal_read32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR); }
+
+void retry_get(uint32_t *timeout, uint32_t *nak) {
+    uint32_t v = hal_read32(CSR_REMOTE_LINK_C_RETRY_ADDR);
+    *timeout = FIELD_GET(REMOTE_LINK_C_RETRY_TIMEOUT, v);
+    *nak = FIELD_GET(REMOTE_LINK_C_RETRY_NAK, v);
+}
+
+#define RETRY_COUNTER_NAME(name, reg)   #name,
+#define RETRY_COUNTER_C_ADDR(name, reg) CSR_REMOTE_LINK_C_##reg##_ADDR,
+#define RETRY_COUNTER_M_ADDR(name, reg) CSR_REMOTE_LINK_M_##reg##_ADDR,
+const char *const retry_counter_names[RETRY_COUNTERS] = {RETRY_COUNTER_LIST(RETRY_COUNTER_NAME)};
+static const uint32_t retry_counter_addr[2][RETRY_COUNTERS] = {
+    {RETRY_COUNTER_LIST(RETRY_COUNTER_C_ADDR)}, {RETRY_COUNTER_LIST(RETRY_COUNTER_M_ADDR)}};
+
+void retry_counters(int end, struct retry_counters *c) {
+    for (int i = 0; i < RETRY_COUNTERS; i++) c->value[i] = hal_read32(retry_counter_addr[end != 0][i]);
+}
+
+#define PRBS_COUNTERS(end, c) do { \
+    static const uint32_t err[LINK_MAX_LANES] = { \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS0_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS1_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS2_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS3_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS4_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS5_ADDR, \
+        CSR_REMOTE_LINK_##end##_PRBS_ERRORS6_ADDR, CSR_REMOTE_LINK_##end##_PRBS_ERRORS7_ADDR}; \
+    (c)->words   = hal_read64(CSR_REMOTE_LINK_##end##_PRBS_WORDS_ADDR); \
+    (c)->relocks = hal_read32(CSR_REMOTE_LINK_##end##_PRBS_RELOCKS_ADDR); \
+    for (int i = 0; i < LINK_MAX_LANES; i++) (c)->errors[i] = hal_read32(err[i]); \
+} while (0)
+
+void prbs_enable(int end, int tx, int rx) {
+    if (end == 0)
+        hal_write32(CSR_REMOTE_LINK_C_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_TX, tx != 0) |
+                                                        FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_RX, rx != 0));
+    else
+        hal_write32(CSR_REMOTE_LINK_M_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_TX, tx != 0) |
+                                                        FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_RX, rx != 0));
+}
+
+void prbs_clear(int end) {
+    hal_write32(end ? CSR_REMOTE_LINK_M_PRBS_CLEAR_ADDR : CSR_REMOTE_LINK_C_PRBS_CLEAR_ADDR, 1);
+}
+
+void prbs_counters(int end, struct prbs_counters *c) {
+    if (end == 0) PRBS_COUNTERS(C, c);
+    else          PRBS_COUNTERS(M, c);
+}
