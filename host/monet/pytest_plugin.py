@@ -72,8 +72,13 @@ QEMU_FIXTURES = {"qemu_image", "qemu_guest"}
 def pytest_configure(config):
     config.addinivalue_line("markers", "sim: needs the sim model (built once per run)")
     config.addinivalue_line("markers", "qemu: needs the board-in-a-box QEMU image")
+    config.addinivalue_line("markers", "slow: takes a minute or so; collected first (see below)")
 
 
+# After any shuffling (pytest-randomly), tests marked `slow` move to the front, in their shuffled order: on
+# pytest-xdist's workers they then start at once instead of ending a parallel run alone, minutes after the
+# rest has finished.
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
@@ -81,6 +86,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.sim)
         if fixtures & QEMU_FIXTURES:
             item.add_marker(pytest.mark.qemu)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 # Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).

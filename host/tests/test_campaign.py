@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from monet.campaign import Campaign, point_key
 from monet.report import make_report
 
@@ -16,10 +18,11 @@ def _lines(path):
     return [l for l in path.read_text().splitlines() if l.strip()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build, tmp_path):
     f = tmp_path / "resume.yaml"
     f.write_text("name: resume\naxes: {distance_m: [0, 4, 8, 12, 16, 20, 24, 28], lanes: [8], rate_gbps: [15]}\n"
-                 "benchmarks:\n  - latency: {op: [read], samples: [400]}\n")
+                 "benchmarks:\n  - latency: {op: [read], samples: [20]}\n")
     total = len(Campaign(f).points())
     results = tmp_path / "results"
     cmd = [sys.executable, "-m", "monet.cli", "campaign", "run", str(f), "--results", str(results)]

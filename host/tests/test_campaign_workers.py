@@ -40,6 +40,7 @@ def cluster():
         yield client
 
 
+@pytest.mark.slow
 def test_a_local_cluster_gives_the_local_run_point_for_point(sim_build, tmp_path, cluster):
     f = tmp_path / "small.yaml"
     f.write_text(SMALL)
@@ -58,10 +59,11 @@ def test_a_local_cluster_gives_the_local_run_point_for_point(sim_build, tmp_path
     assert len(workers) == 2, "both workers should have taken points"
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path, cluster):
     f = tmp_path / "kill.yaml"
     f.write_text("name: kill\naxes: {distance_m: [0, 8, 18, 26, 36, 50], lanes: [8], rate_gbps: [15]}\n"
-                 "benchmarks:\n  - latency: {op: [read], samples: [600]}\n")
+                 "benchmarks:\n  - latency: {op: [read], samples: [40]}\n")
     campaign = Campaign(f)
     results = tmp_path / "results"
     outcome = {}

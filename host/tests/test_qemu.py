@@ -35,6 +35,7 @@ def test_stream_validation_catches_a_corrupted_array_in_the_guest(qemu_guest):
     assert status == 1 and not stream.parse_output(out)["validates"]
 
 
+@pytest.mark.slow
 def test_ycsb_from_the_host_against_memcached_on_node_1(qemu_guest):
     r = ycsb.run_qemu(qemu_guest, "a", node=1, operations=1000)
     assert r["failed"] == 0 and r["operations"] == 1000 and r["ops_per_s"] > 0
@@ -52,6 +53,7 @@ def test_no_node_1_fails_with_a_clear_message(qemu_image, how):
             stream.run_qemu(guest, 1, n=10_000, repetitions=2)
 
 
+@pytest.mark.slow
 def test_a_hung_guest_times_out_cleanly(qemu_image):
     with pytest.raises(qemu.QemuError, match=r"timed out after 40 s waiting for the guest's init .*QEMU was stopped"):
         qemu.QemuTarget(qemu_image, boot_timeout=40, extra_append="monet.hang")

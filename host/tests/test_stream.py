@@ -69,6 +69,7 @@ def test_cli_host_json():
 
 # The soft CPU in the sim: local RAM (node 0) and remote memory (node 1) through the link.
 
+@pytest.mark.slow
 def test_sim_stream_local_and_remote_validate_and_remote_falls_with_distance(sim):
     local = stream.run_sim(sim, 0, n=1024, repetitions=2)
     near = stream.run_sim(sim, 1, distance_m=8, n=1024, repetitions=2)

@@ -8,13 +8,14 @@ import random
 import pytest
 from migen import *
 
+from monet.cores.common.layouts import T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, T_WR_ACK as WR_ACK, \
+    T_WR_REQ as WR_REQ
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import send_transactions
 
-RD_REQ, WR_REQ, RD_RSP, WR_ACK = 1, 2, 3, 4
 FULL = (1 << 64) - 1
 
 
@@ -28,6 +29,10 @@ class Link(Module):
         self.comb += [a.rx_up.eq(channel.a_up), b.rx_up.eq(channel.b_up)]
         self.comb += a.connect_phy(channel.a2b.sink, channel.b2a.sources)
         self.comb += b.connect_phy(channel.b2a.sink, channel.a2b.sources)
+
+
+# One link for every test (each run starts a fresh model, so nothing carries over between runs).
+LINK = Link()
 
 
 def transactions(n, seed, types):
@@ -45,7 +50,7 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
              credit_limit=0, hold_credits_until=0, timeout=256, cycles=3000):
     """Sends `a2b` from a and `b2a` from b (tuples of type, tag, laddr, mask, data); returns what each end
     received (with the cycle), and both ends' counters. `down`: (after, length) of a link-down interval."""
-    dut = Link()
+    dut = LINK
     got = {"a": [], "b": []}
     stats = {}
 

@@ -5,14 +5,14 @@ import random
 
 import pytest
 
+from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
+    T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import send_transactions
 
-# Frame types as the link carries them (link/common.py, README "The gateware in one page").
-RD_REQ, WR_REQ, RD_RSP, WR_ACK, ERR = 1, 2, 3, 4, 5
 FULL = (1 << 64) - 1
 LINES = 64          # a 4 KiB card
 

@@ -278,6 +278,17 @@ class _Driver:
             self.values = dict(zip(self.watch, answer))
 
 
+def _converted(dut):
+    """The combinational targets and the Verilog of `dut`, converted once per DUT object: a test that runs
+    one DUT several times (a fresh model process each run) pays Migen's conversion, seconds for a whole
+    path, once. A DUT must not be changed after its first run."""
+    cached = getattr(dut, "_verilog_sim_conversion", None)
+    if cached is None:
+        fragment = _Top(dut).get_fragment()
+        cached = dut._verilog_sim_conversion = (list_targets(fragment.comb), verilog.convert(fragment, name="top"))
+    return cached
+
+
 def run_simulation(dut, generators, clocks=None, vcd_name=None, max_cycles=MAX_CYCLES):
     """Migen's `run_simulation(dut, generators)`, on the core's generated Verilog in Verilator.
     `clocks` may only name `sys` (its period does not matter: cycles are what a testbench sees); waveforms
@@ -291,9 +302,7 @@ def run_simulation(dut, generators, clocks=None, vcd_name=None, max_cycles=MAX_C
     if isinstance(generators, dict):
         generators = generators["sys"]
     generators = list(generators) if isinstance(generators, (list, tuple)) else [generators]
-    fragment = _Top(dut).get_fragment()
-    comb_targets = list_targets(fragment.comb)
-    conv = verilog.convert(fragment, name="top")
+    comb_targets, conv = _converted(dut)
     folder = build(conv)
     with _Session(folder) as session:
         _Driver(session, conv.ns, comb_targets).run(generators, max_cycles)
