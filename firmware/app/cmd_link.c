@@ -95,10 +95,10 @@ static void cmd_errinj(struct args *a) {
     channel_fault_counters(&c);
     printf("{");
     print_u64_list("ber", f.threshold, LINK_MAX_LANES);
-    printf(", \"burst\": %u, \"seed\": %u, \"blocks_a2b\": %llu, \"blocks_b2a\": %llu, \"hits_a2b\": %u, "
-           "\"hits_b2a\": %u, \"down_total\": %u}\n", (unsigned)f.burst, (unsigned)f.seed,
-           (unsigned long long)c.blocks_a2b, (unsigned long long)c.blocks_b2a, (unsigned)c.hits_a2b,
-           (unsigned)c.hits_b2a, (unsigned)c.down_total);
+    printf(", \"burst\": %u, \"seed\": %u", (unsigned)f.burst, (unsigned)f.seed);
+#define CHANNEL_COUNTER_PRINT(name, reg, bits) printf(", \"" #name "\": %llu", (unsigned long long)c.name);
+    CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_PRINT)
+    printf("}\n");
 }
 
 static void print_retry_counters(const char *name, int end) {

@@ -23,11 +23,8 @@ void channel_faults_get(struct channel_faults *f) {
 }
 
 void channel_fault_counters(struct channel_fault_counters *c) {
-    c->blocks_a2b = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_A2B_ADDR);
-    c->blocks_b2a = hal_read64(CSR_REMOTE_CHANNEL_BLOCKS_B2A_ADDR);
-    c->hits_a2b   = hal_read32(CSR_REMOTE_CHANNEL_HITS_A2B_ADDR);
-    c->hits_b2a   = hal_read32(CSR_REMOTE_CHANNEL_HITS_B2A_ADDR);
-    c->down_total = hal_read32(CSR_REMOTE_CHANNEL_DOWN_TOTAL_ADDR);
+#define CHANNEL_COUNTER_READ(name, reg, bits) c->name = hal_read##bits(CSR_REMOTE_CHANNEL_##reg##_ADDR);
+    CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_READ)
 }
 
 void channel_down(uint32_t cycles, uint32_t after) {

@@ -11,7 +11,12 @@ struct channel_faults {
     uint64_t threshold[LINK_MAX_LANES];
     uint32_t burst, seed;
 };
-struct channel_fault_counters { uint64_t blocks_a2b, blocks_b2a; uint32_t hits_a2b, hits_b2a, down_total; };
+/* The channel's counters, one list (X-macro): (name in the console's JSON, CSR name, bits). */
+#define CHANNEL_COUNTER_LIST(X) \
+    X(blocks_a2b, BLOCKS_A2B, 64) X(blocks_b2a, BLOCKS_B2A, 64) X(hits_a2b, HITS_A2B, 32) \
+    X(hits_b2a, HITS_B2A, 32) X(down_total, DOWN_TOTAL, 32)
+#define CHANNEL_COUNTER_FIELD(name, reg, bits) uint##bits##_t name;
+struct channel_fault_counters { CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_FIELD) };
 void channel_faults_set(const struct channel_faults *f, int reseed);
 void channel_faults_get(struct channel_faults *f);
 void channel_fault_counters(struct channel_fault_counters *c);

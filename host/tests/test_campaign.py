@@ -12,6 +12,7 @@ import pytest
 
 from monet.campaign import Campaign, point_key
 from monet.report import make_report
+from process_tree import running, sims_below
 
 
 def _lines(path):
@@ -30,10 +31,15 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     deadline = time.time() + 300
     while len(_lines(results / "results.jsonl")) < 2 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
+    sims = sims_below(proc.pid)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     finished = len(_lines(results / "results.jsonl"))
     assert 2 <= finished < total, "the kill must land mid-run"
+    # The sim runs in a session of its own (its console is a pty), out of reach of the kill: it must end
+    # with the process that started it rather than run on at full speed.
+    assert sims, "a sim was running"
+    assert not running(sims, within=10), "the killed campaign left its sim running"
 
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr

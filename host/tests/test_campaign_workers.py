@@ -16,6 +16,7 @@ from distributed import Client, LocalCluster
 from monet.campaign import Campaign, ResultsStore, point_id, point_key
 from monet.campaign_workers import estimated_cycles, run_campaign
 from monet.sim import REPO
+from process_tree import running, sims_below
 
 # Deterministic figures only: cycle counts of latency and bandwidth runs do not depend on wall time.
 SMALL = ("name: small\naxes: {distance_m: [0, 8, 36], lanes: [8], rate_gbps: [15]}\n"
@@ -79,14 +80,16 @@ def test_a_worker_killed_mid_point_loses_and_repeats_nothing(sim_build, tmp_path
         if busy and (results / "results.jsonl").exists():
             victim = busy[0]
             pid = cluster.run(os.getpid, workers=[victim])[victim]
-            running = cluster.processing().get(victim)
-            if running:
-                lost = running[0]
+            sims = sims_below(pid)
+            in_point = cluster.processing().get(victim)
+            if in_point and sims:
+                lost = in_point[0]
                 os.kill(pid, signal.SIGKILL)
             else:
                 victim = None
         time.sleep(0.05)
     assert victim is not None, "no worker was busy after a point finished"
+    assert not running(sims, within=10), "the killed worker left its sim running"
     runner.join(timeout=600)
     assert outcome["done"] == (len(campaign.points()), 0)
     records = ResultsStore(results).records()

@@ -88,7 +88,9 @@ def test_sim_stream_validation_catches_a_corrupted_array(sim):
     assert not r["validates"] and r["bad_elements"] == 1
 
 
-def test_sim_stream_refuses_arrays_that_do_not_fit(sim):
+def test_sim_stream_takes_the_longest_arrays_the_host_accepts_and_refuses_one_word_more(sim):
+    from monet.benchmarks.stream import SIM_MAX_WORDS
     from monet.sim import SimError
+    assert sim.fw.stream(mem="local", n=SIM_MAX_WORDS, reps=2)["validates"]
     with pytest.raises(SimError, match="must fit in local RAM"):
-        sim.fw.stream(mem="local", n=100000, reps=2)
+        sim.fw.stream(mem="local", n=SIM_MAX_WORDS + 1, reps=2)

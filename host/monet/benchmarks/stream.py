@@ -6,11 +6,15 @@ from collections import defaultdict
 from monet import stream
 from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M
+from monet.soc.sim import LOCAL_RAM_SIZE
 from monet.stats import linear_fit
 from monet.tables import figure, fmt, group, print_table
 
 KERNELS = stream.KERNELS
-SIM_MAX_WORDS = 20000   # 3 arrays in the sim's 256 KiB local RAM
+# The longest arrays the console's STREAM lays out in the sim's local RAM: three arrays of n 4-byte words, each
+# rounded up to a 64-byte line and followed by a 128-byte stagger (stream_footprint in
+# firmware/app/stream_run.c; test_stream checks that the firmware takes this n and refuses one more).
+SIM_MAX_WORDS = (LOCAL_RAM_SIZE // 3 - 128) // 64 * 64 // 4
 SERIES = ("profile", "memory", "lanes", "rate_gbps", "n", "reps")
 # What each target runs when the CLI is not told: (elements, repetitions, threads).
 CLI_DEFAULTS = {"host": (10_000_000, 10, None), "qemu": (stream.QEMU_ELEMENTS, stream.QEMU_REPETITIONS, 4),
