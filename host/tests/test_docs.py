@@ -1,6 +1,6 @@
 """The repository documents itself: doc/wire-format.md and doc/registers.md are what monet.docgen writes from
-the field tables and the build's csr.json, the field tables put every field where the wire format says, and
-nothing points to files outside the repository."""
+the field tables and the build's csr.json, the field tables put every field where the wire format says, the
+README's layout table matches the tree, and nothing points to files outside the repository."""
 
 import re
 import subprocess
@@ -31,6 +31,22 @@ def test_the_field_tables_put_each_field_at_its_bits():
         0xF | 0x3FF << 4 | 0x155 << 14 | 1 << 24 | 0x7F << 25 | 0xDEADBEEF << 32
     assert TRAILER["crc"].offset == 32 and MASK["enables"].width == 64
     assert [HEADER.value(HEADER.word(laddr=5, tag=9), k) for k in ("laddr", "tag", "type")] == [5, 9, 0]
+
+
+def test_the_readme_layout_table_matches_the_tree():
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("## Layout"):]
+    table = table[:table.index("\n\n", table.index("| folder |"))]
+    named = [folder for row in table.splitlines()[2:] for folder in re.findall(r"`([^`]+/)`", row.split("|")[1])]
+    missing = [folder for folder in named if not (REPO / folder).is_dir()]
+    assert not missing, f"the layout table names folders the tree lacks: {missing}"
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    # Every top-level folder, and every core's folder, has a row (a row may cover the folders below it).
+    folders = {path.split("/")[0] + "/" for path in tracked if "/" in path}
+    folders |= {"/".join(path.split("/")[:3]) + "/" for path in tracked if path.startswith("litex/cores/")
+                and path.count("/") >= 3}
+    unnamed = sorted(f for f in folders if not any(n.startswith(f) or f.startswith(n) for n in named))
+    assert not unnamed, f"folders without a row in the README's layout table: {unnamed}"
 
 
 # A relative path that climbs out of its file's folder, and a document named the way README.md is.

@@ -5,7 +5,7 @@ import time
 
 import pexpect
 
-from monet.console import ConsoleSession
+from monet.console import ConsoleSession, spawn
 from monet.qemu.image import GUEST_PROMPT, QemuError, _machine_args, device_tree
 
 
@@ -37,8 +37,8 @@ class QemuTarget(ConsoleSession):
         self.child = None
         self._seq = 0
         t0 = time.time()
-        self.child = pexpect.spawn(self.command_line[0], self.command_line[1:], encoding="utf-8",
-                                   codec_errors="replace", timeout=boot_timeout, echo=False, maxread=65536)
+        self.child = spawn(self.command_line[0], self.command_line[1:], encoding="utf-8",
+                           codec_errors="replace", timeout=boot_timeout, echo=False, maxread=65536)
         self.transcript = []
         try:
             self._expect(["monet-init: ready"], boot_timeout, "the guest's init to finish (monet-init: ready)")

@@ -5,7 +5,7 @@ import time
 
 import pexpect
 
-from monet.console import ConsoleSession
+from monet.console import ConsoleSession, spawn
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.sim.build import SimError
 
@@ -24,7 +24,7 @@ class SimTarget(ConsoleSession):
 
     def _boot(self, timeout):
         self.started = time.time()
-        self.child = pexpect.spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
+        self.child = spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
                                    codec_errors="replace", timeout=timeout, echo=False)
         self.ready = self._read_json("the firmware's ready line", timeout)
         self.boot_seconds = time.time() - self.started
