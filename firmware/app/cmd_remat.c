@@ -78,14 +78,14 @@ TIMED_CODE(fill) static void cmd_fill_check(struct args *a, int check) {
     printf("}\n");
 }
 
-/* One timed access. A store retires before its bus cycle ends, so a load from local SRAM follows it: that
- * load waits for the data bus, which frees only when the remote write is acknowledged. */
-static volatile uint32_t local_word;
-
-static uint32_t timed_access(volatile uint32_t *p, int write, uint32_t value) {
+/* One timed access. A store retires before its bus cycle ends, so an uncached load follows it: a CSR read,
+ * which waits for the data bus, free only once the remote write is acknowledged. (A load from local SRAM
+ * would hit the data cache and not wait: the write would look free.) */
+TIMED_CODE(access) static uint32_t timed_access(volatile uint32_t *p, int write, uint32_t value) {
     uint32_t start, end, v;
     if (write) {
-        start = rdcycle32(); *p = value; v = local_word; __asm__ volatile("" :: "r"(v)); end = rdcycle32();
+        start = rdcycle32(); *p = value; v = hal_read32(CSR_REMOTE_REMAT_REQUESTS_ADDR); __asm__ volatile("" :: "r"(v));
+        end = rdcycle32();
     } else {
         start = rdcycle32(); v = *p; __asm__ volatile("" :: "r"(v)); end = rdcycle32();
     }

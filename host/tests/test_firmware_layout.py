@@ -9,7 +9,7 @@ firmware/app/cpu_counters.h) is placed first in ROM, in a fixed order, each piec
 import subprocess
 
 # In the linker script's order.
-TIMED = ("rd64", "cmd_lat", "cmd_chase", "stream_run", "cmd_fill_check")
+TIMED = ("rd64", "timed_access", "cmd_lat", "cmd_chase", "stream_run", "cmd_fill_check")
 
 
 def functions_by_address(elf):
