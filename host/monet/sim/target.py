@@ -25,7 +25,7 @@ class SimTarget(ConsoleSession):
     def _boot(self, timeout):
         self.started = time.time()
         self.child = spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
-                                   codec_errors="replace", timeout=timeout, echo=False)
+                           codec_errors="replace", timeout=timeout, echo=False)
         self.ready = self._read_json("the firmware's ready line", timeout)
         self.boot_seconds = time.time() - self.started
         self.fw = FirmwareConsole(self.command)

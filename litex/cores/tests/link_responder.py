@@ -3,7 +3,12 @@
 Reads of a line never written return the line address, so tests can check translation.
 """
 
-from monet.cores.common.layouts import T_ERR, T_WR_REQ, T_WR_ACK, T_RD_RSP
+from monet.cores.common.layouts import LINE_BYTES, T_ERR, T_WR_REQ, T_WR_ACK, T_RD_RSP
+
+
+def byte_mask_bits(mask):
+    """The bits of a line that a byte-enable mask (one bit a byte) covers."""
+    return sum(0xFF << (8 * i) for i in range(LINE_BYTES) if mask >> i & 1)
 
 
 def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
@@ -28,7 +33,7 @@ def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
                 pending.append((cycle + delay, T_ERR, tag, 0))
             elif typ == T_WR_REQ:
                 data, mask = (yield remat.source.data), (yield remat.source.mask)
-                bits = sum(0xFF << (8 * i) for i in range(64) if mask >> i & 1)
+                bits = byte_mask_bits(mask)
                 memory[laddr] = (memory.get(laddr, laddr) & ~bits) | (data & bits)
                 pending.append((cycle + delay, T_WR_ACK, tag, 0))
             else:

@@ -11,7 +11,7 @@ from monet.cores.memcard.core import MemoryCard
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
-from .link_responder import send_transactions
+from .link_responder import byte_mask_bits, send_transactions
 
 FULL = (1 << 64) - 1
 LINES = 64          # a 4 KiB card
@@ -19,10 +19,6 @@ LINES = 64          # a 4 KiB card
 
 def line(seed):
     return random.Random(seed).getrandbits(512)
-
-
-def bytes_of(mask):
-    return sum(0xFF << (8 * i) for i in range(64) if mask >> i & 1)
 
 
 def exchange(requests, latency=0, stall_every=0):
@@ -74,7 +70,7 @@ REQUESTS = [
 @pytest.mark.parametrize("latency,stall_every", [(0, 0), (5, 0), (0, 3), (7, 2)])
 def test_requests_are_answered_in_order_with_the_right_data(latency, stall_every):
     responses, taken, counters = exchange(REQUESTS, latency, stall_every)
-    merged = (line(4) & ~bytes_of(0x0F0F)) | (line(40) & bytes_of(0x0F0F))
+    merged = (line(4) & ~byte_mask_bits(0x0F0F)) | (line(40) & byte_mask_bits(0x0F0F))
     want = [(WR_ACK, 1, 3, 0), (WR_ACK, 2, 4, 0), (WR_ACK, 3, 4, 0), (RD_RSP, 4, 3, line(3)),
             (RD_RSP, 5, 4, merged), (RD_RSP, 6, 7, 0), (ERR, 7, LINES, 0), (ERR, 8, LINES + 5, 0),
             (ERR, 9, 3, 0), (ERR, 12, 3, 0), (RD_RSP, 10, LINES - 1, 0), (RD_RSP, 11, 5, 0),

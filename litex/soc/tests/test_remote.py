@@ -10,7 +10,7 @@ import random
 import pytest
 
 from monet.cores.remat.bfct import ENTRY, FAULT_TIMEOUT
-from monet.cores.tests.link_responder import offer
+from monet.cores.tests.link_responder import byte_mask_bits, offer
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.soc.remote import RemoteMemoryPath
 
@@ -26,10 +26,6 @@ READS_START = 400                     # cycles: every write is through by then, 
 DUT = RemoteMemoryPath(n_sections=SECTIONS, section_bits=SECTION_BITS, tags=16,
                        memcard_size=SECTIONS << SECTION_BITS, channel_depth=64, max_delay=60, retry_depth=64,
                        credits=16)
-
-
-def byte_mask_bits(mask):
-    return sum(0xFF << (8 * i) for i in range(LINE) if mask >> i & 1)
 
 
 def run(accesses, lanes_log2=3, delay=10, block_ps=4400, threshold=0, down=None, request_timeout=None,
@@ -63,7 +59,7 @@ def run(accesses, lanes_log2=3, delay=10, block_ps=4400, threshold=0, down=None,
         yield bfct.wr_stb.eq(0)
         yield
         if down is not None:
-            yield ch.down_after.eq(down[0] - SECTIONS - 2)
+            yield ch.down_after.eq(down[0] - (yield dut.remat.now))
             yield ch.down_for.eq(down[1])
             yield ch.go_down.eq(1)
             yield
