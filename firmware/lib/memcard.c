@@ -1,6 +1,33 @@
 /* Memory card driver. */
+#include <generated/csr.h>
+
 #include "monet_hal.h"
 #include "memcard.h"
 
 void memcard_set_latency(uint32_t cycles) { hal_write32(CSR_REMOTE_MEMCARD_LATENCY_ADDR, cycles); }
 uint32_t memcard_latency(void) { return hal_read32(CSR_REMOTE_MEMCARD_LATENCY_ADDR); }
+
+int memcard_has_memory(uint32_t memory) {
+#ifdef CSR_REMOTE_MEMCARD_REFRESHES_ADDR   /* the card was built with DDR4 */
+    return memory <= MEMCARD_MEMORY_DDR4;
+#else
+    return memory == MEMCARD_MEMORY_SRAM;
+#endif
+}
+
+void memcard_set_memory(uint32_t memory) { hal_write32(CSR_REMOTE_MEMCARD_MEMORY_ADDR, memory); }
+
+uint32_t memcard_memory(void) { return hal_read32(CSR_REMOTE_MEMCARD_MEMORY_ADDR); }
+
+void memcard_counters(struct memcard_counters *c) {
+    c->reads         = hal_read32(CSR_REMOTE_MEMCARD_READS_ADDR);
+    c->writes        = hal_read32(CSR_REMOTE_MEMCARD_WRITES_ADDR);
+    c->errors        = hal_read32(CSR_REMOTE_MEMCARD_ERRORS_ADDR);
+    c->service_sum   = hal_read32(CSR_REMOTE_MEMCARD_SERVICE_SUM_ADDR);
+    c->service_count = hal_read32(CSR_REMOTE_MEMCARD_SERVICE_COUNT_ADDR);
+#ifdef CSR_REMOTE_MEMCARD_REFRESHES_ADDR
+    c->refreshes     = hal_read32(CSR_REMOTE_MEMCARD_REFRESHES_ADDR);
+#else
+    c->refreshes     = 0;
+#endif
+}

@@ -1,10 +1,23 @@
-/* Memory card driver: its extra access latency (the memory model). */
+/* Memory card driver: its memory (SRAM or DDR4), extra access latency (a modelled streamer) and counters. */
 #ifndef MONET_MEMCARD_H
 #define MONET_MEMCARD_H
 
 #include <stdint.h>
 
+#define MEMCARD_MEMORY_SRAM 0
+#define MEMCARD_MEMORY_DDR4 1
+
+struct memcard_counters {
+    uint32_t reads, writes, errors;
+    uint32_t service_sum, service_count;   /* the memory's share of each answer, cycles */
+    uint32_t refreshes;                    /* DDR4 refresh commands */
+};
+
 void memcard_set_latency(uint32_t cycles);
 uint32_t memcard_latency(void);
+int memcard_has_memory(uint32_t memory);   /* the card was built with it */
+void memcard_set_memory(uint32_t memory);
+uint32_t memcard_memory(void);
+void memcard_counters(struct memcard_counters *c);
 
 #endif

@@ -4,21 +4,36 @@ import math
 
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
-from monet.profiles import MEMORY_CYCLES, PROFILES
-from monet.soc.sim import PBB_BUCKETS, REMOTE_TAGS
+from monet.profiles import MEMORIES, PROFILES
+from monet.cores.memcard.ddr4 import peak_GBps
+from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
+
+
+DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)
 
 
 def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram"):
     """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
-    streamer, the memory model. Returns the firmware's answer with the settings echoed."""
+    streamer, the memory card's memory. Returns the firmware's answer with the settings echoed."""
     prof = PROFILES[profile]
-    memlat = MEMORY_CYCLES[memory] + prof.extra_cycles
     link = target.fw.link(lanes=lanes, block_ps=prof.block_ps(rate_gbps),
-                          delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memlat=memlat,
+                          delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memory=MEMORIES[memory],
+                          memlat=prof.extra_cycles,
                           max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
     link["profile"], link["memory"] = profile, memory
     return link
+
+
+def memory_service(target, run):
+    """Runs `run()` and returns its result with the memory card's mean service time over it (cycles: the
+    memory's share of each answer) and the DDR4 refreshes that fell inside it."""
+    before = target.fw.memcard()
+    result = run()
+    after = target.fw.memcard()
+    count = (after["service_count"] - before["service_count"]) % 2**32
+    service = (after["service_sum"] - before["service_sum"]) % 2**32
+    return result, (service / count if count else None), (after["refreshes"] - before["refreshes"]) % 2**32
 
 
 def configure_retry(target, profile, delay_cycles):
@@ -54,7 +69,8 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     windows = map_remote_windows(target)
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
-    answer = target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES)
+    answer, service, refreshes = memory_service(
+        target, lambda: target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES))
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
     hw = answer["hw_cycles"]
@@ -75,20 +91,23 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
         "profile": profile,
         "memory": memory,
         "link": link_record(link),
+        "memory_service_cycles": service,
+        "refreshes": refreshes,
         "measured_at": "latency_*: ReMAT port, request accepted to response delivered; cpu_latency_*: what the "
-                       "CPU waits beyond the same access to local SRAM",
+                       "CPU waits beyond the same access to local SRAM; memory_service_cycles: the memory "
+                       "card's mean time in its memory",
     }
     result["breakdown"] = link_model.read_breakdown(hw_summary["p50"], distance_m, lanes, rate_gbps,
-                                                    memlat=link["memlat"],
+                                                    memory_cycles=service + link["memlat"],
                                                     link_ns=PROFILES[profile].link_ns(rate_gbps))
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
     return result
 
 
-def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8):
+def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram"):
     """Writes seeded pseudo-random words over every remote window, reads them back, counts errors."""
-    configure_link(target, distance_m, lanes, rate_gbps)
+    configure_link(target, distance_m, lanes, rate_gbps, memory=memory)
     windows = map_remote_windows(target)
     per_window = (nbytes // len(windows)) & ~3
     used, errors, faults = [], 0, 0
@@ -99,7 +118,7 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8):
         faults += int(check["fault"])
         used.append({"offset": offset, "bytes": per_window, "errors": check["errors"]})
     return {"bytes": per_window * len(windows), "seed": seed, "errors": errors, "faults": faults,
-            "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m}
+            "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m, "memory": memory}
 
 
 SIZES = (8, 16, 32, 64, 128)
@@ -122,8 +141,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
-    run = target.fw.pbb(op=op, pattern=pattern, addr=0, span=span, count=lines, size=size, outstanding=outstanding,
-                        seed=seed, check=check, shift=shift, timeout=budget, wait=max(300, lines // 100))
+    run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
+        op=op, pattern=pattern, addr=0, span=span, count=lines, size=size, outstanding=outstanding, seed=seed,
+        check=check, shift=shift, timeout=budget, wait=max(300, lines // 100)))
     if run.get("timed_out"):
         raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
                            f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
@@ -149,6 +169,11 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "link_utilisation": bw / (2 * lanes * rate_gbps / 8),
         "payload_utilisation": bw / capacity,
         "link_efficiency": payload * 8 / line_bits if line_bits else None,
+        # The paper's memory utilisation: achieved against the memory's peak (DDR4 only: the SRAM has none).
+        "memory_peak_GBps": DDR4_PEAK_GBPS if memory == "ddr4" else None,
+        "memory_utilisation": bw / DDR4_PEAK_GBPS if memory == "ddr4" else None,
+        "memory_service_cycles": service,
+        "refreshes": refreshes,
         "errors": run["errors"], "bus_errors": run["bus_errors"],
         "latency_ns": {"min": link_model.cycles_to_ns(run["lat_min"]),
                        "mean": link_model.cycles_to_ns(run["lat_sum"] / max(run["completed"], 1)),

@@ -74,10 +74,11 @@ class FirmwareConsole:
         """SoC facts: clock, remote window base, BFCT sections and their size, tags, memory card size."""
 
     @command
-    def link(self, lanes=None, block_ps=None, delay=None, skew=None, memlat=None, max_units=None, pairing=None,
-             issue_rate=None):
+    def link(self, lanes=None, block_ps=None, delay=None, skew=None, memory=None, memlat=None, max_units=None,
+             pairing=None, issue_rate=None):
         """Sets what is given of the link and channel (lanes, block time, one-way delay in cycles, per-lane
-        skew, memory latency, frame units, pairing, issue rate) and answers all of it with the counters."""
+        skew, the memory card's memory and extra latency, frame units, pairing, issue rate) and answers all of
+        it with the counters."""
 
     @command
     def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
@@ -129,6 +130,10 @@ class FirmwareConsole:
     @command
     def stream(self, mem=None, n=None, reps=None, addr=None, corrupt=None):
         """STREAM's kernels on local RAM or remote memory: cycles per kernel, validation, instret."""
+
+    @command
+    def memcard(self):
+        """The memory card's counters: reads, writes, errors, its memory's summed service time, refreshes."""
 
     @command
     def counters(self):

@@ -72,13 +72,13 @@ def cycles_to_ns(cycles):
     return cycles * CLK_PS / 1000.0
 
 
-def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memlat=0, link_ns=None):
+def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memory_cycles=1, link_ns=None):
     """Splits a measured 64 B remote read (ReMAT port to port, cycles) into its parts, in ns.
 
     fiber and PHY come from the model (`link_ns`: one-way PHY-layer latency of another profile);
     `channel_rounding` is what rounding the one-way delay to whole cycles adds; serialization is a
-    2-block request plus a 10-block response; memory is the on-card SRAM read (1 cycle) plus the programmed
-    extra latency (memory model and a profile's streamer); ReMAT + link logic is the rest.
+    2-block request plus a 10-block response; memory is `memory_cycles`, the memory card's measured mean
+    service time plus its programmed extra latency (a profile's streamer); ReMAT + link logic is the rest.
     """
     one_way = phy_ns(rate_gbps) if link_ns is None else link_ns
     delay = round((one_way + fiber_ns(distance_rt_m)) * 1000 / CLK_PS)
@@ -86,7 +86,7 @@ def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memlat=0, link_ns
     phy = 2 * one_way
     rounding = cycles_to_ns(2 * delay) - fiber - phy
     ser_cycles = serialization_cycles(2, lanes, rate_gbps) + serialization_cycles(10, lanes, rate_gbps)
-    mem_cycles = 1 + memlat
+    mem_cycles = memory_cycles
     logic_cycles = hw_cycles - 2 * delay - ser_cycles - mem_cycles
     return {
         "total_ns": cycles_to_ns(hw_cycles),

@@ -16,9 +16,9 @@ Aurora 64B/66B. Each constant, its source, and whether it was calibrated against
 | streamer throughput | 8.29 GB/s | derived from the paper (T3: streamer at 64 B width = 53.5 % of 15.5 GB/s MM) |
 | streamer latency | 48.4 ns round trip, less the 36 ns (9 cycles) our own ReMAT + link logic already costs: 3 cycles | derived from the paper (T1 R_DOV: a local 64 B streamer write is 65.8 ns against 17.4 ns memory-mapped); calibrated: the 9 cycles are measured on our sim |
 
-Memory models (`memory` axis; a fixed extra access latency at the memory card until DRAM timing models
-come): `sram` the on-card memory (0 extra cycles), `ddr4` 17.4 ns, the paper's local DDR4 write (derived
-from T1: 526.6 ns / 30), as 4 cycles.
+Memories (`memory` axis, the memory card's `memory` CSR): `sram` the on-card SRAM, a line a cycle; `ddr4`
+the paper's DDR4 SO-DIMM (MTA8ATF51264HZ-2G1) through LiteDRAM's controller and SDRAM PHY model, its
+timings and their sources in litex/cores/memcard/ddr4.py.
 
 Nothing here was fitted to the paper's remote figures (526.6 ns, 8.1 GB/s): they are what the benchmarks
 compare against.
@@ -34,7 +34,7 @@ CC_BLOCKS, CC_PERIOD    = 8, 4992
 STREAMER_GBPS           = 8.29
 STREAMER_EXTRA_CYCLES   = 3
 
-MEMORY_CYCLES = {"sram": 0, "ddr4": 4}
+MEMORIES = {"sram": 0, "ddr4": 1}   # the memory card's `memory` CSR
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ REFUSALS = [
     ("link lanes=3", "lanes must be 1, 2, 4 or 8"),
     ("link max_units=9", "max_units must be 1..8"),
     ("link max_units=0 memlat=7", "max_units must be 1..8"),
+    ("link memory=2 memlat=7", "memory must be 0 (SRAM) or 1 (DDR4, if the card has it)"),
     (f"errinj ber={1 << 40}", "ber thresholds must be below 2**40"),
     (f"errinj ber=0,0,0,0,0,0,0,{1 << 40}", "ber thresholds must be below 2**40"),
     ("errinj burst=0", "burst must be 1..32 bits"),

@@ -63,7 +63,7 @@ def test_lines_a_cycle_and_cycles_in_ns():
 
 
 def test_read_breakdown_parts_add_up_to_the_measurement():
-    b = lm.read_breakdown(41, 8, 8, 15.0, memlat=2)
+    b = lm.read_breakdown(41, 8, 8, 15.0, memory_cycles=3)
     assert b["total_ns"] == 164.0
     assert b["fiber_ns"] == pytest.approx(39.2) and b["phy_ns"] == pytest.approx(41.9333333)
     assert b["channel_rounding_ns"] == pytest.approx(80 - 39.2 - 41.9333333)

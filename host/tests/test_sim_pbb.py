@@ -78,3 +78,32 @@ def test_access_sizes_end_to_end(sim, size):
     assert w["transactions"] == r["transactions"] == 1000
     assert r["line_transactions"] == 1000 * (2 if size == 128 else 1)
     assert r["errors"] == 0 and r["bus_errors"] == 0
+
+
+@pytest.mark.parametrize("pattern", ["seq", "random"])
+def test_ddr4_keeps_every_byte_through_refreshes(sim, pattern):
+    """The benchmark block writes and reads back with checking on DDR4 (LiteDRAM): refreshes land inside the
+    runs, nothing is corrupted, and the DRAM's peak bounds the bandwidth it reports."""
+    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern=pattern, count=3000, seed=31, memory="ddr4")
+    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern=pattern, count=3000, seed=31, check=True,
+                        memory="ddr4")
+    assert w["transactions"] == r["transactions"] == 3000
+    assert r["errors"] == 0 and r["bus_errors"] == 0
+    assert w["refreshes"] > 0 and r["refreshes"] > 0
+    for run in (w, r):
+        assert run["memory_peak_GBps"] == 16.0
+        assert 0 < run["memory_utilisation"] == pytest.approx(run["bandwidth_GBps"] / 16.0)
+        assert run["memory_service_cycles"] > 5         # the SRAM's is 1
+    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern=pattern, count=500, seed=32, check=True,
+                            memory="ddr4")
+    assert wrong["errors"] > 0
+
+
+def test_cpu_memtest_on_ddr4(sim):
+    result = bench.memtest(sim, 32 * 1024, seed=11, memory="ddr4")
+    assert result["errors"] == 0 and result["faults"] == 0 and result["memory"] == "ddr4"
+    sram = bench.latency(sim, "read", 8, 8, 15.0, samples=20)
+    ddr4 = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory="ddr4")
+    assert sram["memory_service_cycles"] == 1
+    assert ddr4["memory_service_cycles"] >= 13                  # at least a row hit's read
+    assert ddr4["latency_cycles"]["p50"] >= sram["latency_cycles"]["p50"] + 12

@@ -22,13 +22,14 @@ LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for repl
 
 
 class RemoteMemoryPath(LiteXModule):
-    """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard, and back.
+    """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard (SRAM, and DDR4 through
+    LiteDRAM with_ddr4), and back.
 
     `remat.ports` are the master ports; CSR blocks come with add_control().
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
-                 retry_depth=LINK_RETRY_DEPTH, credits=127):
+                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
         self.max_delay, self.retry_depth = max_delay, retry_depth
@@ -39,7 +40,8 @@ class RemoteMemoryPath(LiteXModule):
         # round trip like the tags do (127, the most a 7-bit cumulative count allows).
         self.link_c  = link_c  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth, credit_limit=credits)
         self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth)
-        self.memcard = memcard = MemoryCard(size=memcard_size, max_outstanding=tags)
+        self.memcard = memcard = MemoryCard(size=memcard_size, max_outstanding=tags, with_ddr4=with_ddr4,
+                                            clk_freq=1e12 / clk_ps)
         self.comb += [
             remat.source.connect(link_c.sink),
             link_c.source.connect(remat.sink),

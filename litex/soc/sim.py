@@ -3,8 +3,8 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Board-free sim SoC: compute card (VexRiscv, UART, timer, ROM/SRAM/local RAM, ReMAT) and a memory card,
-joined by the sim channel, in one Verilator model (litex_sim style).
+"""Board-free sim SoC: compute card (VexRiscv, UART, timer, ROM/SRAM/local RAM, ReMAT) and a memory card
+(SRAM and DDR4 through LiteDRAM, chosen at run time), joined by the sim channel, in one Verilator model (litex_sim style).
 
 Build once with `build_sim(...)`; run `obj_dir/Vsim` in the gateware folder. Firmware is loaded through
 `rom.init`, so new firmware needs no re-verilation.
@@ -80,7 +80,7 @@ class MonetSimSoC(SoCCore):
 
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
-            section_bits=section_bits, tags=tags, memcard_size=memcard_size)
+            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True)
         remote.add_control()
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,

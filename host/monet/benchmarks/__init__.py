@@ -13,7 +13,7 @@ from collections import namedtuple
 
 from monet import link_model
 from monet.paper import PAPER_TOLERANCE
-from monet.profiles import MEMORY_CYCLES, PROFILES
+from monet.profiles import MEMORIES, PROFILES
 
 
 def value_text(value):
@@ -89,7 +89,7 @@ AXES = (
     Param("rate_gbps", "lane rate, Gb/s", choices=link_model.RATES_GBPS, default=15.0, flag="--rate"),
     Param("profile", "ours (MONet-open link) or monet (the paper's streamer + Aurora)", choices=tuple(PROFILES),
           default="ours"),
-    Param("memory", "memory model at the memory card: sram or ddr4", choices=tuple(MEMORY_CYCLES),
+    Param("memory", "the memory card's memory: sram or ddr4 (LiteDRAM)", choices=tuple(MEMORIES),
           default="sram"),
     Param("target", "sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)",
           choices=("sim", "qemu"), default="sim"),

@@ -35,7 +35,8 @@ class Bandwidth(Benchmark):
             return [paper_check("bandwidth (GB/s)", result["bandwidth_GBps"], PAPER_BANDWIDTH_GBPS[point["rate_gbps"]],
                                 point["distance_m"] == 8 and point["lanes"] == 8 and point["size"] == 64,
                                 "8 lanes at 8 m")]
-        if point["size"] == 64 and point["lanes"] == 8 and point["rate_gbps"] == 15.0:
+        # The link's targets, on the SRAM (a line a cycle): with DDR4 the memory's own limits come first.
+        if point["size"] == 64 and point["lanes"] == 8 and point["rate_gbps"] == 15.0 and point["memory"] == "sram":
             goal, util = PAYLOAD_UTILISATION_TARGET[point["pattern"]], result["payload_utilisation"]
             return [Verdict(f"payload utilisation {util:.1%} (target >= {goal:.0%} for 64 B {point['pattern']})",
                             util >= goal)]
@@ -60,17 +61,19 @@ class Bandwidth(Benchmark):
             draw_bandwidth(ax, records)
         sections = [(
             "Bandwidth and utilisation (paper Figs 7, 9)",
-            ["profile", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding", "GB/s",
-             "capacity GB/s", "payload util.", "link util.", "link eff."],
-            [[r["point"]["profile"], r["point"]["op"], r["point"]["pattern"], r["point"]["size"],
-              fmt(r["point"]["distance_m"], 0), r["point"]["lanes"], fmt(r["point"]["rate_gbps"]),
-              r["point"]["outstanding"], fmt(r["result"]["bandwidth_GBps"], 2),
+            ["profile", "memory", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding",
+             "GB/s", "capacity GB/s", "payload util.", "link util.", "link eff.", "memory util."],
+            [[r["point"]["profile"], r["point"]["memory"], r["point"]["op"], r["point"]["pattern"],
+              r["point"]["size"], fmt(r["point"]["distance_m"], 0), r["point"]["lanes"],
+              fmt(r["point"]["rate_gbps"]), r["point"]["outstanding"], fmt(r["result"]["bandwidth_GBps"], 2),
               fmt(r["result"]["payload_capacity_GBps"], 2), fmt(r["result"]["payload_utilisation"], 3),
-              fmt(r["result"]["link_utilisation"], 3), fmt(r["result"]["link_efficiency"], 3)] for r in bw],
+              fmt(r["result"]["link_utilisation"], 3), fmt(r["result"]["link_efficiency"], 3),
+              fmt(r["result"].get("memory_utilisation"), 3)] for r in bw],
             "bandwidth.png",
             "Link utilisation is the paper's: achieved / (2 x lanes x rate / 8). Payload utilisation is against "
             "one direction's capacity after 64b/66b; link efficiency is payload bits over line bits while the "
-            "data direction was busy.")]
+            "data direction was busy. Memory utilisation (DDR4) is the paper's too: achieved / the DRAM's peak "
+            "(16.0 GB/s in the sim: DDR4-2000 at 250 MHz, 4:1; the paper's part peaks at 17.06).")]
         series = group(records, self.name, DISTANCE_SERIES)
         if any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in series.values()):
             with figure(out / "bandwidth_distance.png",

@@ -16,7 +16,9 @@ next. Hardware counters: cycles, bytes, data errors,
 bus errors, latency min/max/sum/count and a latency histogram of `buckets` buckets of 2**shift cycles
 (the last bucket collects everything above), from which the host computes percentiles.
 
-Issue: one request a cycle. Latency counted from the port accepting a request to its response.
+Issue: one request a cycle. Latency counted from the port accepting a request to its response. Responses may
+come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
+lowest free id, freed by its response.
 """
 
 from migen import *
@@ -88,6 +90,9 @@ class PBB(LiteXModule):
         self.sync += now.eq(now + 1)
 
         id_bits  = log2_int(max_outstanding)
+        id_free  = Signal(max_outstanding, reset=2**max_outstanding - 1)
+        free_id  = Signal(id_bits)
+        self.comb += [If(id_free[i], free_id.eq(i)) for i in reversed(range(max_outstanding))]
         issued   = Signal(32)
         inflight = Signal(9)
         offset   = Signal(32)
@@ -134,7 +139,7 @@ class PBB(LiteXModule):
             req.we.eq(we),
             req.mask.eq(size_mask << addr[:6]),
             req.data.eq(wdata),
-            req.id.eq(issued[:id_bits]),
+            req.id.eq(free_id),
         ]
         id_time = Array(Signal(32, name=f"id_time{i}") for i in range(max_outstanding))
         id_line = Array(Signal(26, name=f"id_line{i}") for i in range(max_outstanding))
@@ -170,6 +175,14 @@ class PBB(LiteXModule):
 
         accepted = Signal()
         self.comb += accepted.eq(req.valid & req.ready)
+        # Ids: taken on issue, given back by the response (in the same cycle if need be).
+        alloc, release = Signal(max_outstanding), Signal(max_outstanding)
+        self.comb += [If(accepted, alloc.eq(1 << free_id)), If(rsp.valid, release.eq(1 << rid))]
+        self.sync += If(self.start,
+            id_free.eq(2**max_outstanding - 1),
+        ).Else(
+            id_free.eq((id_free & ~alloc) | release),
+        )
         self.sync += [
             If(self.start,
                 self.busy.eq(1),
@@ -200,10 +213,10 @@ class PBB(LiteXModule):
                     ).Else(
                         offset.eq(offset + step)
                     ),
-                    id_time[issued[:id_bits]].eq(now),
-                    id_line[issued[:id_bits]].eq(addr[6:]),
-                    id_read[issued[:id_bits]].eq(~we),
-                    id_off[issued[:id_bits]].eq(addr[:6]),
+                    id_time[free_id].eq(now),
+                    id_line[free_id].eq(addr[6:]),
+                    id_read[free_id].eq(~we),
+                    id_off[free_id].eq(addr[:6]),
                 ),
                 inflight.eq(inflight + accepted - rsp.valid),
                 If(rsp.valid,

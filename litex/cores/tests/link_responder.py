@@ -14,13 +14,17 @@ def byte_mask_bits(mask):
 def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
     """Generator for run_simulation. Appends (type, tag, laddr) of each request to `on_link` and
     tracks ReMAT's peak outstanding count in peak[0]. Requests for a line in `refuse` are answered with
-    T_ERR, as the memory card answers an access outside its memory."""
+    T_ERR, as the memory card answers an access outside its memory. `delay` is cycles, or a function of the
+    line address giving them: answers then leave in the order they fall due, as a DDR4 card's lines in
+    different banks do."""
     memory, pending = {}, []
+    delay_of = delay if callable(delay) else (lambda laddr: delay)
     yield remat.source.ready.eq(1)
     for cycle in range(cycles):
         yield remat.sink.valid.eq(0)
-        if pending and pending[0][0] <= cycle:
-            _, typ, tag, data = pending.pop(0)
+        due = min(range(len(pending)), key=lambda i: pending[i][0], default=None)
+        if due is not None and pending[due][0] <= cycle:
+            _, typ, tag, data = pending.pop(due)
             yield remat.sink.valid.eq(1)
             yield remat.sink.type.eq(typ)
             yield remat.sink.tag.eq(tag)
@@ -29,6 +33,7 @@ def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
             typ, tag, laddr = (yield remat.source.type), (yield remat.source.tag), (yield remat.source.laddr)
             if on_link is not None:
                 on_link.append((typ, tag, laddr))
+            delay = delay_of(laddr)
             if laddr in refuse:
                 pending.append((cycle + delay, T_ERR, tag, 0))
             elif typ == T_WR_REQ:

@@ -1,0 +1,202 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""DDR4 behind LiteDRAM: the memory card's DRAM, line transactions on a LiteDRAM native port.
+
+The part is the MONet paper's SO-DIMM, Micron MTA8ATF51264HZ-2G1: eight MT40A512M8 (4 Gb, x8) on a 64-bit
+bus at DDR4-2133, CL 15 (speed bin 2133P). LiteDRAM ships MT40A512M8 only at 2400/2666 and the x16 module
+MTA4ATF51264HZ (2 bank groups, down-binned 13.5 ns timings), so the part is described here with the timings
+of the 2133P bin:
+
+| timing | value | source |
+|---|---|---|
+| tRCD, tRP | 14.06 ns (15 tCK of 0.938 ns) | JEDEC JESD79-4 speed bin DDR4-2133P; Micron MT40A512M8 data sheet, -093E |
+| tRAS | 33 ns | same tables (tRC = tRAS + tRP = 47.06 ns) |
+| tWR | 15 ns | JESD79-4 |
+| tRFC (1x) | 260 ns | JESD79-4, 4 Gb die |
+| tREFI | 7.8 us | JESD79-4, normal temperature range |
+| tFAW | max(20 tCK, 21 ns) | JESD79-4, 1 KB page (x8), DDR4-2133 |
+| tRRD | max(4 tCK, 5.3 ns) | JESD79-4 tRRD_L, 1 KB page: LiteDRAM has one tRRD, so the same-group value |
+| tWTR | max(4 tCK, 7.5 ns) | JESD79-4 tWTR_L |
+| tCCD | 4 tCK | JESD79-4 tCCD_S: LiteDRAM does not model bank groups; with tCCD_L (5 tCK) a 4:1 controller could not issue a burst every cycle |
+| tZQCS | max(128 tCK, 80 ns) | JESD79-4 |
+
+Geometry of the die: 16 banks (4 groups of 4), 1024 columns, 32768 rows; the bus is 8 B wide, so one row
+across the module is 8 KiB. The sim holds only the memory card's size: `sized_module` keeps the banks,
+columns and every timing and cuts the rows.
+
+Clocking: LiteDRAM runs DDR4 at 4:1, four DRAM clocks a system cycle; at the nominal 250 MHz that is
+DDR4-2000 (CL 15, CWL 11 as LiteDRAM picks them for tCK = 1 ns), peak 16.0 GB/s, where the paper's 2133 MT/s
+module peaks at 17.06 GB/s (the paper's "17 GB/s"). One system cycle moves one burst of eight beats, 64 B:
+exactly one line, so the native port is 512 bits wide and a line transaction is one port command.
+"""
+
+from functools import reduce
+from operator import or_
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from litedram.core.controller import LiteDRAMController
+from litedram.core.crossbar import LiteDRAMCrossbar
+from litedram.modules import DDR4Module, _SpeedgradeTimings, _TechnologyTimings
+from litedram.phy.model import SDRAMPHYModel, get_sdram_phy_settings
+
+from monet.cores.common.layouts import *
+
+DDR4_BUS_BITS   = 64
+DDR4_CLK_RATIO  = "1:4"
+DDR4_MEMTYPE    = "DDR4"
+
+
+class MTA8ATF51264HZ(DDR4Module):
+    """Micron MTA8ATF51264HZ-2G1: 8 x MT40A512M8, DDR4-2133 (see the module docstring for every source)."""
+    ngroupbanks = 4
+    ngroups     = 4
+    nbanks      = ngroups * ngroupbanks
+    nrows       = 32768
+    ncols       = 1024
+    trefi = {"1x": 7800, "2x": 7800 / 2, "4x": 7800 / 4}
+    trfc  = {"1x": (None, 260), "2x": (None, 160), "4x": (None, 110)}
+    technology_timings = _TechnologyTimings(tREFI=trefi, tWTR=(4, 7.5), tCCD=(4, None), tRRD=(4, 5.3),
+                                            tZQCS=(128, 80))
+    speedgrade_timings = {"2133": _SpeedgradeTimings(tRP=14.06, tRCD=14.06, tWR=15, tRFC=trfc, tFAW=(20, 21),
+                                                     tRAS=33)}
+    speedgrade_timings["default"] = speedgrade_timings["2133"]
+
+
+def sized_module(module_cls, size):
+    """`module_cls` cut to `size` bytes: fewer rows, the same banks, columns and timings."""
+    row_bytes = module_cls.nbanks * module_cls.ncols * DDR4_BUS_BITS // 8
+    assert size % row_bytes == 0 and size // row_bytes <= module_cls.nrows, \
+        f"{size} B is not a whole number of {row_bytes} B rows across the banks"
+    rows = size // row_bytes
+    assert rows & (rows - 1) == 0, "the row count must be a power of two"
+    cls = type(f"{module_cls.__name__}_{size >> 10}KiB", (module_cls,), {"nrows": rows})
+
+    def __init__(self, *args, **kwargs):
+        module_cls.__init__(self, *args, **kwargs)
+        # The address bus keeps the die's width: A10 (auto-precharge, precharge all) must exist.
+        self.geom_settings.addressbits = max(self.geom_settings.addressbits, log2_int(module_cls.nrows))
+    cls.__init__ = __init__
+    return cls
+
+
+def peak_GBps(clk_freq):
+    """The DRAM's peak at system clock `clk_freq`: one 64 B burst a cycle."""
+    return clk_freq * LINE_BYTES / 1e9
+
+
+class DDR4Memory(LiteXModule):
+    """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model.
+
+    sink: requests (only in-range T_RD_REQ / T_WR_REQ; the memory card answers the rest).
+    source: responses (T_RD_RSP with the line, T_WR_ACK once the controller took the write's data), with
+    `stamp` passed through. A request goes to the native port of its bank (`ports`, default one a bank):
+    LiteDRAM's crossbar keeps each port on one bank until that bank's commands drain, so with one port for
+    everything a line in another bank waits for the whole row cycle of the one before. Answers keep the order
+    of their port, so two accesses to one line are answered in order; lines in different banks may pass each
+    other (the link's tags match them). A command is taken a cycle at most; at most `depth` requests are
+    between the command and the response leaving `source`, so read data, which LiteDRAM never holds back,
+    always has room.
+
+    Service time (request offered here to response offered), measured on the generated Verilog at 250 MHz
+    (test_memcard): a row hit 6 cycles for a write and 13 for a read (15 for the first read after writes,
+    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 24 (read). Back to back, sequential
+    lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a row miss, at 0.41
+    (6.6 GB/s: tRRD and tFAW bound the activations). A refresh (tRFC = 66 cycles, every tREFI = 1950
+    cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus.
+    """
+    def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32):
+        request_layout  = txn_layout + [("stamp", stamp_bits)]
+        self.sink       = sink   = stream.Endpoint(request_layout)
+        self.source     = source = stream.Endpoint(request_layout)
+        self.refreshes  = Signal(32)
+
+        # # #
+
+        self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
+        settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
+        self.phy        = phy        = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
+        self.controller = controller = LiteDRAMController(settings, module.geom_settings, module.timing_settings,
+                                                          clk_freq)
+        self.crossbar   = crossbar   = LiteDRAMCrossbar(controller.interface)
+        self.comb += controller.dfi.connect(phy.dfi)
+        ports = ports or module.nbanks
+        assert module.nbanks % ports == 0
+        self.ports = [crossbar.get_port() for _ in range(ports)]
+        assert self.ports[0].data_width == LINE_BITS and 2**self.ports[0].address_width * LINE_BYTES == size
+        # ROW_BANK_COL: a line address is row, bank, then the columns of one row (8 bursts of 8 beats a line).
+        bank_shift = log2_int(module.ncols) - log2_int(8)
+
+        # Refresh commands (CS, RAS and CAS low, WE high) on any DFI phase.
+        refresh = Signal()
+        self.comb += refresh.eq(reduce(or_, [~p.cs_n & ~p.ras_n & ~p.cas_n & p.we_n for p in controller.dfi.phases]))
+        self.sync += If(refresh, self.refreshes.eq(self.refreshes + 1))
+
+        # Command: taken by the port of its bank when that port takes it and a response slot is free.
+        response  = stream.SyncFIFO(request_layout, depth, buffered=False)
+        self.submodules += response
+        in_flight = Signal(max=depth + 1)
+        issue     = Signal()
+        select    = Signal(max=max(ports, 2))
+        self.comb += [
+            select.eq(sink.laddr[bank_shift:bank_shift + log2_int(ports)] if ports > 1 else 0),
+            sink.ready.eq(Array(p.cmd.ready for p in self.ports)[select] & (in_flight < depth)),
+            issue.eq(sink.valid & sink.ready),
+        ]
+        completions = []
+        for i, port in enumerate(self.ports):
+            pending = stream.SyncFIFO([("tag", TAG_BITS), ("laddr", LADDR_BITS), ("stamp", stamp_bits)], depth,
+                                      buffered=False)   # this port's requests, in order of completion
+            wdata   = stream.SyncFIFO([("data", LINE_BITS), ("we", LINE_BYTES)], depth, buffered=False)
+            self.submodules += pending, wdata
+            mine = Signal()
+            self.comb += [
+                mine.eq(select == i),
+                port.cmd.valid.eq(sink.valid & mine & (in_flight < depth)),
+                port.cmd.we.eq(sink.type == T_WR_REQ),
+                port.cmd.addr.eq(sink.laddr),
+                port.cmd.last.eq(1),
+                pending.sink.valid.eq(issue & mine),
+                pending.sink.tag.eq(sink.tag),
+                pending.sink.laddr.eq(sink.laddr),
+                pending.sink.stamp.eq(sink.stamp),
+                wdata.sink.valid.eq(issue & mine & port.cmd.we),
+                wdata.sink.data.eq(sink.data),
+                wdata.sink.we.eq(sink.mask),
+                # The controller takes write data `write_latency` after its command: the FIFO has it by then.
+                port.wdata.valid.eq(wdata.source.valid),
+                port.wdata.data.eq(wdata.source.data),
+                port.wdata.we.eq(wdata.source.we),
+                wdata.source.ready.eq(port.wdata.ready),
+                port.rdata.ready.eq(1),
+                pending.source.ready.eq(port.wdata.ready | port.rdata.valid),
+            ]
+            completions.append((port, pending))
+        # Completion, in each port's command order: a write when its data goes, a read when its data comes.
+        # One a cycle at most: the controller has one data bus and, after a read, waits read_latency - 1
+        # cycles before a write command.
+        cases = []
+        for port, pending in completions:
+            cases.append((port.wdata.ready | port.rdata.valid, [
+                response.sink.valid.eq(1),
+                response.sink.tag.eq(pending.source.tag),
+                response.sink.laddr.eq(pending.source.laddr),
+                response.sink.stamp.eq(pending.source.stamp),
+                response.sink.type.eq(Mux(port.rdata.valid, T_RD_RSP, T_WR_ACK)),
+            ]))
+        chain = If(*cases[0])
+        for condition, statements in cases[1:]:
+            chain = chain.Elif(condition, *statements)
+        self.comb += [
+            chain,
+            response.sink.mask.eq(2**LINE_BYTES - 1),
+            response.sink.data.eq(self.ports[0].rdata.data),   # the controller's one read data bus
+            response.source.connect(source),
+        ]
+        self.sync += in_flight.eq(in_flight + issue - (source.valid & source.ready))
