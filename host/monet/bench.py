@@ -97,7 +97,8 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
                        "CPU waits beyond the same access to local SRAM; memory_service_cycles: the memory "
                        "card's mean time in its memory",
     }
-    result["breakdown"] = link_model.read_breakdown(hw_summary["p50"], distance_m, lanes, rate_gbps,
+    # On the means: the memory's share is a mean (a DRAM's varies with rows, refreshes and turnarounds).
+    result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
                                                     memory_cycles=service + link["memlat"],
                                                     link_ns=PROFILES[profile].link_ns(rate_gbps))
     if op == "write":

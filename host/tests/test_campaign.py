@@ -57,7 +57,7 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     for r in records:
         lat = r["result"]["latency_ns"]
         row = (f"| ours | sram | read | {r['point']['distance_m']} | 8 | 15 | {lat['mean']:.1f} | {lat['p50']:.1f} "
-               f"| {lat['p99']:.1f} | {r['result']['breakdown']['remat_link_logic_cycles']} |")
+               f"| {lat['p99']:.1f} | {r['result']['breakdown']['remat_link_logic_cycles']:.0f} |")
         assert row in text, row
     assert (results / "latency_distance.png").stat().st_size > 10_000
     assert "<img src='latency_distance.png'" in html_path.read_text()

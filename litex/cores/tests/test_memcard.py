@@ -171,17 +171,16 @@ def test_ddr4_latencies_are_the_documented_ones():
     assert services == [21, 6, 15, 13, 24, 26, 23]
 
 
-def test_ddr4_keeps_every_line_through_refreshes():
-    """3,000 cycles of writes then reads over 6 banks and rows: every refresh falls inside the run (tREFI is
-    1,950 cycles), nothing is lost, and the service time stays near the DRAM's."""
-    lines = [(i * 37) % (LINES - 1) for i in range(600)]
-    order = list(dict.fromkeys(lines))
+def test_ddr4_keeps_every_line_through_a_refresh():
+    """Writes then reads of lines scattered over every bank, about 2,000 cycles from the card's reset: the
+    first refresh (tREFI is 1,950 cycles) falls inside the run, and every line reads back as written."""
+    order = list(dict.fromkeys((i * 37) % (LINES - 1) for i in range(250)))
     requests = [(WR_REQ, i % 8, a, FULL, line(a + 1000)) for i, a in enumerate(order)]
     requests += [(RD_REQ, i % 8, a, 0, 0) for i, a in enumerate(order)]
-    responses, taken, counters = exchange(requests, memory="ddr4", cycles=9000)
+    responses, taken, counters = exchange(requests, memory="ddr4", cycles=2400)
     reads = [(r[2], r[3]) for r in responses if r[0] == RD_RSP]
     assert sorted(reads) == sorted((a, line(a + 1000)) for a in order)
-    assert counters[6] >= 2, "no refresh landed inside the run"
+    assert counters[6] >= 1, "no refresh landed inside the run"
 
 
 def test_the_default_card_holds_4_mib():
