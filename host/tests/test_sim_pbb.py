@@ -100,7 +100,7 @@ def test_ddr4_keeps_every_byte_through_refreshes(sim, pattern):
 
 
 def test_cpu_memtest_on_ddr4(sim):
-    result = bench.memtest(sim, 32 * 1024, seed=11, memory="ddr4")
+    result = bench.memtest(sim, 8 * 1024, seed=11, memory="ddr4")   # CPU words, one line transaction each
     assert result["errors"] == 0 and result["faults"] == 0 and result["memory"] == "ddr4"
     sram = bench.latency(sim, "read", 8, 8, 15.0, samples=20)
     ddr4 = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory="ddr4")
