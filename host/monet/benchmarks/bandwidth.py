@@ -73,7 +73,8 @@ class Bandwidth(Benchmark):
             "Link utilisation is the paper's: achieved / (2 x lanes x rate / 8). Payload utilisation is against "
             "one direction's capacity after 64b/66b; link efficiency is payload bits over line bits while the "
             "data direction was busy. Memory utilisation (DDR4) is the paper's too: achieved / the DRAM's peak "
-            "(16.0 GB/s in the sim: DDR4-2000 at 250 MHz, 4:1; the paper's part peaks at 17.06).")]
+            f"({bench.DDR4_PEAK_GBPS:.1f} GB/s in the sim: one 64 B burst a cycle at LiteDRAM's 4:1; the "
+            "paper's DDR4-2133 part peaks at 17.06).")]
         series = group(records, self.name, DISTANCE_SERIES)
         if any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in series.values()):
             with figure(out / "bandwidth_distance.png",

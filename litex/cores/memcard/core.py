@@ -134,28 +134,25 @@ class MemoryCard(LiteXModule):
                 )
             )
         ]
-        # The response waits out the programmed latency, then goes to the link.
+        # The response waits out the programmed latency, then goes to the link: the DRAM's first.
         stamp = Signal(32)
+        from_stage = [
+            delay.sink.valid.eq(stage_valid),
+            delay.sink.type.eq(stage.type),
+            delay.sink.tag.eq(stage.tag),
+            delay.sink.laddr.eq(stage.laddr),
+            delay.sink.mask.eq(2**LINE_BYTES - 1),
+            delay.sink.data.eq(Mux(stage_read, port.dat_r, 0)),
+            stamp.eq(stage_stamp),
+        ]
         if with_ddr4:
             self.comb += If(ddr4_valid,
                 ddr4.source.connect(delay.sink, omit={"stamp"}),
                 stamp.eq(ddr4.source.stamp),
-            ).Else(
-                delay.sink.valid.eq(stage_valid),
-                stamp.eq(stage_stamp),
-            )
+            ).Else(*from_stage)
         else:
-            self.comb += [delay.sink.valid.eq(stage_valid), stamp.eq(stage_stamp)]
-        self.comb += [
-            If(~ddr4_valid,
-                delay.sink.type.eq(stage.type),
-                delay.sink.tag.eq(stage.tag),
-                delay.sink.laddr.eq(stage.laddr),
-                delay.sink.mask.eq(2**LINE_BYTES - 1),
-                delay.sink.data.eq(Mux(stage_read, port.dat_r, 0)),
-            ),
-            delay.source.connect(source),
-        ]
+            self.comb += from_stage
+        self.comb += delay.source.connect(source)
         service = Signal(32)
         self.comb += service.eq(now - stamp)
         self.sync += If(delay.sink.valid & delay.sink.ready,

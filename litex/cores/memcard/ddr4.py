@@ -106,9 +106,9 @@ class DDR4Memory(LiteXModule):
 
     Service time (request offered here to response offered), measured on the generated Verilog at 250 MHz
     (test_memcard): a row hit 6 cycles for a write and 13 for a read (15 for the first read after writes,
-    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 24 (read). Back to back, sequential
-    lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a row miss, at 0.41
-    (6.6 GB/s: tRRD and tFAW bound the activations). A refresh (tRFC = 66 cycles, every tREFI = 1950
+    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 24 (read). Back to
+    back, sequential lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a
+    row miss, at 0.41 (6.6 GB/s: tRRD and tFAW bound the activations). A refresh (tRFC = 66 cycles, every tREFI = 1950
     cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus.
     """
     def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32):
@@ -130,8 +130,8 @@ class DDR4Memory(LiteXModule):
         assert module.nbanks % ports == 0
         self.ports = [crossbar.get_port() for _ in range(ports)]
         assert self.ports[0].data_width == LINE_BITS and 2**self.ports[0].address_width * LINE_BYTES == size
-        # ROW_BANK_COL: a line address is row, bank, then the columns of one row (8 bursts of 8 beats a line).
-        bank_shift = log2_int(module.ncols) - log2_int(8)
+        # ROW_BANK_COL: a port address is row, bank, then the bursts of one row (the crossbar's own split).
+        bank_shift = module.geom_settings.colbits - controller.interface.address_align
 
         # Refresh commands (CS, RAS and CAS low, WE high) on any DFI phase.
         refresh = Signal()
