@@ -1,5 +1,5 @@
 /* Console commands of ReMAT: the BFCT, single accesses, seeded fills and checks, timed accesses, the
- * pointer chase, the fault latch. */
+ * pointer chase, the fault latch, the combiner of the cacheable window. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "console.h"
 #include "monet_hal.h"
 
+#include "combiner.h"
 #include "cpu_counters.h"
 #include "remat.h"
 
@@ -172,3 +173,18 @@ define_command(check, cmd_check, "addr= bytes= seed=");
 define_command(lat, cmd_lat, "op=read|write addr= n= stride=");
 define_command(chase, cmd_chase, "addr= lines= n= seed=");
 define_command(faults, cmd_faults, "fault counter and latch");
+
+/* combiner [fetch_lines=1|2] [fence=1]: sets the read buffer's fetch size, fences; its counters. */
+static void cmd_combiner(struct args *a) {
+    uint32_t lines = arg_u32(a, "fetch_lines", combiner_fetch_lines());
+    if (lines < 1 || lines > 2) { error("fetch_lines must be 1 or 2"); return; }
+    combiner_set_fetch_lines(lines);
+    int fenced = arg_u32(a, "fence", 0) ? combiner_fence(COMBINER_FENCE_POLLS) : 0;
+    if (fenced) { error("the fence did not end: the link does not answer"); return; }
+    struct combiner_counters c;
+    combiner_counters(&c);
+    printf("{\"fetch_lines\": %u, \"read_hits\": %u, \"fetches\": %u, \"write_lines\": %u, \"write_words\": %u, "
+           "\"write_errors\": %u}\n", (unsigned)lines, (unsigned)c.read_hits, (unsigned)c.fetches,
+           (unsigned)c.write_lines, (unsigned)c.write_words, (unsigned)c.write_errors);
+}
+define_command(combiner, cmd_combiner, "fetch_lines=1|2 fence=0|1: the cacheable window's combiner and its counters");

@@ -7,21 +7,24 @@
 #include <generated/csr.h>
 #include <generated/mem.h>
 #include <generated/soc.h>
+#include <system.h>
 
 #include "console.h"
 #include "monet_hal.h"
 
+#include "combiner.h"
 #include "remat.h"
 #include "stream_run.h"
 
-/* stream mem=local|remote n= reps= addr= corrupt=0|1 : STREAM's four kernels on 32-bit words. Cycles per
- * kernel (best, mean, worst over the repetitions after the first); the host turns them into MB/s. */
+/* stream mem=local|remote|cached n= reps= addr= corrupt=0|1 : STREAM's four kernels on 32-bit words, in local
+ * RAM or in the remote window, uncached or cacheable (through the data cache and ReMAT's combiner). Cycles
+ * per kernel (best, mean, worst over the repetitions after the first); the host turns them into MB/s. */
 static void cmd_stream(struct args *a) {
     static const char *names[] = {"copy", "scale", "add", "triad"};
     const char *mem = arg_str(a, "mem", "local");
     uint32_t n = arg_u32(a, "n", 4096), reps = arg_u32(a, "reps", 10), off = arg_u32(a, "addr", 0);
-    int local = !strcmp(mem, "local");
-    if (!local && strcmp(mem, "remote")) { error("mem must be local or remote"); return; }
+    int local = !strcmp(mem, "local"), cached = !strcmp(mem, "cached");
+    if (!local && !cached && strcmp(mem, "remote")) { error("mem must be local, remote or cached"); return; }
     if (n < 16 || reps < 2 || reps > 1000) { error("n must be >= 16 and reps 2..1000"); return; }
     uint32_t bytes = stream_footprint(n);
     if (local ? bytes > MAIN_RAM_SIZE : !window_ok(off, bytes) || (off & 63)) {
@@ -32,8 +35,12 @@ static void cmd_stream(struct args *a) {
     struct remat_faults f0;
     remat_faults(&f0);
     static struct stream_run r;
-    stream_run(local ? (uintptr_t)MAIN_RAM_BASE : (uintptr_t)remote(off), n, reps,
-               arg_u32(a, "corrupt", 0) != 0, &r);
+    /* The cacheable window starts clean: nothing left in the data cache or the combiner from earlier
+     * accesses through other paths; and what STREAM wrote is in remote memory when it ends. */
+    if (cached) { flush_cpu_dcache(); combiner_fence(COMBINER_FENCE_POLLS); }
+    stream_run(local ? (uintptr_t)MAIN_RAM_BASE : cached ? (uintptr_t)remote_cached(off) : (uintptr_t)remote(off),
+               n, reps, arg_u32(a, "corrupt", 0) != 0, &r);
+    if (cached && combiner_fence(COMBINER_FENCE_POLLS)) { error("the combiner's fence did not end"); return; }
     printf("{\"mem\": \"%s\", \"addr\": %u, \"n\": %u, \"reps\": %u, \"word_bytes\": %u, \"kernels\": {",
            mem, (unsigned)(local ? 0 : off), (unsigned)n, (unsigned)reps, STREAM_WORD_BYTES);
     for (int k = 0; k < 4; k++)
@@ -48,4 +55,4 @@ static void cmd_stream(struct args *a) {
     printf("}\n");
 }
 
-define_command(stream, cmd_stream, "mem=local|remote n=words reps=2..1000 addr= corrupt=0|1: STREAM, cycles per kernel");
+define_command(stream, cmd_stream, "mem=local|remote|cached n=words reps=2..1000 addr= corrupt=0|1: STREAM, cycles per kernel");

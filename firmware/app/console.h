@@ -38,6 +38,11 @@ static inline uint32_t pattern_next(uint32_t *s) {
 
 static inline volatile uint32_t *remote(uint32_t offset) { return (volatile uint32_t *)(REMOTE_BASE + offset); }
 
+/* The same window, cacheable: through the data cache and ReMAT's combiner (fence before other paths look). */
+static inline volatile uint32_t *remote_cached(uint32_t offset) {
+    return (volatile uint32_t *)(REMOTE_CACHED_BASE + offset);
+}
+
 static inline int window_ok(uint32_t offset, uint32_t bytes) {
     uint32_t window = REMOTE_SECTIONS << REMOTE_SECTION_BITS;
     return offset < window && bytes <= window - offset && (offset & 3) == 0;

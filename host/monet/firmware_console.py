@@ -129,7 +129,12 @@ class FirmwareConsole:
 
     @command
     def stream(self, mem=None, n=None, reps=None, addr=None, corrupt=None):
-        """STREAM's kernels on local RAM or remote memory: cycles per kernel, validation, instret."""
+        """STREAM's kernels on local RAM or remote memory (`mem=remote` uncached, `mem=cached` through the data
+        cache and ReMAT's combiner): cycles per kernel, validation, instret."""
+
+    @command
+    def combiner(self, fetch_lines=None, fence=None):
+        """The cacheable window's combiner: lines a read miss fetches (1 or 2), a fence, its counters."""
 
     @command
     def memcard(self):

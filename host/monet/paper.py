@@ -35,6 +35,9 @@ PAPER_TOLERANCE = 0.15
 # The paper's Fig 11 (T6): sustained bandwidth at BER 1e-12, against error-free, per lane rate (8 lanes).
 PAPER_BER_EFFICIENCY = {10.0: 0.857, 12.5: 0.812, 15.0: 0.636}
 
+# The paper's STREAM at 8 m against local (T1's SB %, 8 x 15 Gb/s; 2.6 / 3.7 and 3 / 3.2 GB/s), per memory.
+PAPER_STREAM_8M = {"DDR4": 0.70, "HMC": 0.94}
+
 # The paper's STREAM at 36 m (T7, Fig 14): sustained % of local per memory and lane rate, and IPC (T9).
 PAPER_STREAM_36M = {("HMC", 15.0): 0.911, ("DDR4", 15.0): 0.622, ("HMC", 10.0): 0.89, ("DDR4", 10.0): 0.516}
 PAPER_IPC_SLOPE_PER_M = -0.0053
@@ -46,3 +49,4 @@ PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
 LOGIC_CYCLES_TARGET = 40                             # ReMAT + link logic of one 64 B remote read, cycles
 PAYLOAD_UTILISATION_TARGET = {"seq": 0.90, "random": 0.85}   # 64 B accesses at 8 x 15 Gb/s
 BER_TARGETS = {1e-9: 0.95, 1e-6: 0.80}               # bandwidth kept under errors at 36 m, vs error-free
+STREAM_CACHED_TARGET = 0.50   # soft CPU's Triad over remote DDR4 at 8 m, cacheable window, of its local Triad

@@ -46,6 +46,7 @@ SETTINGS = {
     "link": ("lanes", "block_ps", "delay", "skew", "max_units", "pairing", "issue_rate", "memory", "memlat"),
     "retry": ("timeout", "nak", "credits", "request_timeout"),
     "errinj": ("ber", "burst", "seed"),
+    "combiner": ("fetch_lines",),
 }
 BFCT_FIELDS = ("en", "r", "w", "target", "base")
 

@@ -25,6 +25,9 @@ KERNELS = ("copy", "scale", "add", "triad")
 # Soft CPU: 3 arrays of 4096 words (16 KiB each, 4 x the 4 KiB data cache, STREAM's sizing rule) and 3
 # repetitions (the best of 2 timed): a remote point costs a few million cycles, minutes of simulation.
 SIM_ELEMENTS, SIM_REPETITIONS = 4096, 3
+# How the soft CPU reaches the remote node: the uncached window (every word a round trip) or the cacheable
+# one (its data cache's refills and write-through words combined into line transactions by ReMAT).
+WINDOWS = ("uncached", "cached")
 # QEMU: 3 x 2M doubles (46 MiB, well above the emulated caches) and 5 repetitions, about a minute under TCG.
 QEMU_ELEMENTS, QEMU_REPETITIONS = 2_000_000, 5
 ARCHES = {"host": {}, "aarch64": {"CROSS": "aarch64-linux-gnu-", "STATIC": "1"}}
@@ -97,16 +100,20 @@ def run_host(n=10_000_000, repetitions=10, threads=None, node=None, corrupt=Fals
 
 
 def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENTS, repetitions=SIM_REPETITIONS,
-            profile="ours", memory="sram", corrupt=False):
-    """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the remote memory card."""
+            profile="ours", memory="sram", corrupt=False, window="uncached"):
+    """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the remote memory card,
+    through the uncached window (one round trip a word) or the cacheable one (the data cache and ReMAT's
+    combiner)."""
     from monet import bench
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
     link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
     if node == 1:
         bench.map_remote_windows(target)
-    answer = target.fw.stream(mem="remote" if node else "local", n=n, reps=repetitions, corrupt=corrupt,
-                              wait=3600)
+    if window not in WINDOWS:
+        raise StreamError(f"sim window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
+    mem = ("cached" if window == "cached" else "remote") if node else "local"
+    answer = target.fw.stream(mem=mem, n=n, reps=repetitions, corrupt=corrupt, wait=3600)
     clk = link_model.NOMINAL_CLK_HZ
     timed = repetitions - 1
     kernels = {}
@@ -119,7 +126,8 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
             "bad_elements": sum(answer["bad"]), "n": n, "repetitions": repetitions, "threads": 1,
             "element_bytes": answer["word_bytes"], "cycles": answer["cycles"], "instret": answer["instret"],
             "ipc": answer["instret"] / answer["cycles"], "bus_fault": answer["fault"],
-            "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "link": bench.link_record(link)}
+            "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "link": bench.link_record(link),
+            "window": window if node else None}
 
 
 def run_qemu(guest, node, n=QEMU_ELEMENTS, repetitions=QEMU_REPETITIONS, threads=4, perf=False, timeout=1800):

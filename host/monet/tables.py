@@ -3,8 +3,8 @@
 from collections import defaultdict
 from contextlib import contextmanager
 
-# Axes that results from older campaigns may lack.
-POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim"}
+# Axes and parameters that results from older campaigns may lack.
+POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim", "window": "uncached"}
 
 
 def fmt(v, digits=1):

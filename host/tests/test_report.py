@@ -200,14 +200,29 @@ def test_stream_tables(built):
     _, md, _, _ = built
     tables = sections_of(md)
     assert tables["STREAM on the soft CPU, local RAM and remote memory (paper Figs 12-14)"] == [
-        ["ours", "8x15G", "8", "50.0 (50.0 %)", "100.0 (50.0 %)", "150.0 (50.0 %)", "200.0 (50.0 %)",
-         "0.400 (80.0 %)", "yes"],
-        ["ours", "8x15G", "36", "25.0 (25.0 %)", "50.0 (25.0 %)", "75.0 (25.0 %)", "100.0 (25.0 %)",
-         "0.300 (60.0 %)", "yes"],
-        ["ours", "8x15G", "local RAM", "100.0", "200.0", "300.0", "400.0", "0.500", ""]]
+        ["ours", "sram", "uncached", "8x15G", "8", "50.0 (50.0 %)", "100.0 (50.0 %)", "150.0 (50.0 %)",
+         "200.0 (50.0 %)", "0.400 (80.0 %)", "yes"],
+        ["ours", "sram", "uncached", "8x15G", "36", "25.0 (25.0 %)", "50.0 (25.0 %)", "75.0 (25.0 %)",
+         "100.0 (25.0 %)", "0.300 (60.0 %)", "yes"],
+        ["ours", "sram", "uncached", "8x15G", "local RAM", "100.0", "200.0", "300.0", "400.0", "0.500", ""]]
     assert "The paper's IPC slope on the A53: -0.53 %/m (70-83 % of local at 36 m)." in md
     assert tables["STREAM and IPC slopes over distance (paper Figs 14, 19)"] == [
-        ["ours", "8x15G", "2000", "3", "-0.893", "-0.714"]]
+        ["ours", "sram", "uncached", "8x15G", "2000", "3", "-0.893", "-0.714"]]
+    # The SB table: SRAM has no paper figure and the target is for remote DDR4 through the cacheable window.
+    assert tables["STREAM / baseline at 8 m (the paper's SB %, Table 1)"] == [
+        ["ours", "sram", "uncached", "8x15G", "50.0 %", "-", "-", "-"]]
+
+
+@pytest.mark.parametrize("local, remote, verdict", [(400.0, 200.0, "PASS"), (400.0, 196.0, "FAIL")])
+def test_stream_over_remote_ddr4_through_the_cacheable_window_is_judged_against_the_sb_target(local, remote,
+                                                                                                 verdict):
+    records = [stream(0, 8, local / 4, 0.5), stream(1, 8, remote / 4, 0.4), stream(1, 36, remote / 8, 0.3)]
+    for r in records:
+        r["point"].update(memory="ddr4", window="cached")
+    (row,) = stream_bench.sb_rows(stream_bench.stream_series(records))
+    ours = remote / local
+    assert row == ["ours", "ddr4", "cached", "8x15G", f"{100 * ours:.1f} %", "70 %", f"{100 * (ours - 0.7) / 0.7:+.1f} %",
+                   verdict]
 
 
 def test_manifest_lines_and_torn_lines(built):
@@ -298,7 +313,7 @@ def test_the_stream_distance_plot_draws_each_kernel_and_the_paper_at_36_m():
     stream_bench.draw_stream_distance(ax, stream_bench.stream_series(RECORDS))
     drawn = lines_of(ax)
     plt.close(fig)
-    assert drawn["ours triad 8x15G"] == ([8, 36], [0.5, 0.25])
+    assert drawn["ours sram uncached triad 8x15G"] == ([8, 36], [0.5, 0.25])
     # The paper's Fig 14 at 36 m (reference T7): HMC 91.1 %, DDR4 62.2 % at 15 Gb/s; 89 %, 51.6 % at 10 Gb/s.
     paper = {label: ys[0] for label, (xs, ys) in drawn.items() if label.startswith("paper:") and xs == [36]}
     assert paper == {"paper: HMC 15G at 36 m (4 A53 cores, caches)": 0.911,

@@ -25,15 +25,15 @@ class RemoteMemoryPath(LiteXModule):
     """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard (SRAM, and DDR4 through
     LiteDRAM with_ddr4), and back.
 
-    `remat.ports` are the master ports; CSR blocks come with add_control().
+    `remat.ports` are the `n_ports` master ports; CSR blocks come with add_control().
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
-                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False):
+                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, n_ports=2):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
         self.max_delay, self.retry_depth = max_delay, retry_depth
-        self.remat   = remat   = ReMAT(n_ports=2, n_sections=n_sections, section_bits=section_bits, tags=tags)
+        self.remat   = remat   = ReMAT(n_ports=n_ports, n_sections=n_sections, section_bits=section_bits, tags=tags)
         self.channel = channel = SimChannel(clk_ps=clk_ps, depth=channel_depth)
         # Requests in flight toward the memory card's input FIFO (as deep as the tags) are bounded by credits
         # as well as by ReMAT's tags: the credit loop is a round trip, so the limit must cover bandwidth x

@@ -25,11 +25,13 @@ from migen.genlib.io import CRG
 
 from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.pbb.core import PBB
+from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.remote import RemoteMemoryPath
 
 NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
 REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
+REMOTE_CACHED_BASE = 0x2000_0000   # the same window, cacheable (below the I/O region), through the combiner
 ROM_SIZE       = 0x10000
 SRAM_SIZE      = 0x4000
 CONSOLE_MAX_SAMPLES = 1024     # the console's timed samples and chase lines: three word buffers in SRAM.
@@ -80,11 +82,17 @@ class MonetSimSoC(SoCCore):
 
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
-            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True)
+            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True, n_ports=3)
         remote.add_control()
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
+        # The same window, cacheable: the data cache's refills and write-through words become line
+        # transactions in ReMAT's combiner, on ReMAT's third port.
+        self.combiner = CombiningWishbonePort(remote.remat.ports[2], remote.remat.window_size)
+        self.combiner.add_control()
+        self.bus.add_slave("remote_cached", self.combiner.bus,
+            SoCRegion(origin=REMOTE_CACHED_BASE, size=remote.remat.window_size, cached=True))
         # Benchmark block on ReMAT's second port.
         self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=PBB_BUCKETS)
         self.pbb.add_control()

@@ -75,3 +75,30 @@ def send_transactions(endpoint, txns):
     """Generator: offers (type, tag, laddr, mask, data) transactions on a txn_layout sink."""
     fields = ("type", "tag", "laddr", "mask", "data")
     yield from offer(endpoint, [dict(zip(fields, txn)) for txn in txns])
+
+
+def wishbone(bus, accesses, results, settle=8):
+    """Generator: 32-bit accesses one after the other, as the CPU's data bus makes them, after `settle`
+    cycles (the BFCT programmed). Each is (byte address, we, data, sel) or (..., burst): with burst true the
+    next access follows in the cycle after the ack with cyc and stb held, as VexRiscv's cache refill does.
+    Appends (dat_r, err, cycles from stb to ack) to `results`."""
+    for _ in range(settle):
+        yield
+    for addr, we, data, sel, *burst in accesses:
+        yield bus.adr.eq(addr >> 2)
+        yield bus.we.eq(we)
+        yield bus.dat_w.eq(data)
+        yield bus.sel.eq(sel)
+        yield bus.cyc.eq(1)
+        yield bus.stb.eq(1)
+        cycles = 0
+        while True:
+            yield
+            cycles += 1
+            if (yield bus.ack):
+                break
+        results.append(((yield bus.dat_r), (yield bus.err), cycles))
+        if not (burst and burst[0]):
+            yield bus.cyc.eq(0)
+            yield bus.stb.eq(0)
+            yield

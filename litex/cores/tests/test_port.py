@@ -10,7 +10,7 @@ from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.cores.tests.verilog_sim import run_simulation
 
-from .link_responder import link_responder, program_bfct
+from .link_responder import link_responder, program_bfct, wishbone
 
 SECTION_BITS = 12
 WINDOW = 8 << SECTION_BITS      # 8 sections of 4 KiB: 32 KiB
@@ -20,30 +20,6 @@ class Top(Module):
     def __init__(self):
         self.submodules.remat = ReMAT(n_ports=2, n_sections=8, section_bits=SECTION_BITS, tags=16)
         self.submodules.adapter = WishboneRematPort(self.remat.ports[0], window_size=WINDOW)
-
-
-def wishbone(bus, accesses, results):
-    """Generator: (byte address, we, data, sel) accesses one after the other, as the CPU's data bus makes
-    them; appends (dat_r, err, cycles from stb to ack) to `results`."""
-    for _ in range(8):      # after the BFCT is programmed
-        yield
-    for addr, we, data, sel in accesses:
-        yield bus.adr.eq(addr >> 2)
-        yield bus.we.eq(we)
-        yield bus.dat_w.eq(data)
-        yield bus.sel.eq(sel)
-        yield bus.cyc.eq(1)
-        yield bus.stb.eq(1)
-        cycles = 0
-        while True:
-            yield
-            cycles += 1
-            if (yield bus.ack):
-                break
-        results.append(((yield bus.dat_r), (yield bus.err), cycles))
-        yield bus.cyc.eq(0)
-        yield bus.stb.eq(0)
-        yield
 
 
 def run(accesses, delay=6):
