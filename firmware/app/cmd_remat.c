@@ -8,6 +8,7 @@
 #include <generated/csr.h>
 #include <generated/mem.h>
 #include <generated/soc.h>
+#include <system.h>
 
 #include "console.h"
 #include "monet_hal.h"
@@ -55,22 +56,29 @@ static void cmd_access(struct args *a, int write) {
     printf("}\n");
 }
 
-/* fill / check addr=OFF bytes=B seed=S : seeded pseudo-random words. */
+/* fill / check addr=OFF bytes=B seed=S cached=0|1 : seeded pseudo-random words, through the uncached window
+ * or the cacheable one (a check there starts from an empty data cache and combiner; a fill there ends with
+ * its words in remote memory). */
 TIMED_CODE(fill) static void cmd_fill_check(struct args *a, int check) {
     uint32_t off = arg_u32(a, "addr", 0), bytes = arg_u32(a, "bytes", 4096), seed = arg_u32(a, "seed", 1);
+    uint32_t cached = arg_u32(a, "cached", 0);
     if (!window_ok(off, bytes)) { error("addr/bytes must lie inside the remote window, 4-aligned"); return; }
+    if (cached > 1) { error("cached must be 0 or 1"); return; }
     struct remat_faults f0;
     remat_faults(&f0);
+    volatile uint32_t *words = cached ? remote_cached(off) : remote(off);
+    if (cached && check) { flush_cpu_dcache(); combiner_fence(COMBINER_FENCE_POLLS); }
     uint32_t s = pattern_seed(seed ^ off), errors = 0, first_bad = 0xffffffffu;
     uint32_t t0 = rdcycle32();
     for (uint32_t i = 0; i < bytes; i += 4) {
         uint32_t want = pattern_next(&s);
         if (check) {
-            if (*remote(off + i) != want) { if (!errors) first_bad = off + i; errors++; }
+            if (words[i / 4] != want) { if (!errors) first_bad = off + i; errors++; }
         } else {
-            *remote(off + i) = want;
+            words[i / 4] = want;
         }
     }
+    if (cached && !check && combiner_fence(COMBINER_FENCE_POLLS)) { error("the combiner's fence did not end"); return; }
     uint32_t cycles = rdcycle32() - t0;
     printf("{\"addr\": %u, \"bytes\": %u, \"seed\": %u, \"errors\": %u, \"first_bad\": %d, \"cycles\": %u, ",
            (unsigned)off, (unsigned)bytes, (unsigned)seed, (unsigned)errors,
@@ -168,8 +176,8 @@ static void cmd_check(struct args *a) { cmd_fill_check(a, 1); }
 define_command(bfct, cmd_bfct, "idx= [en= r= w= target= base=]");
 define_command(rd, cmd_rd, "addr=");
 define_command(wr, cmd_wr, "addr= val=");
-define_command(fill, cmd_fill, "addr= bytes= seed=");
-define_command(check, cmd_check, "addr= bytes= seed=");
+define_command(fill, cmd_fill, "addr= bytes= seed= cached=0|1");
+define_command(check, cmd_check, "addr= bytes= seed= cached=0|1");
 define_command(lat, cmd_lat, "op=read|write addr= n= stride=");
 define_command(chase, cmd_chase, "addr= lines= n= seed=");
 define_command(faults, cmd_faults, "fault counter and latch");

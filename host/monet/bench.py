@@ -101,25 +101,37 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
                                                     memory_cycles=service + link["memlat"],
                                                     link_ns=PROFILES[profile].link_ns(rate_gbps))
+    result["breakdown_ns"] = link_model.breakdown_by_layer(result["breakdown"])
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
     return result
 
 
-def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram"):
-    """Writes seeded pseudo-random words over every remote window, reads them back, counts errors."""
+MEMTEST_WINDOWS = ("uncached", "cached")
+
+
+def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram", window="uncached"):
+    """Writes seeded pseudo-random words over every remote window, reads them back, counts errors. Through the
+    cacheable window (the data cache and ReMAT's combiner) the words are read back twice: through the
+    uncached window (they reached remote memory) and through the cacheable one (from a flushed data cache)."""
+    if window not in MEMTEST_WINDOWS:
+        raise ValueError(f"memtest window {window!r} is not known; accepted: {', '.join(MEMTEST_WINDOWS)}")
     configure_link(target, distance_m, lanes, rate_gbps, memory=memory)
     windows = map_remote_windows(target)
     per_window = (nbytes // len(windows)) & ~3
+    cached = window == "cached"
     used, errors, faults = [], 0, 0
     for offset in windows:
-        target.fw.fill(offset, per_window, seed)
-        check = target.fw.check(offset, per_window, seed)
-        errors += check["errors"]
-        faults += int(check["fault"])
-        used.append({"offset": offset, "bytes": per_window, "errors": check["errors"]})
+        fill = target.fw.fill(offset, per_window, seed, cached=cached)
+        checks = [target.fw.check(offset, per_window, seed, cached=c)
+                  for c in ((False, True) if cached else (False,))]
+        window_errors = sum(c["errors"] for c in checks)
+        errors += window_errors
+        faults += int(fill["fault"]) + sum(int(c["fault"]) for c in checks)
+        used.append({"offset": offset, "bytes": per_window, "errors": window_errors})
     return {"bytes": per_window * len(windows), "seed": seed, "errors": errors, "faults": faults,
-            "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m, "memory": memory}
+            "windows": used, "lanes": lanes, "rate_gbps": rate_gbps, "distance_m": distance_m, "memory": memory,
+            "window": window}
 
 
 SIZES = (8, 16, 32, 64, 128)

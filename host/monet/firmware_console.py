@@ -106,12 +106,13 @@ class FirmwareConsole:
         """One 32-bit write at an offset of the remote window."""
 
     @command
-    def fill(self, addr, bytes, seed):
-        """Seeded words over a span of the remote window."""
+    def fill(self, addr, bytes, seed, cached=None):
+        """Seeded words over a span of the remote window (`cached=1`: through the cacheable window, fenced)."""
 
     @command
-    def check(self, addr, bytes, seed):
-        """Reads a span back against the seed: errors and faults."""
+    def check(self, addr, bytes, seed, cached=None):
+        """Reads a span back against the seed (`cached=1`: through the cacheable window, from a flushed data
+        cache): errors and faults."""
 
     @command
     def lat(self, op=None, addr=None, n=None, stride=None):

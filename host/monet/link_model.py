@@ -98,3 +98,15 @@ def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memory_cycles=1, 
         "remat_link_logic_ns": cycles_to_ns(logic_cycles),
         "remat_link_logic_cycles": logic_cycles,
     }
+
+
+def breakdown_by_layer(breakdown):
+    """A read_breakdown in four shares that add up to its total, ns: `memory` (the memory's service time),
+    `link` (ReMAT, link logic and serialization), `phy` (the PHYs, with the channel's rounding to whole
+    cycles) and `fiber`."""
+    return {
+        "memory": breakdown["memory_ns"],
+        "link": breakdown["remat_link_logic_ns"] + breakdown["serialization_ns"],
+        "phy": breakdown["phy_ns"] + breakdown["channel_rounding_ns"],
+        "fiber": breakdown["fiber_ns"],
+    }

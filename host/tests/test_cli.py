@@ -71,6 +71,8 @@ def test_latency_json_contract(sim_build):
         assert result[key]["min"] <= result[key]["p50"] <= result[key]["p99"] <= result[key]["max"]
     assert result["gateware_hash"] == sim_build.hash
     assert {"fiber_ns", "phy_ns", "serialization_ns", "memory_ns", "remat_link_logic_ns"} <= set(result["breakdown"])
+    assert set(result["breakdown_ns"]) == {"memory", "link", "phy", "fiber"}
+    assert sum(result["breakdown_ns"].values()) == pytest.approx(result["breakdown"]["total_ns"])
 
 
 def test_latency_table_without_json(sim_build):

@@ -35,6 +35,7 @@ REFUSALS = [
     ("wr addr=6 val=1", "addr must be a 4-aligned offset inside the remote window"),
     (f"fill addr=0 bytes={WINDOW + 4}", "addr/bytes must lie inside the remote window, 4-aligned"),
     ("check addr=2 bytes=64", "addr/bytes must lie inside the remote window, 4-aligned"),
+    ("fill addr=0 bytes=64 cached=2", "cached must be 0 or 1"),
     ("lat op=fetch", "op must be read or write"),
     ("lat n=0", "n must be 1..1024"),
     ("lat n=1025", "n must be 1..1024"),

@@ -72,6 +72,9 @@ def test_read_breakdown_parts_add_up_to_the_measurement():
     assert b["remat_link_logic_cycles"] == 13 and b["remat_link_logic_ns"] == 52.0
     parts = sum(v for k, v in b.items() if k.endswith("_ns") and k not in ("total_ns", "remat_link_logic_ns"))
     assert parts + b["remat_link_logic_ns"] == pytest.approx(b["total_ns"])
+    layers = lm.breakdown_by_layer(b)
+    assert layers == {"memory": 12.0, "link": 72.0, "phy": pytest.approx(80 - 39.2), "fiber": pytest.approx(39.2)}
+    assert sum(layers.values()) == pytest.approx(b["total_ns"])
     other = lm.read_breakdown(40, 8, 8, 15.0, link_ns=100.0)
     assert other["phy_ns"] == 200.0 and other["remat_link_logic_cycles"] == 40 - 2 * 30 - 5 - 1
 

@@ -99,6 +99,18 @@ def test_ddr4_keeps_every_byte_through_refreshes(sim, pattern):
     assert wrong["errors"] > 0
 
 
+def test_cpu_memtest_through_the_cacheable_window_on_ddr4(sim):
+    before = sim.fw.combiner()
+    result = bench.memtest(sim, 16 * 1024, seed=13, memory="ddr4", window="cached")
+    after = sim.fw.combiner()
+    assert result["errors"] == 0 and result["faults"] == 0 and result["window"] == "cached"
+    # The words were written as whole lines and read back (through the cacheable window) a fetch a line.
+    words = result["bytes"] // 4
+    assert after["write_words"] - before["write_words"] == words
+    assert after["write_lines"] - before["write_lines"] == result["bytes"] // 64
+    assert 0 < after["fetches"] - before["fetches"] <= result["bytes"] // 64 + 2 * len(result["windows"])
+
+
 def test_cpu_memtest_on_ddr4(sim):
     result = bench.memtest(sim, 8 * 1024, seed=11, memory="ddr4")   # CPU words, one line transaction each
     assert result["errors"] == 0 and result["faults"] == 0 and result["memory"] == "ddr4"

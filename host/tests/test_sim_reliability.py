@@ -19,10 +19,11 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
     assert 0 < r["efficiency_vs_error_free"] < 1
 
 
-def test_cpu_memtest_passes_under_errors(sim):
+@pytest.mark.parametrize("window, nbytes", [("uncached", 64 * 1024), ("cached", 16 * 1024)])
+def test_cpu_memtest_passes_under_errors(sim, window, nbytes):
     bench.set_errors(sim, 1e-5, seed=5)
     before = sim.fw.retry()
-    result = bench.memtest(sim, 64 * 1024, seed=9)
+    result = bench.memtest(sim, nbytes, seed=9, window=window)
     after = sim.fw.retry()
     assert result["errors"] == 0 and result["faults"] == 0
     assert after["compute"]["crc_errors"] + after["memory"]["crc_errors"] > \

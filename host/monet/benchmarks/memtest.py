@@ -16,11 +16,14 @@ class Memtest(Benchmark):
         Param("bytes", "bytes written and read back, spread over the windows", low=1, high=MEMCARD_SIZE,
               integer=True, default=64 * 1024),
         Param("seed", "the data's seed", low=0, high=2**32 - 1, integer=True, default=1),
+        Param("window", "the CPU's remote window: uncached, or cached (the data cache and ReMAT's combiner; "
+              "read back through both windows)", choices=bench.MEMTEST_WINDOWS, default="uncached"),
     )
 
     def run(self, target, point, log=None):
         return bench.memtest(target, point["bytes"], point["seed"], lanes=point["lanes"],
-                             rate_gbps=point["rate_gbps"], distance_m=point["distance_m"], memory=point["memory"])
+                             rate_gbps=point["rate_gbps"], distance_m=point["distance_m"], memory=point["memory"],
+                             window=point["window"])
 
     def verdicts(self, point, result):
         return [Verdict(f"total {result['bytes']} bytes, {result['errors']} errors, {result['faults']} faults, "
