@@ -159,7 +159,7 @@ class CombiningWishbonePort(LiteXModule):
         self.sync += If(port.rsp.valid & ~rsp_write, lines[rsp_entry].eq(port.rsp.data))
 
         # Read-buffer bookkeeping. A fetch starts only when none is pending, so a claimed entry is neither
-        # pending nor dropped; a fence drops entries only when none is pending.
+        # pending nor dropped; a fence, or a write, that meets a pending entry drops its late answer.
         claim      = Signal(read_lines)   # a fetch request for the entry leaves this cycle
         invalidate = Signal(read_lines)   # a write to the entry's line, or a fence
         fill_ok    = Signal(read_lines)
@@ -203,7 +203,7 @@ class CombiningWishbonePort(LiteXModule):
                 )
             ).Elif(wc_valid & (fence_wanted | (wc_age == flush_idle)),
                 NextState("FLUSH"),
-            ).Elif(fence_wanted & (pending == 0),
+            ).Elif(fence_wanted,
                 invalidate.eq(2**read_lines - 1),
                 fence_done.eq(1),
             )
