@@ -71,9 +71,9 @@ def test_cli_host_json():
 
 @pytest.mark.slow
 def test_sim_stream_local_and_remote_validate_and_remote_falls_with_distance(sim):
-    local = stream.run_sim(sim, 0, n=1024, repetitions=2)
-    near = stream.run_sim(sim, 1, distance_m=8, n=1024, repetitions=2)
-    far = stream.run_sim(sim, 1, distance_m=100, n=1024, repetitions=2)
+    local = stream.run_sim(sim, 0, n=256, repetitions=2)
+    near = stream.run_sim(sim, 1, distance_m=8, n=256, repetitions=2)
+    far = stream.run_sim(sim, 1, distance_m=100, n=256, repetitions=2)
     for r in (local, near, far):
         assert r["validates"] and r["bad_elements"] == 0 and not r["bus_fault"]
         assert 0 < r["ipc"] <= 1
