@@ -8,12 +8,10 @@
 #include <generated/csr.h>
 #include <generated/mem.h>
 #include <generated/soc.h>
-#include <system.h>
 
 #include "console.h"
 #include "monet_hal.h"
 
-#include "combiner.h"
 #include "cpu_counters.h"
 #include "remat.h"
 
@@ -67,7 +65,7 @@ TIMED_CODE(fill) static void cmd_fill_check(struct args *a, int check) {
     struct remat_faults f0;
     remat_faults(&f0);
     volatile uint32_t *words = cached ? remote_cached(off) : remote(off);
-    if (cached && check) { flush_cpu_dcache(); combiner_fence(COMBINER_FENCE_POLLS); }
+    if (cached && check) cached_window_clean();
     uint32_t s = pattern_seed(seed ^ off), errors = 0, first_bad = 0xffffffffu;
     uint32_t t0 = rdcycle32();
     for (uint32_t i = 0; i < bytes; i += 4) {
@@ -78,7 +76,7 @@ TIMED_CODE(fill) static void cmd_fill_check(struct args *a, int check) {
             words[i / 4] = want;
         }
     }
-    if (cached && !check && combiner_fence(COMBINER_FENCE_POLLS)) { error("the combiner's fence did not end"); return; }
+    if (cached && !check && combiner_fence(COMBINER_FENCE_POLLS)) { error(FENCE_STUCK); return; }
     uint32_t cycles = rdcycle32() - t0;
     printf("{\"addr\": %u, \"bytes\": %u, \"seed\": %u, \"errors\": %u, \"first_bad\": %d, \"cycles\": %u, ",
            (unsigned)off, (unsigned)bytes, (unsigned)seed, (unsigned)errors,
@@ -188,7 +186,7 @@ static void cmd_combiner(struct args *a) {
     if (lines < 1 || lines > 2) { error("fetch_lines must be 1 or 2"); return; }
     combiner_set_fetch_lines(lines);
     int fenced = arg_u32(a, "fence", 0) ? combiner_fence(COMBINER_FENCE_POLLS) : 0;
-    if (fenced) { error("the fence did not end: the link does not answer"); return; }
+    if (fenced) { error(FENCE_STUCK); return; }
     struct combiner_counters c;
     combiner_counters(&c);
     printf("{\"fetch_lines\": %u, \"read_hits\": %u, \"fetches\": %u, \"write_lines\": %u, \"write_words\": %u, "

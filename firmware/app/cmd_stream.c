@@ -7,12 +7,10 @@
 #include <generated/csr.h>
 #include <generated/mem.h>
 #include <generated/soc.h>
-#include <system.h>
 
 #include "console.h"
 #include "monet_hal.h"
 
-#include "combiner.h"
 #include "remat.h"
 #include "stream_run.h"
 
@@ -37,10 +35,10 @@ static void cmd_stream(struct args *a) {
     static struct stream_run r;
     /* The cacheable window starts clean: nothing left in the data cache or the combiner from earlier
      * accesses through other paths; and what STREAM wrote is in remote memory when it ends. */
-    if (cached) { flush_cpu_dcache(); combiner_fence(COMBINER_FENCE_POLLS); }
+    if (cached) cached_window_clean();
     stream_run(local ? (uintptr_t)MAIN_RAM_BASE : cached ? (uintptr_t)remote_cached(off) : (uintptr_t)remote(off),
                n, reps, arg_u32(a, "corrupt", 0) != 0, &r);
-    if (cached && combiner_fence(COMBINER_FENCE_POLLS)) { error("the combiner's fence did not end"); return; }
+    if (cached && combiner_fence(COMBINER_FENCE_POLLS)) { error(FENCE_STUCK); return; }
     printf("{\"mem\": \"%s\", \"addr\": %u, \"n\": %u, \"reps\": %u, \"word_bytes\": %u, \"kernels\": {",
            mem, (unsigned)(local ? 0 : off), (unsigned)n, (unsigned)reps, STREAM_WORD_BYTES);
     for (int k = 0; k < 4; k++)

@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <generated/soc.h>
+#include <system.h>
+
+#include "combiner.h"
 
 /* A generated constant inside a message: "0.." XSTR(CHANNEL_MAX_DELAY) " cycles". */
 #define STR(x)  #x
@@ -42,6 +45,12 @@ static inline volatile uint32_t *remote(uint32_t offset) { return (volatile uint
 static inline volatile uint32_t *remote_cached(uint32_t offset) {
     return (volatile uint32_t *)(REMOTE_CACHED_BASE + offset);
 }
+
+/* Before reading through the cacheable window what other paths wrote: nothing left in the data cache or the
+ * combiner. After writing through it, combiner_fence puts the words in remote memory; when it does not
+ * end, commands answer FENCE_STUCK. */
+static inline void cached_window_clean(void) { flush_cpu_dcache(); combiner_fence(COMBINER_FENCE_POLLS); }
+#define FENCE_STUCK "the combiner's fence did not end: the link does not answer"
 
 static inline int window_ok(uint32_t offset, uint32_t bytes) {
     uint32_t window = REMOTE_SECTIONS << REMOTE_SECTION_BITS;

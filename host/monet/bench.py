@@ -8,6 +8,7 @@ from monet.profiles import MEMORIES, PROFILES
 from monet.cores.memcard.ddr4 import peak_GBps
 from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
+from monet.stream import WINDOWS
 
 
 DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)
@@ -107,15 +108,12 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     return result
 
 
-MEMTEST_WINDOWS = ("uncached", "cached")
-
-
 def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram", window="uncached"):
     """Writes seeded pseudo-random words over every remote window, reads them back, counts errors. Through the
     cacheable window (the data cache and ReMAT's combiner) the words are read back twice: through the
     uncached window (they reached remote memory) and through the cacheable one (from a flushed data cache)."""
-    if window not in MEMTEST_WINDOWS:
-        raise ValueError(f"memtest window {window!r} is not known; accepted: {', '.join(MEMTEST_WINDOWS)}")
+    if window not in WINDOWS:
+        raise ValueError(f"memtest window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
     configure_link(target, distance_m, lanes, rate_gbps, memory=memory)
     windows = map_remote_windows(target)
     per_window = (nbytes // len(windows)) & ~3

@@ -25,8 +25,9 @@ KERNELS = ("copy", "scale", "add", "triad")
 # Soft CPU: 3 arrays of 4096 words (16 KiB each, 4 x the 4 KiB data cache, STREAM's sizing rule) and 3
 # repetitions (the best of 2 timed): a remote point costs a few million cycles, minutes of simulation.
 SIM_ELEMENTS, SIM_REPETITIONS = 4096, 3
-# How the soft CPU reaches the remote node: the uncached window (every word a round trip) or the cacheable
-# one (its data cache's refills and write-through words combined into line transactions by ReMAT).
+# How the soft CPU reaches remote memory: the uncached window (every word a round trip) or the cacheable
+# one (its data cache's refills and write-through words combined into line transactions by ReMAT); STREAM
+# and memtest take these.
 WINDOWS = ("uncached", "cached")
 # QEMU: 3 x 2M doubles (46 MiB, well above the emulated caches) and 5 repetitions, about a minute under TCG.
 QEMU_ELEMENTS, QEMU_REPETITIONS = 2_000_000, 5

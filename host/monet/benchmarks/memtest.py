@@ -17,7 +17,7 @@ class Memtest(Benchmark):
               integer=True, default=64 * 1024),
         Param("seed", "the data's seed", low=0, high=2**32 - 1, integer=True, default=1),
         Param("window", "the CPU's remote window: uncached, or cached (the data cache and ReMAT's combiner; "
-              "read back through both windows)", choices=bench.MEMTEST_WINDOWS, default="uncached"),
+              "read back through both windows)", choices=bench.WINDOWS, default="uncached"),
     )
 
     def run(self, target, point, log=None):
