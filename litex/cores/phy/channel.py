@@ -35,6 +35,51 @@ from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS
 from monet.cores.common.layouts import *
 
 
+class WireTime(LiteXModule):
+    """The time an item spends on the wire: holds each item taken for `cost` picoseconds, then releases it.
+
+    Throughput is exact: an item released mid-cycle leaves the rest of that cycle to the next one (its time
+    is tracked in picoseconds, the remainder carried). The carry is at most one cycle: an item cannot have
+    started before the cycle it was taken in, so a run of items shorter than a cycle does not bank the
+    wire's idle time for a later burst. Latency: max(1, ceil(cost)) cycles.
+
+    `offered`/`accept` are the upstream valid/ready, `done`/`drained` the downstream valid/ready; `take` is
+    high in the cycle an item is taken.
+    """
+    def __init__(self, clk_ps, cost_bits=24):
+        self.cost        = Signal(cost_bits)
+        self.offered     = Signal()
+        self.accept      = Signal()
+        self.take        = Signal()
+        self.done        = Signal()
+        self.drained     = Signal()
+        self.held        = Signal()
+        self.busy_cycles = Signal(32)  # cycles with an item on the wire (link occupancy).
+
+        # # #
+
+        held      = self.held
+        remaining = Signal((cost_bits + 1, True))
+        after     = Signal((cost_bits + 1, True))
+        carry     = Signal((cost_bits + 1, True))
+        self.comb += [
+            after.eq(remaining - clk_ps),
+            self.done.eq(held & (after <= 0)),
+            carry.eq(Mux(~self.done, 0, Mux(after < -clk_ps, -clk_ps, after))),
+            self.accept.eq(~held | (self.done & self.drained)),
+            self.take.eq(self.offered & self.accept),
+        ]
+        self.sync += [
+            If(held, self.busy_cycles.eq(self.busy_cycles + 1)),
+            If(held & ~self.done, remaining.eq(after)),
+            If(self.done & self.drained, held.eq(0)),
+            If(self.take,
+                held.eq(1),
+                remaining.eq(self.cost + carry),
+            ),
+        ]
+
+
 class LaneSerializer(LiteXModule):
     """Holds each beat of lane words for its serialization time (>= 1 cycle), then releases it.
 
@@ -43,39 +88,24 @@ class LaneSerializer(LiteXModule):
     def __init__(self, lanes_log2, block_ps, clk_ps):
         self.sink   = sink   = stream.Endpoint(bundle_layout())
         self.source = source = stream.Endpoint(bundle_layout())
-        self.busy_cycles = Signal(32)  # cycles with a beat on the wire (link occupancy).
 
         # # #
 
+        self.wire = wire = WireTime(clk_ps)
+        self.busy_cycles = wire.busy_cycles
         # Lane 0 carries the most blocks of any lane: its used slots give ceil(k/N).
         per_lane = Signal(4)
         self.comb += per_lane.eq(reduce(add, [sink.lane0_used[i] for i in range(BEAT_BLOCKS)]))
-        cost = Signal(24)
-        self.comb += cost.eq(per_lane * block_ps)
-
-        held      = Signal()
-        remaining = Signal((25, True))
-        after     = Signal((25, True))
-        done      = Signal()
-        payload   = Record(bundle_layout())
+        payload = Record(bundle_layout())
         self.comb += [
-            after.eq(remaining - clk_ps),
-            done.eq(held & (after <= 0)),
-            source.valid.eq(done),
+            wire.cost.eq(per_lane * block_ps),
+            wire.offered.eq(sink.valid),
+            sink.ready.eq(wire.accept),
+            source.valid.eq(wire.done),
+            wire.drained.eq(source.ready),
             source.payload.raw_bits().eq(payload.raw_bits()),
-            sink.ready.eq(~held | (done & source.ready)),
         ]
-        self.sync += [
-            If(held, self.busy_cycles.eq(self.busy_cycles + 1)),
-            If(held & ~done, remaining.eq(after)),
-            If(done & source.ready, held.eq(0)),
-            If(sink.valid & sink.ready,
-                held.eq(1),
-                payload.raw_bits().eq(sink.payload.raw_bits()),
-                # Back to back: carry the part of a cycle the last beat did not use.
-                remaining.eq(cost + Mux(done, after, 0)),
-            ),
-        ]
+        self.sync += If(wire.take, payload.raw_bits().eq(sink.payload.raw_bits()))
 
 
 class SimChannelDirection(LiteXModule):

@@ -1,0 +1,405 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""HMC link layer, one end of a link (host controller or device: the protocol is the same both ways).
+
+Transmit: flow-controlled packets from `sink` (requests or responses with their link fields zero, as
+openHMC's user interface takes them) get a sequence number, a forward retry pointer (FRP) and returned
+tokens (RTC), are copied into the retry buffer, and leave on `tx` with the current return retry pointer
+(RRP) and their CRC-32K. A packet leaves only while the partner has input-buffer tokens for all its FLITs
+and the retry buffer has room for it. When idle, a TRET returns tokens (it is sequenced and kept for retry)
+or a PRET returns the RRP.
+
+Receive: a packet from `rx` is checked: CRC (a poisoned packet, carrying the inverted CRC, is dropped and
+counted without a retry), LNG = DLN = the FLITs on the wire, and for sequenced packets the next SEQ. A good
+packet's RRP frees the retry buffer, its RTC adds tokens, its FRP becomes the RRP sent back; a request or
+response enters the input buffer, and its FLITs are returned as tokens once `source` takes it.
+
+Retry (the thesis s.3.1.5, openHMC's defaults): a receiver that sees a bad packet enters error-abort
+(drops everything) and its transmitter sends `irtry_to_send` IRTRYs with StartRetry, carrying the RRP of
+the last good packet. The partner, having received `irtry_threshold` of them, sends as many IRTRYs with
+ClearErrorAbort, then replays its retry buffer from that RRP; the receiver leaves error-abort after
+`irtry_threshold` ClearErrorAbort IRTRYs and checks the replay's SEQ from where it stopped. StartRetry is
+sent again if error-abort has not ended after `irtry_timeout` cycles.
+
+Initialisation is the token exchange: after reset each end returns its whole input buffer in TRETs (31
+tokens each, the 5-bit RTC's limit) and sends nothing else until it holds tokens. The PHY's training
+(scrambler lock, TS1 alignment, lane reversal and polarity) has no counterpart on the packet-level wire of
+the sim (phy/hmc_channel.py) and is not modelled.
+
+Packets are whole records (`packet_layout`: header, 8 payload FLITs, tail and the FLIT count), one a cycle
+at most; the wire meters FLITs at the lane rate. FRP and RRP are 8-bit FLIT pointers: FRP is the retry
+buffer's pointer after the packet, so the buffer holds at most min(`retry_flits`, 255) FLITs and
+`retry_packets` packets.
+
+Latency: 1 cycle from `sink` to `tx` (a register; RRP and CRC are added after it), 2 cycles from `rx` to
+`source` (a register, the checks after it, the input buffer).
+
+This is the device model's link and the host controller's; the CRC over a 9-FLIT window and the retry
+buffer's pointer arithmetic are one cycle deep, as the sim needs. A board's host controller would pipeline
+the CRC like openHMC's per-FLIT `crc_128_init` + `crc_accu`.
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from monet.cores.common.crc import ParallelCRC
+from monet.cores.hmc.packet import *
+
+WINDOW_FLITS = MAX_FLITS
+PAYLOAD_BITS = 8 * MAX_DATA_BYTES
+RTC_MAX      = 31    # tokens one packet can return (5-bit RTC)
+
+packet_layout = [
+    ("header",  64),
+    ("data",    PAYLOAD_BITS),   # the payload, FLIT 0's upper half first: its bit 0 is packet bit 64
+    ("tail",    64),
+    ("lng",     4),              # FLITs on the wire
+]
+
+
+def header_fields(header):
+    return {name: REQUEST_HEADER.get(header, name) for name in ("cmd", "lng", "dln")}
+
+
+def tail_fields(tail):
+    """The tail's link fields (the same bits in request and response tails)."""
+    return {name: REQUEST_TAIL.get(tail, name) for name in ("rrp", "frp", "seq", "rtc", "crc")}
+
+
+def flow_header(cmd):
+    return REQUEST_HEADER.word(cmd=cmd, lng=1, dln=1)
+
+
+class PacketCRC(LiteXModule):
+    """CRC-32K of a packet record, combinational (0 cycles).
+
+    The packet is placed at the top of a 9-FLIT window with zero FLITs below it: zeros ahead of a message
+    leave a CRC that starts from zero unchanged, so one fixed-width engine serves every length."""
+    def __init__(self):
+        self.packet = packet = Record(packet_layout)
+        self.crc    = Signal(32)
+
+        # # #
+
+        window = Signal(FLIT_BITS * WINDOW_FLITS)
+        cases = {}
+        for n in range(1, WINDOW_FLITS + 1):
+            body = Cat(packet.header, packet.data)[:FLIT_BITS * n - 64]
+            parts = ([Constant(0, FLIT_BITS * (WINDOW_FLITS - n))] if n < WINDOW_FLITS else []) + \
+                [body, packet.tail[:CRC_OFFSET], Constant(0, 32)]
+            cases[n] = window.eq(Cat(*parts))
+        cases["default"] = window.eq(0)
+        self.comb += Case(packet.lng, cases)
+        self.engine = engine = ParallelCRC(len(window), width=32, poly=CRC32K_POLY, with_state=True)
+        # The engine takes its data's top bit first; the packet goes bit 0 first.
+        self.comb += [
+            engine.data.eq(Cat(*[window[i] for i in reversed(range(len(window)))])),
+            engine.state.eq(0),
+            self.crc.eq(engine.crc),
+        ]
+
+
+class HMCLinkLayer(LiteXModule):
+    def __init__(self, rx_tokens=64, retry_flits=256, retry_packets=64, irtry_to_send=24, irtry_threshold=16,
+                 irtry_timeout=250):
+        assert irtry_to_send >= irtry_threshold, "the partner must see at least its threshold of IRTRYs"
+        assert 0 < rx_tokens < 1024 and 0 < retry_flits <= 256
+        self.sink   = sink   = stream.Endpoint(packet_layout)
+        self.source = source = stream.Endpoint(packet_layout)
+        self.tx     = tx     = stream.Endpoint(packet_layout)
+        self.rx     = rx     = stream.Endpoint(packet_layout)   # never refused: a receiver cannot hold the wire
+
+        self.tokens        = Signal(10)   # the partner's free input-buffer FLITs
+        self.link_up       = Signal()     # tokens have arrived from the partner
+        self.error_abort   = Signal()
+        self.tx_packets    = Signal(32)   # flow-controlled packets sent the first time
+        self.rx_packets    = Signal(32)   # requests or responses delivered to `source`
+        self.crc_errors    = Signal(32)
+        self.seq_errors    = Signal(32)
+        self.lng_errors    = Signal(32)
+        self.poisoned      = Signal(32)
+        self.error_aborts  = Signal(32)   # times this receiver entered error-abort
+        self.replays       = Signal(32)   # times this transmitter replayed its retry buffer
+        self.replayed      = Signal(32)   # packets sent again
+        self.token_stalls  = Signal(32)   # cycles a packet waited for tokens
+        self.retry_stalls  = Signal(32)   # cycles a packet waited for retry-buffer room
+
+        # # #
+
+        ptr_bits   = 8
+        idx_bits   = log2_int(retry_packets, need_pow2=True)
+        max_flits  = min(retry_flits, 2**ptr_bits - 1)
+
+        # Between the receiver and the transmitter.
+        last_frp        = Signal(ptr_bits)   # FRP of the last good sequenced packet: the RRP to send
+        rrp_in          = Signal(ptr_bits)   # the partner's latest RRP
+        rtc_in          = Signal(5)
+        rtc_valid       = Signal()
+        want_start      = Signal()           # this receiver asks for a retry
+        partner_retry   = Signal()           # the partner asks for a retry (threshold of StartRetry reached)
+        returned        = Signal(4)          # FLITs leaving the input buffer this cycle
+
+        # ---- Receive -----------------------------------------------------------------------------------
+        got = Record(packet_layout)
+        got_valid = Signal()
+        self.sync += [got_valid.eq(rx.valid), got.eq(rx)]
+        self.comb += rx.ready.eq(1)
+
+        self.rx_crc = rx_crc = PacketCRC()
+        h, t = header_fields(got.header), tail_fields(got.tail)
+        cmd = h["cmd"]
+        crc_good, crc_poisoned, lng_good, seq_good = Signal(), Signal(), Signal(), Signal()
+        flow, sequenced, irtry = Signal(), Signal(), Signal()
+        expect_seq = Signal(3, reset=1)
+        self.comb += [
+            rx_crc.packet.eq(got),
+            crc_good.eq(t["crc"] == rx_crc.crc),
+            crc_poisoned.eq(t["crc"] == ~rx_crc.crc),
+            lng_good.eq((h["lng"] == h["dln"]) & (h["lng"] == got.lng)),
+            flow.eq(cmd[3:] == T_FLOW >> 3),
+            sequenced.eq(~flow | (cmd == TRET)),
+            irtry.eq(cmd == IRTRY),
+            seq_good.eq(t["seq"] == expect_seq),
+        ]
+        intact  = Signal()   # CRC and length right: its fields can be trusted
+        bad     = Signal()
+        accept  = Signal()
+        self.comb += [
+            intact.eq(got_valid & crc_good & lng_good),
+            bad.eq(got_valid & ~self.error_abort & ~crc_poisoned & ~(intact & (~sequenced | seq_good))),
+            accept.eq(intact & ~self.error_abort & sequenced & seq_good),
+        ]
+        start_seen  = Signal(5)
+        clear_seen  = Signal(5)
+        abort_timer = Signal(max=irtry_timeout + 1)
+        self.sync += [
+            partner_retry.eq(0),
+            want_start.eq(0),
+            If(got_valid & crc_poisoned, self.poisoned.eq(self.poisoned + 1)),
+            If(bad,
+                self.error_abort.eq(1),
+                self.error_aborts.eq(self.error_aborts + 1),
+                want_start.eq(1),
+                abort_timer.eq(0),
+                clear_seen.eq(0),
+                If(~crc_good, self.crc_errors.eq(self.crc_errors + 1)
+                ).Elif(~lng_good, self.lng_errors.eq(self.lng_errors + 1)
+                ).Else(self.seq_errors.eq(self.seq_errors + 1)),
+            ),
+            If(self.error_abort & ~bad,
+                If(abort_timer == irtry_timeout,
+                    want_start.eq(1),
+                    abort_timer.eq(0),
+                ).Else(
+                    abort_timer.eq(abort_timer + 1),
+                )
+            ),
+            # Good packets other than NULLs carry the partner's RRP.
+            If(intact & (cmd != NULL), rrp_in.eq(t["rrp"])),
+            If(intact & irtry & t["frp"][0],
+                start_seen.eq(start_seen + 1),
+                If(start_seen == irtry_threshold - 1, partner_retry.eq(1)),
+            ).Elif(intact & ~irtry,
+                start_seen.eq(0),
+            ),
+            If(intact & irtry & t["frp"][1] & self.error_abort,
+                If(clear_seen == irtry_threshold - 1,
+                    self.error_abort.eq(0),
+                    clear_seen.eq(0),
+                ).Else(
+                    clear_seen.eq(clear_seen + 1),
+                )
+            ),
+            If(accept,
+                expect_seq.eq(expect_seq + 1),
+                last_frp.eq(t["frp"]),
+            ),
+        ]
+        self.comb += [rtc_in.eq(t["rtc"]), rtc_valid.eq(accept)]
+        self.sync += If(accept & (t["rtc"] != 0), self.link_up.eq(1))
+
+        self.input_buffer = ibuf = stream.SyncFIFO(packet_layout, rx_tokens, buffered=False)
+        self.comb += [
+            ibuf.sink.valid.eq(accept & ~flow),
+            ibuf.sink.payload.eq(got),
+            ibuf.source.connect(source),
+            returned.eq(Mux(source.valid & source.ready, source.lng, 0)),
+        ]
+        self.sync += If(source.valid & source.ready, self.rx_packets.eq(self.rx_packets + 1))
+
+        # ---- Transmit ----------------------------------------------------------------------------------
+        to_return = Signal(10, reset=rx_tokens)   # our input buffer's free FLITs not yet told
+        next_seq  = Signal(3, reset=1)
+        frp_out   = Signal(ptr_bits)   # retry buffer write pointer (FLITs)
+        acked     = Signal(ptr_bits)   # retry buffer read pointer: FLITs up to here are acknowledged
+        wr_idx, head_idx, replay_idx = (Signal(idx_bits + 1, name=n) for n in ("wr_idx", "head_idx", "replay_idx"))
+        start_left = Signal(5)
+        clear_left = Signal(5)
+        replay_pending, replaying = Signal(), Signal()
+        rrp_sent   = Signal(ptr_bits)
+
+        # The retry buffer: packets as sent the first time (RRP and CRC are stamped on the way out).
+        entry_layout = packet_layout
+        self.specials.retry = retry = Memory(layout_len(entry_layout), retry_packets)
+        self.specials.retry_w = retry_w = retry.get_port(write_capable=True)
+        self.specials.retry_r = retry_r = retry.get_port()
+        entry_lng = Array(Signal(4, name=f"entry_lng{i}") for i in range(retry_packets))
+        replay_entry = Record(entry_layout)
+        self.comb += replay_entry.raw_bits().eq(retry_r.dat_r)
+
+        # Freeing: the head packet is acknowledged once the partner's RRP is at or past its end (and not past
+        # what was sent: an RRP is never ahead of the write pointer).
+        occupancy = Signal(ptr_bits)
+        acked_span = Signal(ptr_bits)
+        head_lng = Signal(4)
+        can_free = Signal()
+        self.comb += [
+            occupancy.eq(frp_out - acked),
+            acked_span.eq(rrp_in - acked),
+            head_lng.eq(entry_lng[head_idx[:idx_bits]]),
+            can_free.eq((wr_idx != head_idx) & (acked_span >= head_lng) & (acked_span <= occupancy)),
+        ]
+        self.sync += If(can_free,
+            acked.eq(acked + head_lng),
+            head_idx.eq(head_idx + 1),
+        )
+
+        # Choosing what leaves next.
+        out = Record(packet_layout)       # the register in front of the wire
+        out_valid = Signal()
+        advance = Signal()
+        self.comb += advance.eq(~out_valid | tx.ready)
+
+        rtc_now = Signal(5)
+        self.comb += rtc_now.eq(Mux(to_return > RTC_MAX, RTC_MAX, to_return))
+        entries = Signal(idx_bits + 1)
+        room_for = Signal(ptr_bits + 4)    # widened: occupancy + the packet's FLITs
+        has_room = Signal()
+        tret_room = Signal()
+        self.comb += [
+            entries.eq(wr_idx - head_idx),
+            room_for.eq(occupancy + sink.lng),
+            has_room.eq((entries < retry_packets) & (room_for <= max_flits)),
+            tret_room.eq((entries < retry_packets) & (occupancy < max_flits)),
+        ]
+        send_start, send_clear, send_replay, send_new, send_tret, send_pret = (Signal(name=n) for n in
+            ("send_start", "send_clear", "send_replay", "send_new", "send_tret", "send_pret"))
+        start_replay = Signal()
+        busy_retry = Signal()
+        new_fits = Signal()
+        self.comb += [
+            busy_retry.eq(replay_pending | replaying),
+            new_fits.eq((self.tokens >= sink.lng) & has_room),
+            send_start.eq(advance & (start_left != 0)),
+            send_clear.eq(advance & (start_left == 0) & (clear_left != 0)),
+            send_replay.eq(advance & (start_left == 0) & (clear_left == 0) & replaying & (replay_idx != wr_idx)),
+            send_new.eq(advance & (start_left == 0) & (clear_left == 0) & ~busy_retry & sink.valid & new_fits),
+            send_tret.eq(advance & (start_left == 0) & (clear_left == 0) & ~busy_retry & ~send_new &
+                         (to_return != 0) & tret_room),
+            send_pret.eq(advance & (start_left == 0) & (clear_left == 0) & ~send_replay & ~send_new & ~send_tret &
+                         (last_frp != rrp_sent)),
+            start_replay.eq(replay_pending & (clear_left == 0) & ~can_free),
+            sink.ready.eq(send_new),
+        ]
+        self.sync += [
+            If(sink.valid & ~busy_retry & (start_left == 0) & (clear_left == 0),
+                If(self.tokens < sink.lng, self.token_stalls.eq(self.token_stalls + 1)
+                ).Elif(~has_room, self.retry_stalls.eq(self.retry_stalls + 1))
+            ),
+        ]
+
+        # A new packet or TRET: sequenced, given its FRP and RTC, written into the retry buffer.
+        fresh = Record(packet_layout)
+        fresh_lng = Signal(4)
+        fresh_frp = Signal(ptr_bits)
+        self.comb += [
+            fresh_lng.eq(Mux(send_new, sink.lng, 1)),
+            fresh_frp.eq(frp_out + fresh_lng),
+            fresh.header.eq(Mux(send_new, sink.header, flow_header(TRET))),
+            fresh.data.eq(Mux(send_new, sink.data, 0)),
+            fresh.tail.eq(Cat(Constant(0, 8), fresh_frp, next_seq, Mux(send_new, sink.tail[19:27], 0), rtc_now,
+                              Constant(0, 32))),
+            fresh.lng.eq(fresh_lng),
+            retry_w.adr.eq(wr_idx[:idx_bits]),
+            retry_w.dat_w.eq(fresh.raw_bits()),
+            retry_w.we.eq(send_new | send_tret),
+        ]
+        self.sync += If(send_new | send_tret,
+            wr_idx.eq(wr_idx + 1),
+            frp_out.eq(fresh_frp),
+            next_seq.eq(next_seq + 1),
+            entry_lng[wr_idx[:idx_bits]].eq(fresh_lng),
+        )
+        sent_rtc = Signal(5)
+        self.comb += sent_rtc.eq(Mux(send_new | send_tret, rtc_now, 0))
+        self.sync += [
+            to_return.eq(to_return - sent_rtc + returned),
+            If(rtc_valid,
+                self.tokens.eq(self.tokens + rtc_in - Mux(send_new, sink.lng, 0))
+            ).Elif(send_new,
+                self.tokens.eq(self.tokens - sink.lng)
+            ),
+            If(send_new, self.tx_packets.eq(self.tx_packets + 1)),
+        ]
+
+        # Replay reads the retry buffer a cycle ahead: the read port's address is the entry wanted next cycle.
+        self.comb += retry_r.adr.eq(Mux(start_replay, head_idx, Mux(send_replay, replay_idx + 1, replay_idx))[:idx_bits])
+        self.sync += [
+            If(want_start, start_left.eq(irtry_to_send)
+            ).Elif(send_start, start_left.eq(start_left - 1)),
+            If(partner_retry,
+                clear_left.eq(irtry_to_send),
+                replay_pending.eq(1),
+                replaying.eq(0),
+            ).Else(
+                If(send_clear, clear_left.eq(clear_left - 1)),
+                If(start_replay,
+                    replay_pending.eq(0),
+                    replaying.eq(1),
+                    replay_idx.eq(head_idx),
+                    self.replays.eq(self.replays + 1),
+                ).Elif(send_replay,
+                    replay_idx.eq(replay_idx + 1),
+                    self.replayed.eq(self.replayed + 1),
+                ).Elif(replaying & (replay_idx == wr_idx),
+                    replaying.eq(0),
+                ),
+            ),
+        ]
+
+        irtry_tail = Signal(64)     # FRP bit 0: StartRetry, bit 1: ClearErrorAbort
+        self.comb += irtry_tail.eq(Cat(Constant(0, 8), send_start, ~send_start, Constant(0, 54)))
+        self.sync += If(advance,
+            out_valid.eq(send_start | send_clear | send_replay | send_new | send_tret | send_pret),
+            If(send_start | send_clear,
+                out.header.eq(flow_header(IRTRY)), out.data.eq(0), out.tail.eq(irtry_tail), out.lng.eq(1),
+            ).Elif(send_replay,
+                out.eq(replay_entry),
+            ).Elif(send_new | send_tret,
+                out.eq(fresh),
+            ).Elif(send_pret,
+                out.header.eq(flow_header(PRET)), out.data.eq(0), out.tail.eq(0), out.lng.eq(1),
+            ),
+        )
+
+        # On the way out: the current RRP, then the CRC over the packet with it.
+        self.tx_crc = tx_crc = PacketCRC()
+        stamped = Record(packet_layout)
+        self.comb += [
+            stamped.eq(out),
+            stamped.tail.eq(Cat(last_frp, out.tail[8:CRC_OFFSET], Constant(0, 32))),
+            tx_crc.packet.eq(stamped),
+            tx.valid.eq(out_valid),
+            tx.header.eq(stamped.header),
+            tx.data.eq(stamped.data),
+            tx.tail.eq(Cat(stamped.tail[:CRC_OFFSET], tx_crc.crc)),
+            tx.lng.eq(stamped.lng),
+        ]
+        # The RRP the chosen packet will carry (or a newer one): no PRET is chosen for it again.
+        self.sync += If(advance & (send_start | send_clear | send_replay | send_new | send_tret | send_pret),
+            rrp_sent.eq(last_frp))

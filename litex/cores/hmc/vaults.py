@@ -1,0 +1,298 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""The HMC device model's memory: 16 vaults of 8 banks behind the crossbar, storing data, with closed-page
+DRAM timing per bank and a 10 GB/s data bus per vault.
+
+Timing constants (a vault's DRAM runs at tCK = 0.8 ns, 1250 MHz; every value is rounded up to whole tCK):
+
+| constant | value | source |
+|---|---|---|
+| tCK | 0.8 ns | gem5 `HMC_2500_x32` (src/mem/DRAMCtrl.py), after Azarkhish et al.'s HMC model |
+| tBURST | 3.2 ns a 32 B burst (BL8 on 32 TSVs) | gem5 `HMC_2500_x32`; 32 B / 3.2 ns = the thesis's 10 GB/s a vault (s.3.1.2) |
+| tRCD, tCL, tRP, tRAS | 10.2, 9.9, 7.7, 21.6 ns | gem5 `HMC_2500_x32`, "values using DRAMSpec HMC model" |
+| tWR, tRTP | 8, 4.9 ns | same |
+| frontend, backend | 4 ns each | gem5 `HMC_2500_x32` static_frontend/backend_latency (vault controller) |
+| page policy | closed, 256 B page | the thesis s.3.1.2 |
+| address map | offset [6:0], vault [10:7], bank [13:11] | HMC-Sim's low-interleave map for a 128 B maximum block (reference s.1.1) |
+
+Gem5's model times writes with tCL like reads (no separate tCWL); so does this one. Refresh is not modelled
+(gem5's tRFC = 59 ns every tREFI = 3.9 us, 1.5 % of a vault's time).
+
+A request is timed when it is taken: the bank activates when it is free and the request is past the
+frontend, data moves tRCD + tCL later once the vault's bus is free (ceil(bytes / 32) bursts), the bank
+precharges after tRAS and after tRTP (read) or tWR (write) from its last burst, and is free tRP later; the
+response is due `backend` after the last burst. Each vault serves its requests first come, first served:
+its queue (`queue_depth` entries) holds them until they are due, so requests to different vaults come back
+out of order and requests to one vault in order. The data itself is read or written when the request is
+taken, in arrival order (what a single link's ordering guarantees), and the read data waits in the
+request's queue slot.
+
+sink: requests (`request_layout`), one taken a cycle while its vault's queue has room. source: responses
+(`response_layout`): RD_RS with the data from FLIT 0 up, WR_RS, or ERROR with ERRSTAT for a command the
+device does not execute, an LNG that is not the command's, or an access crossing a 128 B block (posted
+writes get no response; a bad one is dropped and counted). `storage_bytes` of data exist; higher addresses
+alias onto them, with their own vault and bank timing.
+
+Latency: a response is on `source` exactly ceil((frontend + DRAM + backend) / tCK-per-cycle) cycles after
+its request was taken, at least 3: the queue looks two cycles ahead of the due time to cover its two
+stages (pick a due vault, read the slot's data). At 250 MHz (5 tCK a cycle), unloaded: RD64 9 cycles
+(44 tCK, 35.2 ns), RD128 11 (52 tCK), WR64 9. This is a model of a device, built for the Verilator SoC
+and unit tests, not for a board: its timing arithmetic (40-bit compares and adds on a 128-entry array) is
+one cycle deep.
+"""
+
+import math
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from monet.cores.hmc.packet import *
+
+TCK_NS = 0.8
+TIMINGS_NS = {"tBURST": 3.2, "tRCD": 10.2, "tCL": 9.9, "tRP": 7.7, "tRAS": 21.6, "tWR": 8.0, "tRTP": 4.9,
+              "frontend": 4.0, "backend": 4.0}
+BURST_BYTES = 32
+VAULTS, BANKS = 16, 8
+TIME_BITS = 40    # tCK since reset: 880 s at 1250 MHz
+QUEUE_LEAD_CYCLES = 2
+
+request_layout = [
+    ("cmd",  6),
+    ("lng",  4),
+    ("tag",  TAG_BITS),
+    ("adrs", ADDR_BITS),
+    ("slid", 3),
+    ("data", 8 * MAX_DATA_BYTES),   # payload FLIT 1 at bits [127:0]
+]
+
+response_layout = [
+    ("cmd",     6),
+    ("lng",     4),
+    ("tag",     TAG_BITS),
+    ("errstat", 7),
+    ("slid",    3),
+    ("data",    8 * MAX_DATA_BYTES),
+]
+
+
+def timings_tck():
+    """Every timing constant in whole tCK (rounded up)."""
+    return {name: math.ceil(ns / TCK_NS - 1e-9) for name, ns in TIMINGS_NS.items()}
+
+
+def ticks_per_cycle(clk_freq):
+    ticks = 1e9 / clk_freq / TCK_NS
+    assert abs(ticks - round(ticks)) < 1e-6, f"{clk_freq / 1e6} MHz is not a whole number of {TCK_NS} ns tCK"
+    return round(ticks)
+
+
+def unloaded_tck(n_bytes):
+    """tCK from a request's arrival at an idle vault to its response being due (the docstring's sum)."""
+    t = timings_tck()
+    return t["frontend"] + t["tRCD"] + t["tCL"] + math.ceil(n_bytes / BURST_BYTES) * t["tBURST"] + t["backend"]
+
+
+def unloaded_cycles(n_bytes, clk_freq):
+    return max(math.ceil(unloaded_tck(n_bytes) / ticks_per_cycle(clk_freq)), QUEUE_LEAD_CYCLES + 1)
+
+
+def round_robin_pick(requests, grant, last):
+    """Statements giving `grant` the first requesting index after `last`, wrapping (combinational)."""
+    n = len(requests)
+    order = [(last + 1 + k) % n for k in range(n)]
+    pick = If(requests[order[0]], grant.eq(order[0]))
+    for i in order[1:]:
+        pick = pick.Elif(requests[i], grant.eq(i))
+    return pick
+
+
+class HMCVaults(LiteXModule):
+    def __init__(self, clk_freq=250e6, storage_bytes=64 * 1024, queue_depth=4):
+        self.sink   = sink   = stream.Endpoint(request_layout)
+        self.source = source = stream.Endpoint(response_layout)
+        self.reads  = Signal(32)   # requests taken, by kind
+        self.writes = Signal(32)
+        self.errors = Signal(32)
+
+        # # #
+
+        t = timings_tck()
+        tpc = ticks_per_cycle(clk_freq)
+        block_bits, vault_bits, bank_bits = log2_int(MAX_DATA_BYTES), log2_int(VAULTS), log2_int(BANKS)
+        blocks = storage_bytes // MAX_DATA_BYTES
+        assert blocks >= 1 and blocks & (blocks - 1) == 0, "storage_bytes must be a power of two of 128 B blocks"
+        depth_bits = log2_int(queue_depth)
+        flit_count = MAX_DATA_BYTES // FLIT_BYTES
+
+        now  = Signal(TIME_BITS)
+        lead = Signal(TIME_BITS)
+        self.sync += now.eq(now + tpc)
+        self.comb += lead.eq(now + QUEUE_LEAD_CYCLES * tpc)
+
+        # Decode.
+        vault      = Signal(vault_bits)
+        bank       = Signal(bank_bits)
+        first_flit = Signal(3)
+        flits      = Signal(4)     # payload FLITs asked for or carried, 1..8
+        end_flit   = Signal(5)     # first_flit + flits, widened: above 8 crosses the block
+        expect_lng = Signal(4)
+        is_read, is_write, is_posted = Signal(), Signal(), Signal()
+        posted_type = Signal()      # posted writes of any kind get no response, even an ERROR
+        errstat    = Signal(7)
+        self.comb += [
+            vault.eq(sink.adrs[block_bits:block_bits + vault_bits]),
+            bank.eq(sink.adrs[block_bits + vault_bits:block_bits + vault_bits + bank_bits]),
+            first_flit.eq(sink.adrs[4:block_bits]),
+            flits.eq(sink.cmd[:3] + 1),
+            end_flit.eq(first_flit + flits),
+            is_read.eq(sink.cmd[3:] == T_READ >> 3),
+            is_write.eq(sink.cmd[3:] == T_WRITE >> 3),
+            is_posted.eq(sink.cmd[3:] == T_POSTED_WRITE >> 3),
+            posted_type.eq(is_posted | (sink.cmd[3:] == T_POSTED_MISC_WRITE >> 3)),
+            expect_lng.eq(Mux(is_read, 1, flits + 1)),
+            If(~(is_read | is_write | is_posted),
+                errstat.eq(ERRSTAT_INVALID_CMD)
+            ).Elif(sink.lng != expect_lng,
+                errstat.eq(ERRSTAT_INVALID_LNG)
+            ).Elif(end_flit > flit_count,
+                errstat.eq(ERRSTAT_CROSSES_BLOCK)
+            ),
+        ]
+
+        # Timing.
+        bank_ready = Array(Signal(TIME_BITS, name=f"bank_ready{i}") for i in range(VAULTS * BANKS))
+        bus_ready  = Array(Signal(TIME_BITS, name=f"bus_ready{i}") for i in range(VAULTS))
+        arrive, act_at, first_data, data_start, data_end = (Signal(TIME_BITS, name=n) for n in
+                                                            ("arrive", "act_at", "first_data", "data_start", "data_end"))
+        burst_time, ras_end, read_pre, write_pre, precharge, due = (Signal(TIME_BITS, name=n) for n in
+                                                   ("burst_time", "ras_end", "read_pre", "write_pre", "precharge", "due"))
+        this_bank = Signal(vault_bits + bank_bits)
+        self.comb += [
+            this_bank.eq(Cat(bank, vault)),
+            arrive.eq(now + t["frontend"]),
+            act_at.eq(Mux(bank_ready[this_bank] > arrive, bank_ready[this_bank], arrive)),
+            first_data.eq(act_at + t["tRCD"] + t["tCL"]),
+            data_start.eq(Mux(bus_ready[vault] > first_data, bus_ready[vault], first_data)),
+            burst_time.eq(((flits + 1) >> 1) * t["tBURST"]),
+            data_end.eq(data_start + burst_time),
+            ras_end.eq(act_at + t["tRAS"]),
+            # The last column command leaves tCL before the last burst; the bank precharges tRTP after it.
+            read_pre.eq(data_end + t["tRTP"] - t["tBURST"] - t["tCL"]),
+            write_pre.eq(data_end + t["tWR"]),
+            If(is_read,
+                precharge.eq(Mux(read_pre > ras_end, read_pre, ras_end))
+            ).Else(
+                precharge.eq(Mux(write_pre > ras_end, write_pre, ras_end))
+            ),
+            due.eq(Mux(errstat != 0, arrive, data_end + t["backend"])),
+        ]
+
+        # Vault queues: per vault a ring of `queue_depth` entries; an entry's slot holds its read data.
+        entry_layout = [("due", TIME_BITS), ("respond", 1), ("cmd", 6), ("lng", 4), ("tag", TAG_BITS),
+                        ("errstat", 7), ("slid", 3)]
+        queues = []
+        for v in range(VAULTS):
+            q = Record([("wp", depth_bits + 1), ("rp", depth_bits + 1)], name=f"vault{v}")
+            q.entries = Array(Record(entry_layout, name=f"vault{v}_entry{e}") for e in range(queue_depth))
+            q.count = Signal(depth_bits + 1, name=f"vault{v}_count")
+            self.comb += q.count.eq(q.wp - q.rp)
+            queues.append(q)
+        take = Signal()
+        respond = Signal()
+        self.comb += [
+            sink.ready.eq(Array(q.count < queue_depth for q in queues)[vault]),
+            take.eq(sink.valid & sink.ready),
+            respond.eq(~posted_type),
+        ]
+        for v, q in enumerate(queues):
+            entry = q.entries[q.wp[:depth_bits]]
+            self.sync += If(take & (vault == v),
+                q.wp.eq(q.wp + 1),
+                entry.due.eq(due),
+                entry.respond.eq(respond),
+                entry.cmd.eq(Mux(errstat != 0, ERROR, Mux(is_read, RD_RS, WR_RS))),
+                entry.lng.eq(Mux(is_read & (errstat == 0), flits + 1, 1)),
+                entry.tag.eq(sink.tag),
+                entry.errstat.eq(errstat),
+                entry.slid.eq(sink.slid),
+            )
+        self.sync += If(take & (errstat == 0),
+            bank_ready[this_bank].eq(precharge + t["tRP"]),
+            bus_ready[vault].eq(data_end),
+        )
+        self.sync += If(take,
+            If(errstat != 0, self.errors.eq(self.errors + 1)
+            ).Elif(is_read, self.reads.eq(self.reads + 1)
+            ).Else(self.writes.eq(self.writes + 1)),
+        )
+
+        # Data: written or read when the request is taken; read data lands in the request's slot a cycle later.
+        self.specials.storage = storage = Memory(8 * MAX_DATA_BYTES, blocks)
+        self.specials.store_w = store_w = storage.get_port(write_capable=True, we_granularity=FLIT_BITS)
+        self.specials.store_r = store_r = storage.get_port()
+        self.specials.slots   = slots   = Memory(8 * MAX_DATA_BYTES, VAULTS * queue_depth)
+        self.specials.slot_w  = slot_w  = slots.get_port(write_capable=True)
+        self.specials.slot_r  = slot_r  = slots.get_port()
+        block = sink.adrs[block_bits:block_bits + log2_int(blocks)] if blocks > 1 else 0
+        placed = Array((Cat(Constant(0, FLIT_BITS * k), sink.data) if k else sink.data)[:8 * MAX_DATA_BYTES]
+                       for k in range(flit_count))
+        self.comb += [
+            store_w.adr.eq(block),
+            store_w.dat_w.eq(placed[first_flit]),
+            store_w.we.eq(Cat(*[take & (is_write | is_posted) & (errstat == 0) & (first_flit <= f) & (end_flit > f)
+                                for f in range(flit_count)])),
+            store_r.adr.eq(block),
+        ]
+        read_taken = Signal()
+        read_slot  = Signal(vault_bits + depth_bits)
+        read_first = Signal(3)
+        self.sync += [
+            read_taken.eq(take & is_read & (errstat == 0)),
+            read_slot.eq(Cat(Array(q.wp[:depth_bits] for q in queues)[vault], vault)),
+            read_first.eq(first_flit),
+        ]
+        self.comb += [
+            slot_w.adr.eq(read_slot),
+            slot_w.dat_w.eq(Array(store_r.dat_r[FLIT_BITS * k:] for k in range(flit_count))[read_first]),
+            slot_w.we.eq(read_taken),
+        ]
+
+        # Responses: a vault whose head is due (two cycles early) is picked round robin; its slot is read; the
+        # response enters the output FIFO the next cycle.
+        out = stream.SyncFIFO(response_layout, 4, buffered=False)
+        self.submodules += out
+        due_now = Signal(VAULTS)
+        retire  = Signal()
+        grant   = Signal(vault_bits)
+        last    = Signal(vault_bits)    # the vault picked last: the search starts after it
+        self.comb += [
+            due_now.eq(Cat(*[(q.count != 0) & (q.entries[q.rp[:depth_bits]].due <= lead) for q in queues])),
+            retire.eq((due_now != 0) & (out.level < 3)),
+            Case(last, {l: round_robin_pick(due_now, grant, l) for l in range(VAULTS)}),
+        ]
+        self.sync += If(retire, last.eq(grant))
+        head = Array(q.entries[q.rp[:depth_bits]] for q in queues)[grant]
+        picked = Record(entry_layout)
+        picked_valid = Signal()
+        self.sync += [
+            picked_valid.eq(retire),
+            picked.eq(head),
+        ]
+        for v, q in enumerate(queues):
+            self.sync += If(retire & (grant == v), q.rp.eq(q.rp + 1))
+        self.comb += [
+            slot_r.adr.eq(Cat(Array(q.rp[:depth_bits] for q in queues)[grant], grant)),
+            out.sink.valid.eq(picked_valid & picked.respond),
+            out.sink.cmd.eq(picked.cmd),
+            out.sink.lng.eq(picked.lng),
+            out.sink.tag.eq(picked.tag),
+            out.sink.errstat.eq(picked.errstat),
+            out.sink.slid.eq(picked.slid),
+            out.sink.data.eq(Mux(picked.cmd == RD_RS, slot_r.dat_r, 0)),
+            out.source.connect(source),
+        ]

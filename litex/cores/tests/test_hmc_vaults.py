@@ -1,0 +1,182 @@
+"""The HMC device model's vaults (litex/cores/hmc/vaults.py, HMCVaults) on the generated Verilog: random
+reads and writes of 16-128 B read back what a plain memory holds, answered out of order across vaults and in
+order within one, under back-pressure; the unloaded latency is the timing table's sum; one vault moves
+10 GB/s, a bank conflict costs the bank's cycle, sixteen vaults keep up with a request a cycle; errors."""
+
+import random
+
+import pytest
+
+from monet.cores.hmc import packet as hmc
+from monet.cores.hmc.vaults import HMCVaults, TCK_NS, VAULTS, timings_tck, ticks_per_cycle, unloaded_cycles
+from monet.cores.tests.verilog_sim import run_simulation
+
+from .link_responder import offer
+
+CLK = 250e6
+STORAGE = 64 * 1024
+DUT = HMCVaults(clk_freq=CLK, storage_bytes=STORAGE, queue_depth=4)
+TPC = ticks_per_cycle(CLK)
+
+
+def adrs(vault=0, bank=0, row=0, flit=0):
+    """An address by the model's map: offset [6:0], vault [10:7], bank [13:11], the rest above."""
+    return flit << 4 | vault << 7 | bank << 11 | row << 14
+
+
+def read(tag, address, n_bytes):
+    return dict(cmd=hmc.read_cmd(n_bytes), lng=1, tag=tag, adrs=address, data=0)
+
+
+def write(tag, address, payload, posted=False):
+    cmd = hmc.write_cmd(len(payload), posted)
+    return dict(cmd=cmd, lng=hmc.request_flits(cmd), tag=tag, adrs=address, data=int.from_bytes(payload, "little"))
+
+
+def run(requests, stall_every=0, gap=0, cycles=None):
+    """Offers `requests` (one a cycle as taken, or `gap` idle cycles between them); returns the cycle each was
+    taken, the responses (cycle, cmd, lng, tag, errstat, data) and the counters (reads, writes, errors)."""
+    taken, responses, counters = [], [], []
+    cycles = cycles or 40 * len(requests) + 200
+
+    def send():
+        if gap:
+            for r in requests:
+                yield from offer(DUT.sink, [r])
+                for _ in range(gap):
+                    yield
+        else:
+            yield from offer(DUT.sink, requests)
+
+    def receive():
+        for cycle in range(cycles):
+            if (yield DUT.sink.valid) and (yield DUT.sink.ready):
+                taken.append(cycle)
+            if (yield DUT.source.valid) and (yield DUT.source.ready):
+                responses.append((cycle, (yield DUT.source.cmd), (yield DUT.source.lng), (yield DUT.source.tag),
+                                  (yield DUT.source.errstat), (yield DUT.source.data)))
+            yield DUT.source.ready.eq(int(not (stall_every and cycle % stall_every == 0)))
+            yield
+        counters.extend([(yield DUT.reads), (yield DUT.writes), (yield DUT.errors)])
+
+    run_simulation(DUT, [send(), receive()])
+    assert len(taken) == len(requests), "not every request was taken"
+    return taken, responses, counters
+
+
+def by_tag(responses):
+    return {r[3]: r for r in responses}
+
+
+@pytest.mark.parametrize("stall_every", [0, 3])
+def test_random_traffic_reads_what_was_written(stall_every):
+    rng = random.Random(stall_every)
+    memory = bytearray(STORAGE)
+    requests, expected = [], {}
+    for tag in range(300):
+        n_flits = rng.randint(1, 8)
+        address = adrs(vault=rng.randrange(VAULTS), bank=rng.randrange(8), row=rng.randrange(8),
+                       flit=rng.randint(0, 8 - n_flits))
+        if rng.random() < 0.05:
+            address += STORAGE    # aliases onto the same data
+        n_bytes, at = 16 * n_flits, address % STORAGE
+        if rng.random() < 0.5:
+            requests.append(read(tag, address, n_bytes))
+            expected[tag] = (hmc.RD_RS, n_flits + 1, bytes(memory[at:at + n_bytes]), address)
+        else:
+            payload = bytes(rng.getrandbits(8) for _ in range(n_bytes))
+            posted = rng.random() < 0.3
+            requests.append(write(tag, address, payload, posted))
+            memory[at:at + n_bytes] = payload
+            if not posted:
+                expected[tag] = (hmc.WR_RS, 1, b"", address)
+    _, responses, counters = run(requests, stall_every)
+    got = by_tag(responses)
+    assert len(responses) == len(expected) and set(got) == set(expected)
+    for tag, (cmd, lng, data, _) in expected.items():
+        _, r_cmd, r_lng, _, errstat, r_data = got[tag]
+        assert (r_cmd, r_lng, errstat) == (cmd, lng, 0), tag
+        assert r_data.to_bytes(128, "little")[:len(data)] == data, f"tag {tag}: wrong data"
+    # One vault's answers keep their requests' order; across vaults they pass each other.
+    order = [r[3] for r in responses]
+    for v in range(VAULTS):
+        tags = [t for t in order if (expected[t][3] >> 7) % VAULTS == v]
+        assert tags == sorted(tags), f"vault {v} answered out of order"
+    assert order != sorted(order)
+    assert counters[0] + counters[1] == len(requests) and counters[2] == 0
+
+
+@pytest.mark.parametrize("cmd_bytes,is_write", [(16, False), (64, False), (128, False), (64, True)])
+def test_unloaded_latency_is_the_timing_table_sum(cmd_bytes, is_write):
+    address = adrs(vault=5, bank=2, row=1)
+    request = write(1, address, bytes(cmd_bytes)) if is_write else read(1, address, cmd_bytes)
+    taken, responses, _ = run([request])
+    t = timings_tck()
+    tck = t["frontend"] + t["tRCD"] + t["tCL"] + -(-cmd_bytes // 32) * t["tBURST"] + t["backend"]
+    assert responses[0][0] - taken[0] == unloaded_cycles(cmd_bytes, CLK) == -(-tck // TPC)
+    if cmd_bytes == 64 and not is_write:
+        assert (responses[0][0] - taken[0]) * 1e9 / CLK == 36.0    # 44 tCK = 35.2 ns, rounded up to 9 cycles
+
+
+def bandwidth_GBps(responses, n_bytes):
+    """Bytes a second between the first and the last response (the first's data not counted)."""
+    cycles = responses[-1][0] - responses[0][0]
+    return (len(responses) - 1) * n_bytes / (cycles / CLK) / 1e9
+
+
+def test_one_vault_moves_10_GBps():
+    """128 B reads to one vault, the banks in turn: the vault's data bus (32 B per 3.2 ns) is the limit."""
+    requests = [read(i, adrs(vault=3, bank=i % 8, row=i // 8), 128) for i in range(64)]
+    _, responses, _ = run(requests)
+    assert bandwidth_GBps(responses, 128) == pytest.approx(32 / (timings_tck()["tBURST"] * TCK_NS), rel=0.02)
+    writes = [write(i, adrs(vault=3, bank=i % 8, row=i // 8), bytes(128)) for i in range(64)]
+    _, responses, _ = run(writes)
+    assert bandwidth_GBps(responses, 128) == pytest.approx(10.0, rel=0.02)
+
+
+def test_a_bank_conflict_costs_the_bank_cycle():
+    """Reads to one bank wait for its closed-page cycle: activate, tRCD, bursts, tRTP or tRAS, tRP."""
+    t = timings_tck()
+    requests = [read(i, adrs(vault=1, bank=4, row=i), 128) for i in range(16)]
+    _, responses, _ = run(requests)
+    last_command = t["tRCD"] + 3 * t["tBURST"]
+    bank_cycle_tck = max(t["tRAS"], last_command + t["tRTP"]) + t["tRP"]
+    gaps = [b[0] - a[0] for a, b in zip(responses, responses[1:])]
+    assert sum(gaps) / len(gaps) == pytest.approx(bank_cycle_tck / TPC, abs=0.1)
+    # Random banks of one vault fall between one bank and the banks in turn (the thesis: 7.58 vs 9.35 GB/s).
+    rng = random.Random(2)
+    requests = [read(i, adrs(vault=1, bank=rng.randrange(8), row=i), 128) for i in range(64)]
+    _, responses, _ = run(requests)
+    assert 128 / (bank_cycle_tck * TCK_NS) < bandwidth_GBps(responses, 128) < 9.9
+
+
+def test_sixteen_vaults_keep_up_with_a_request_a_cycle():
+    requests = [read(i, adrs(vault=i % 16, bank=(i // 16) % 8, row=i // 128), 128) for i in range(256)]
+    taken, responses, _ = run(requests)
+    assert taken[-1] - taken[0] <= 1.02 * (len(taken) - 1)
+    assert responses[-1][0] - responses[0][0] <= 1.05 * (len(responses) - 1)
+
+
+def test_errors():
+    """A command the device does not execute, an LNG that is not the command's and an access across a
+    128 B block are answered ERROR (a bad posted write is dropped); nothing bad is written."""
+    address = adrs(vault=2, bank=1, flit=5)       # 48 B to the block's end
+    bad_lng = write(3, address, bytes(range(16)))
+    bad_lng["lng"] = 3
+    requests = [
+        write(1, address, bytes(range(48))),
+        read(2, address, 64),                                 # crosses the block
+        bad_lng,
+        dict(cmd=hmc.MD_RD, lng=1, tag=4, adrs=0, data=0),    # mode reads: not modelled
+        write(5, address, bytes(64), posted=True),            # crosses: dropped, no answer
+        write(6, address - 16, bytes(range(100, 180))),       # crosses
+        read(7, address, 48),
+    ]
+    _, responses, counters = run(requests)
+    got = by_tag(responses)
+    assert sorted(got) == [1, 2, 3, 4, 6, 7]
+    assert [(got[t][1], got[t][2], got[t][4]) for t in (2, 3, 4, 6)] == [
+        (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK), (hmc.ERROR, 1, hmc.ERRSTAT_INVALID_LNG),
+        (hmc.ERROR, 1, hmc.ERRSTAT_INVALID_CMD), (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK)]
+    assert got[7][5].to_bytes(128, "little")[:48] == bytes(range(48))
+    assert counters == [1, 1, 5]
