@@ -45,10 +45,20 @@ class FieldTable:
         above the last field."""
         unknown = set(values) - set(self.fields)
         assert not unknown, f"{self.name} has no field {sorted(unknown)}"
-        parts = [values.get(f.name, Constant(0, f.width)) for f in self.fields.values()]
+        parts = [self._fit(values.get(f.name, 0), f) for f in self.fields.values()]
         if self.used < self.width:
             parts.append(Constant(0, self.width - self.used))
         return Cat(*parts)
+
+    @staticmethod
+    def _fit(value, field):
+        """A field's value at exactly its width: an integer as a constant of that width, a narrower signal
+        zero-extended, a wider one cut (so that no value moves the fields above it)."""
+        if isinstance(value, int):
+            assert 0 <= value < 1 << field.width, f"{field.name} = {value} does not fit {field.width} bits"
+            return Constant(value, field.width)
+        value = value[:field.width] if len(value) > field.width else value
+        return Cat(value, Constant(0, field.width - len(value))) if len(value) < field.width else value
 
     def value(self, word, name):
         """A field of an integer word (host code, tests)."""

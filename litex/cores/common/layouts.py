@@ -80,3 +80,17 @@ def bundle_layout():
     for lane in range(MAX_LANES):
         layout += [(f"lane{lane}_{name}", width) for name, width in lane_layout(lane)]
     return layout
+
+
+# An HMC packet as the HMC link layer and the HMC channel carry it (hmc/packet.py has its fields and
+# commands): 128-bit FLITs, 1 to 9 a packet; the 64-bit header, up to 8 FLITs of payload, the 64-bit tail.
+HMC_FLIT_BITS    = 128
+HMC_MAX_FLITS    = 9
+HMC_PAYLOAD_BITS = HMC_FLIT_BITS * (HMC_MAX_FLITS - 1)
+
+hmc_packet_layout = [
+    ("header", 64),
+    ("data",   HMC_PAYLOAD_BITS),   # the payload, FLIT 0's upper half first: its bit 0 is packet bit 64
+    ("tail",   64),
+    ("lng",    4),                  # FLITs on the wire
+]

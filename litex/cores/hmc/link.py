@@ -48,18 +48,13 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import ParallelCRC
+from monet.cores.common.layouts import HMC_PAYLOAD_BITS, hmc_packet_layout
 from monet.cores.hmc.packet import *
 
-WINDOW_FLITS = MAX_FLITS
-PAYLOAD_BITS = 8 * MAX_DATA_BYTES
-RTC_MAX      = 31    # tokens one packet can return (5-bit RTC)
-
-packet_layout = [
-    ("header",  64),
-    ("data",    PAYLOAD_BITS),   # the payload, FLIT 0's upper half first: its bit 0 is packet bit 64
-    ("tail",    64),
-    ("lng",     4),              # FLITs on the wire
-]
+WINDOW_FLITS  = MAX_FLITS
+PAYLOAD_BITS  = HMC_PAYLOAD_BITS
+RTC_MAX       = 31    # tokens one packet can return (5-bit RTC)
+packet_layout = hmc_packet_layout
 
 
 def header_fields(header):

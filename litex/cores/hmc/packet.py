@@ -22,11 +22,12 @@ and `get`, host code and tests with `word` and `value`.
 
 from monet.cores.common.crc import crc_reference
 from monet.cores.common.fields import FieldTable
+from monet.cores.common.layouts import HMC_FLIT_BITS, HMC_MAX_FLITS
 
-FLIT_BITS      = 128
+FLIT_BITS      = HMC_FLIT_BITS
 FLIT_BYTES     = FLIT_BITS // 8
-MAX_DATA_BYTES = 128     # the largest payload, and the block whose boundary no request may cross
-MAX_FLITS      = MAX_DATA_BYTES // FLIT_BYTES + 1
+MAX_FLITS      = HMC_MAX_FLITS
+MAX_DATA_BYTES = FLIT_BYTES * (MAX_FLITS - 1)   # the largest payload, and the block no request may cross
 TAG_BITS       = 9
 ADDR_BITS      = 34
 

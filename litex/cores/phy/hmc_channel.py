@@ -6,10 +6,9 @@
 """Sim channel for one direction of an HMC link: its lanes' FLIT rate, bit errors, SerDes and fiber delay.
 
 HMC lanes scramble instead of coding (no 64b/66b overhead): a FLIT takes 128 / (lanes x rate) ns, so a
-16-lane link at 10 Gb/s moves a FLIT in 0.8 ns, five a 4 ns cycle. Whole packets go by (link/hmc.py's
-records); each is held for its FLITs' time, tracked in picoseconds with the remainder carried to the next
-packet (channel.py's WireTime), so throughput is exact and a packet arrives once its last FLIT has (the receiver checks the CRC of
-the whole packet). At most one packet a cycle: 250 M packets/s at 250 MHz, which limits nothing the
+16-lane link at 10 Gb/s moves a FLIT in 0.8 ns, five a 4 ns cycle. Whole packets go by (records of
+`hmc_packet_layout`); each is held for its FLITs' time (channel.py's WireTime), so throughput is exact
+and a packet arrives once its last FLIT has (the receiver checks the CRC of the whole packet). At most one packet a cycle: 250 M packets/s at 250 MHz, which limits nothing the
 benchmarks send (a 128 B read's request is 1 FLIT, its response 9).
 
 Bit errors: a packet of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's
@@ -21,14 +20,16 @@ Delay: `delay` cycles after serialization (TX and RX SerDes plus fiber, set at r
 Latency: ceil(FLITs' time) cycles (at least 1) + max(`delay`, 1). All settings are run-time signals.
 """
 
+import math
+
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.hmc.link import packet_layout, PAYLOAD_BITS
-from monet.cores.hmc.packet import FLIT_BITS, MAX_FLITS
+from monet.cores.common.layouts import HMC_FLIT_BITS as FLIT_BITS, HMC_PAYLOAD_BITS as PAYLOAD_BITS
+from monet.cores.common.layouts import hmc_packet_layout as packet_layout
 from monet.cores.phy.channel import WireTime
 from monet.cores.phy.errors import THRESHOLD_BITS, xorshift64, seed_state
 
@@ -120,3 +121,27 @@ class HMCChannel(LiteXModule):
             serialized.ready.eq(line.sink.ready),
             line.source.connect(source),
         ]
+
+
+# SerDes latencies (ns), per direction, beside the fiber. The host's FPGA SerDes: the thesis's Table 3.6
+# measured TX + RX in internal loopback as 19 cycles of its user clock (lanes x rate / 512 b: 312.5 MHz at
+# 16 x 10G, 390.625 at 12.5G; 468.75 at 15G is derived, not measured); half each way. The device's: the
+# thesis's Table 3.1 "HMC delay" in the retry-pointer loop (26.5, 25.9, 22.3 ns at 10, 12.5, 15 Gb/s) less
+# our device link layer's 3 cycles from a packet in to its RRP out, half each way.
+HOST_SERDES_CYCLES = 19
+HMC_DELAY_NS = {10: 26.5, 12.5: 25.9, 15: 22.3}
+DEVICE_LINK_CYCLES = 3
+
+
+def host_serdes_ns(rate_gbps, lanes=16):
+    return HOST_SERDES_CYCLES * 512 / (lanes * rate_gbps)
+
+
+def device_serdes_ns(rate_gbps, clk_freq=250e6):
+    return HMC_DELAY_NS[rate_gbps] - DEVICE_LINK_CYCLES * 1e9 / clk_freq
+
+
+def delay_cycles(rate_gbps, fiber_ns=0.0, clk_freq=250e6):
+    """One direction's `delay`: half of each end's SerDes plus the fiber, in whole cycles (rounded up)."""
+    ns = (host_serdes_ns(rate_gbps) + device_serdes_ns(rate_gbps, clk_freq)) / 2 + fiber_ns
+    return max(1, math.ceil(ns * clk_freq / 1e9 - 1e-9))

@@ -5,7 +5,7 @@ import ast
 from pathlib import Path
 
 CORES = Path(__file__).resolve().parents[1]
-FOLDERS = ("common", "remat", "link", "phy", "memcard", "pbb")
+FOLDERS = ("common", "remat", "link", "phy", "memcard", "pbb", "hmc")
 
 
 def imported_cores(path):

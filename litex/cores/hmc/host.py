@@ -1,0 +1,190 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""HMC host controller: line transactions (as ReMAT and the memory card carry them) over an HMC link.
+
+A read of a 64 B line is an RD64; a write of a whole line a WR64 (non-posted: its WR_RS is the write's
+acknowledgement). Lines never cross the device's 128 B blocks. The transaction's tag is the HMC tag (tags
+0-255; tag bit 8 marks the controller's own reads), so responses come back in the device's order: out of
+order across vaults, in order within one.
+
+HMC writes whole 16 B FLITs. A write with a partial byte mask is a read-modify-write: RD64 of the line,
+the written bytes merged into it, WR64; requests behind it wait until its WR64 has left, and since one
+link's requests to one vault and bank run in order, every access before it is in the line it reads and
+every access after it sees its write. (HMC's bit write, BWR, would save the read; its payload layout is
+not in our references.) A masked write so costs one read round trip more than a full one.
+
+ERROR responses become T_ERR answers. Responses go up as the link delivers them; back-pressure on `source`
+holds the link's input buffer and so the device's tokens.
+
+sink: requests (`txn_layout`: T_RD_REQ, T_WR_REQ; anything else is answered T_ERR at once). source:
+T_RD_RSP with the line, T_WR_ACK, or T_ERR, each with its request's tag and line address.
+
+Latency: none of its own on the request path (a request goes to the link layer's register in the cycle it
+is taken) or on the response path; the link layer adds 1 cycle out and 2 in (link.py).
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from monet.cores.common.layouts import *
+from monet.cores.hmc.link import HMCLinkLayer
+from monet.cores.hmc import packet as hmc
+from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS, read_cmd, write_cmd
+
+HOST_TOKENS = 255     # openHMC's RX input buffer default (LOG_MAX_RX_TOKENS = 8)
+LINE_FLITS  = LINE_BYTES // hmc.FLIT_BYTES
+OWN_TAG     = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: a read-modify-write's read
+
+
+class HMCHostController(LiteXModule):
+    def __init__(self, rx_tokens=HOST_TOKENS, retry_packets=128):
+        self.sink   = sink   = stream.Endpoint(txn_layout)
+        self.source = source = stream.Endpoint(txn_layout)
+        self.link   = link   = HMCLinkLayer(rx_tokens=rx_tokens, retry_flits=256, retry_packets=retry_packets)
+        self.tx, self.rx = link.tx, link.rx
+        self.reads      = Signal(32)
+        self.writes     = Signal(32)
+        self.rmw_writes = Signal(32)   # writes of part of a line (read-modify-write)
+        self.errors     = Signal(32)   # ERROR responses and requests that are not requests
+
+        # # #
+
+        adrs      = Signal(hmc.ADDR_BITS)
+        full_line = Signal()
+        self.comb += [
+            adrs.eq(Cat(Constant(0, log2_int(LINE_BYTES)), sink.laddr)),
+            full_line.eq(sink.mask == 2**LINE_BYTES - 1),
+        ]
+
+        # The line address of each outstanding tag, for the answer.
+        self.specials.laddrs = laddrs = Memory(LADDR_BITS, 2**TAG_BITS)
+        self.specials.laddr_w = laddr_w = laddrs.get_port(write_capable=True)
+        self.specials.laddr_r = laddr_r = laddrs.get_port(async_read=True)
+
+        # Read-modify-write: the write waits here while its line is read.
+        rmw = Record([("tag", TAG_BITS), ("laddr", LADDR_BITS), ("mask", LINE_BYTES), ("data", LINE_BITS)])
+        rmw_state = Signal(2)     # 0 idle, 1 read to send, 2 read sent: waiting for its data, 3 write to send
+        rmw_data  = Signal(LINE_BITS)
+        rmw_error = Signal()
+
+        # Immediate errors (not a request) wait in a one-entry answer register.
+        bad_pending = Signal()
+        bad = Record([("tag", TAG_BITS), ("laddr", LADDR_BITS)])
+
+        request = link.sink
+        is_read, is_write = Signal(), Signal()
+        take = Signal()
+        self.comb += [
+            is_read.eq(sink.type == T_RD_REQ),
+            is_write.eq(sink.type == T_WR_REQ),
+        ]
+        merged = Signal(LINE_BITS)
+        self.comb += merged.eq(Cat(*[Mux(rmw.mask[i], rmw.data[8 * i:8 * i + 8], rmw_data[8 * i:8 * i + 8])
+                                     for i in range(LINE_BYTES)]))
+        self.comb += [
+            laddr_w.adr.eq(sink.tag),
+            laddr_w.dat_w.eq(sink.laddr),
+            If(rmw_state == 1,
+                # The line's read, under the controller's own tag.
+                request.valid.eq(1),
+                request.header.eq(REQUEST_HEADER.pack(cmd=read_cmd(LINE_BYTES), lng=1, dln=1, tag=OWN_TAG,
+                                                      adrs=Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr))),
+                request.lng.eq(1),
+            ).Elif(rmw_state == 3,
+                request.valid.eq(1),
+                request.header.eq(REQUEST_HEADER.pack(cmd=write_cmd(LINE_BYTES), lng=LINE_FLITS + 1,
+                                                      dln=LINE_FLITS + 1, tag=rmw.tag,
+                                                      adrs=Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr))),
+                request.data.eq(merged),
+                request.lng.eq(LINE_FLITS + 1),
+            ).Elif(rmw_state == 0,
+                request.valid.eq(sink.valid & (is_read | is_write & full_line)),
+                request.header.eq(Mux(is_read,
+                    REQUEST_HEADER.pack(cmd=read_cmd(LINE_BYTES), lng=1, dln=1, tag=sink.tag, adrs=adrs),
+                    REQUEST_HEADER.pack(cmd=write_cmd(LINE_BYTES), lng=LINE_FLITS + 1, dln=LINE_FLITS + 1,
+                                        tag=sink.tag, adrs=adrs))),
+                request.data.eq(sink.data),
+                request.lng.eq(Mux(is_read, 1, LINE_FLITS + 1)),
+                # A request is taken when the link takes its packet; a partial write when the RMW register is
+                # free; anything else when the error answer register is.
+                If(is_read | is_write & full_line,
+                    sink.ready.eq(request.ready)
+                ).Elif(is_write,
+                    sink.ready.eq(~rmw_error)
+                ).Else(
+                    sink.ready.eq(~bad_pending)
+                ),
+            ),
+            take.eq(sink.valid & sink.ready),
+            laddr_w.we.eq(take & (is_read | is_write)),
+        ]
+        self.sync += [
+            If(take,
+                If(is_read, self.reads.eq(self.reads + 1)),
+                If(is_write, self.writes.eq(self.writes + 1)),
+            ),
+            If(take & is_write & ~full_line,
+                rmw_state.eq(1),
+                rmw.tag.eq(sink.tag), rmw.laddr.eq(sink.laddr), rmw.mask.eq(sink.mask), rmw.data.eq(sink.data),
+                self.rmw_writes.eq(self.rmw_writes + 1),
+            ),
+            If((rmw_state == 1) & request.ready, rmw_state.eq(2)),
+            If((rmw_state == 3) & request.ready, rmw_state.eq(0)),
+            If(take & ~is_read & ~is_write,
+                bad_pending.eq(1), bad.tag.eq(sink.tag), bad.laddr.eq(sink.laddr),
+            ),
+        ]
+
+        # Responses.
+        response = link.source
+        r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
+        own = Signal()
+        self.comb += [
+            r_cmd.eq(RESPONSE_HEADER.get(response.header, "cmd")),
+            r_tag.eq(RESPONSE_HEADER.get(response.header, "tag")),
+            own.eq(r_tag[-1]),
+            laddr_r.adr.eq(r_tag[:TAG_BITS]),
+        ]
+        # The read-modify-write's read comes back: merge and send the write (or answer the write's error).
+        self.sync += If(response.valid & own,
+            rmw_data.eq(response.data[:LINE_BITS]),
+            If(r_cmd == RD_RS,
+                rmw_state.eq(3),
+            ).Else(
+                rmw_state.eq(0),
+                rmw_error.eq(1),
+            ),
+        )
+        self.comb += [
+            If(response.valid & own,
+                response.ready.eq(1),
+            ).Elif(rmw_error,
+                source.valid.eq(1),
+                source.type.eq(T_ERR),
+                source.tag.eq(rmw.tag),
+                source.laddr.eq(rmw.laddr),
+            ).Elif(bad_pending,
+                source.valid.eq(1),
+                source.type.eq(T_ERR),
+                source.tag.eq(bad.tag),
+                source.laddr.eq(bad.laddr),
+            ).Else(
+                source.valid.eq(response.valid),
+                source.type.eq(Mux(r_cmd == RD_RS, T_RD_RSP, Mux(r_cmd == WR_RS, T_WR_ACK, T_ERR))),
+                source.tag.eq(r_tag),
+                source.laddr.eq(laddr_r.dat_r),
+                source.data.eq(response.data[:LINE_BITS]),
+                source.mask.eq(2**LINE_BYTES - 1),
+                response.ready.eq(source.ready),
+            ),
+        ]
+        self.sync += [
+            If(rmw_error & source.ready & ~(response.valid & own), rmw_error.eq(0)),
+            If(bad_pending & ~rmw_error & source.ready & ~(response.valid & own), bad_pending.eq(0)),
+            If(source.valid & source.ready & (source.type == T_ERR), self.errors.eq(self.errors + 1)),
+        ]
