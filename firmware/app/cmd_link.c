@@ -33,7 +33,7 @@ static void print_link(void) {
            (unsigned)fm, (unsigned)cm, (unsigned)ba, (unsigned)bb);
 }
 
-/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memory=0|1] [memlat=C] [max_units=U] [pairing=0|1]
+/* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memory=0|1|2] [memlat=C] [max_units=U] [pairing=0|1]
  *      [issue_rate=R] */
 static void cmd_link(struct args *a) {
     struct link_settings s;
@@ -56,7 +56,7 @@ static void cmd_link(struct args *a) {
     if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
     if (s.delay > CHANNEL_MAX_DELAY) { error("delay must be 0.." XSTR(CHANNEL_MAX_DELAY) " cycles"); return; }
     uint32_t memory = arg_u32(a, "memory", memcard_memory());
-    if (!memcard_has_memory(memory)) { error("memory must be 0 (SRAM) or 1 (DDR4, if the card has it)"); return; }
+    if (!memcard_has_memory(memory)) { error("memory must be 0 (SRAM), 1 (DDR4) or 2 (HMC), one the card was built with"); return; }
     if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
     int rc = link_set(&s);
     if (rc == -1) { error("lanes must be 1, 2, 4 or 8"); return; }
@@ -172,7 +172,7 @@ static void cmd_prbs(struct args *a) {
     printf("}\n");
 }
 
-define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1 memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]");
+define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]");
 define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
 define_command(retry, cmd_retry, "[timeout=16..65535 nak=0|1 request_timeout=cycles credits=0..127] and counters");
 define_command(prbs, cmd_prbs, "cycles=N: PRBS31 on every lane both ways, bits and errors per lane");

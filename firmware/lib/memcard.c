@@ -8,11 +8,16 @@ void memcard_set_latency(uint32_t cycles) { hal_write32(CSR_REMOTE_MEMCARD_LATEN
 uint32_t memcard_latency(void) { return hal_read32(CSR_REMOTE_MEMCARD_LATENCY_ADDR); }
 
 int memcard_has_memory(uint32_t memory) {
+    switch (memory) {
+    case MEMCARD_MEMORY_SRAM: return 1;
 #ifdef CSR_REMOTE_MEMCARD_REFRESHES_ADDR   /* the card was built with DDR4 */
-    return memory <= MEMCARD_MEMORY_DDR4;
-#else
-    return memory == MEMCARD_MEMORY_SRAM;
+    case MEMCARD_MEMORY_DDR4: return 1;
 #endif
+#ifdef CSR_REMOTE_MEMCARD_HMC_FLIT_PS_ADDR /* ... with an HMC */
+    case MEMCARD_MEMORY_HMC: return 1;
+#endif
+    default: return 0;
+    }
 }
 
 void memcard_set_memory(uint32_t memory) { hal_write32(CSR_REMOTE_MEMCARD_MEMORY_ADDR, memory); }

@@ -1,4 +1,4 @@
-/* Memory card driver: its memory (SRAM or DDR4), extra access latency (a modelled streamer) and counters. */
+/* Memory card driver: its memory (SRAM, DDR4 or HMC), extra access latency (a modelled streamer) and counters. */
 #ifndef MONET_MEMCARD_H
 #define MONET_MEMCARD_H
 
@@ -6,6 +6,7 @@
 
 #define MEMCARD_MEMORY_SRAM 0
 #define MEMCARD_MEMORY_DDR4 1
+#define MEMCARD_MEMORY_HMC  2
 
 struct memcard_counters {
     uint32_t reads, writes, errors;

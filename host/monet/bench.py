@@ -4,7 +4,8 @@ import math
 
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
-from monet.profiles import MEMORIES, PROFILES
+from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
+from monet.cores.phy.hmc_channel import delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
 from monet.cores.memcard.ddr4 import peak_GBps
 from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
@@ -12,17 +13,31 @@ from monet.stream import WINDOWS
 
 
 DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)
+# The paper's memory utilisation of an HMC: against one quadrant's 40 GB/s (4 vaults x 10 GB/s), what one
+# link reaches (T4: 22.5 GB/s remote at half width is 56.25 %).
+HMC_QUADRANT_GBPS = 40.0
+MEMORY_PEAK_GBPS = {"ddr4": DDR4_PEAK_GBPS, "hmc": HMC_QUADRANT_GBPS}
 
 
-def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram"):
+def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram", hmc_width="full"):
     """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
-    streamer, the memory card's memory. Returns the firmware's answer with the settings echoed."""
+    streamer, the memory card's memory (an HMC's link at `hmc_width` and the point's lane rate). Returns the
+    firmware's answer with the settings echoed."""
+    refusal = memory_refusal(memory, rate_gbps)
+    if refusal:
+        raise ValueError(refusal)
     prof = PROFILES[profile]
     link = target.fw.link(lanes=lanes, block_ps=prof.block_ps(rate_gbps),
                           delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memory=MEMORIES[memory],
                           memlat=prof.extra_cycles,
                           max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
     link["profile"], link["memory"] = profile, memory
+    link["hmc"] = None
+    if memory == "hmc":
+        hmc_lanes = HMC_WIDTHS[hmc_width]
+        link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps),
+                                    delay=hmc_delay_cycles(rate_gbps, lanes=hmc_lanes))
+        link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps)
     return link
 
 
@@ -48,6 +63,8 @@ def link_record(link):
     """The link settings stored with every result."""
     keys = ("profile", "memory", "block_ps", "delay", "memlat", "max_units", "pairing", "issue_rate")
     record = {k: link[k] for k in keys}
+    if link.get("hmc"):
+        record["hmc"] = {k: link["hmc"][k] for k in ("width", "lanes", "rate_gbps", "flit_ps", "delay")}
     record["delay_cycles"] = record.pop("delay")
     record["memlat_cycles"] = record.pop("memlat")
     return record
@@ -64,9 +81,9 @@ def map_remote_windows(target, info=None):
     return [idx * section for idx in range(count)]
 
 
-def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram"):
+def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram", hmc_width="full"):
     """Remote read or write latency: `samples` single 32-bit accesses, each a 64 B line transaction."""
-    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
     windows = map_remote_windows(target)
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
@@ -108,13 +125,14 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     return result
 
 
-def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram", window="uncached"):
+def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram", window="uncached",
+            hmc_width="full"):
     """Writes seeded pseudo-random words over every remote window, reads them back, counts errors. Through the
     cacheable window (the data cache and ReMAT's combiner) the words are read back twice: through the
     uncached window (they reached remote memory) and through the cacheable one (from a flushed data cache)."""
     if window not in WINDOWS:
         raise ValueError(f"memtest window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
-    configure_link(target, distance_m, lanes, rate_gbps, memory=memory)
+    configure_link(target, distance_m, lanes, rate_gbps, memory=memory, hmc_width=hmc_width)
     windows = map_remote_windows(target)
     per_window = (nbytes // len(windows)) & ~3
     cached = window == "cached"
@@ -136,11 +154,11 @@ SIZES = (8, 16, 32, 64, 128)
 
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
-              check=False, profile="ours", memory="sram", size=64, cycles_per_line=64):
+              check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full"):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
     lines_per_access = 2 if size == 128 else 1
-    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
     info = target.fw.info()
     windows = map_remote_windows(target, info)
     mapped = len(windows) * info["section_bytes"]
@@ -181,8 +199,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "payload_utilisation": bw / capacity,
         "link_efficiency": payload * 8 / line_bits if line_bits else None,
         # The paper's memory utilisation: achieved against the memory's peak (DDR4 only: the SRAM has none).
-        "memory_peak_GBps": DDR4_PEAK_GBPS if memory == "ddr4" else None,
-        "memory_utilisation": bw / DDR4_PEAK_GBPS if memory == "ddr4" else None,
+        "memory_peak_GBps": MEMORY_PEAK_GBPS.get(memory),
+        "memory_utilisation": bw / MEMORY_PEAK_GBPS[memory] if memory in MEMORY_PEAK_GBPS else None,
         "memory_service_cycles": service,
         "refreshes": refreshes,
         "errors": run["errors"], "bus_errors": run["bus_errors"],
@@ -228,7 +246,7 @@ def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBp
 
 
 def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory="sram", bits=1e10, burst=1,
-              seed=1, op="read", outstanding=REMOTE_TAGS, reference_count=50000, log=None):
+              seed=1, op="read", outstanding=REMOTE_TAGS, reference_count=50000, log=None, hmc_width="full"):
     """Sustained bandwidth under a bit error rate, with every byte checked.
 
     Writes a seeded pattern over the span, then reads it back with checking, both under `ber` on every lane
@@ -237,11 +255,11 @@ def ber_point(target, ber, distance_m, lanes, rate_gbps, profile="ours", memory=
     benchmark at BER 0.
     """
     facts = target.build.constants
-    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
     timeout, nak = configure_retry(target, profile, link["delay"])
     set_errors(target, 0.0, seed=seed)
     common = dict(outstanding=outstanding, distance_m=distance_m, lanes=lanes, rate_gbps=rate_gbps,
-                  profile=profile, memory=memory)
+                  profile=profile, memory=memory, hmc_width=hmc_width)
     reference = bandwidth(target, op, count=reference_count, **common)
     model, count, efficiency = ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits,
                                             reference["bandwidth_GBps"])

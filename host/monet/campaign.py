@@ -42,6 +42,7 @@ import yaml
 
 from monet.benchmarks import AXES, AXIS, REGISTRY, Param
 from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
+from monet.profiles import memory_refusal
 
 REPETITIONS = Param("repetitions", "runs of every point", low=1, high=1000, integer=True, default=1)
 
@@ -113,6 +114,10 @@ class Campaign:
             if key not in AXIS:
                 raise CampaignError(f"{path}: {where}axes: unknown axis {key!r}; accepted: {', '.join(AXIS)}")
         axes = {a.name: _values(path, f"{where}axes.{a.name}", axes.get(a.name, a.sweep), a) for a in AXES}
+        for memory, rate in itertools.product(axes["memory"], axes["rate_gbps"]):
+            refusal = memory_refusal(memory, rate)
+            if refusal:
+                raise CampaignError(f"{path}: {where}axes: {refusal}; sweep it in a sweep of its own")
 
         benches = doc.get("benchmarks")
         if not isinstance(benches, list) or not benches:

@@ -8,6 +8,7 @@ import time
 from contextlib import contextmanager
 
 from monet.benchmarks import AXIS, REGISTRY, Param, value_text
+from monet.profiles import memory_refusal
 from monet.qemu import QemuError
 from monet.tables import print_table
 
@@ -39,6 +40,10 @@ def cmd_bench(args):
     point = {"benchmark": benchmark.name, "target": getattr(args, "target", benchmark.targets[0])}
     point.update({name: getattr(args, name, AXIS[name].default) for name in AXIS if name != "target"})
     point.update({p.name: getattr(args, p.name) for p in benchmark.params})
+    refusal = memory_refusal(point["memory"], point["rate_gbps"])
+    if refusal:
+        print(f"monet: {refusal}", file=sys.stderr)
+        return 2
     refusal = benchmark.refuse({p.name: [point[p.name]] for p in benchmark.params}, [point["target"]])
     if refusal:
         param = next(p for p in benchmark.params if p.name == refusal[0])

@@ -81,6 +81,12 @@ class FirmwareConsole:
         it with the counters."""
 
     @command
+    def hmc(self, flit_ps=None, delay=None, ber=None, seed=None):
+        """The memory card's HMC link: what is given of its FLIT time (width and lane rate, ps), one-way delay
+        (SerDes and fiber, cycles), FLIT error threshold (over 2**40) and error seed; answered with its
+        counters."""
+
+    @command
     def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
         """The channel's bit errors (`ber`: block hit thresholds over 2**40, one or one per lane), burst
         length, seed, and link-down windows; answers the settings and the hit counters."""

@@ -18,7 +18,9 @@ Aurora 64B/66B. Each constant, its source, and whether it was calibrated against
 
 Memories (`memory` axis, the memory card's `memory` CSR): `sram` the on-card SRAM, a line a cycle; `ddr4`
 the paper's DDR4 SO-DIMM (MTA8ATF51264HZ-2G1) through LiteDRAM's controller and SDRAM PHY model, its
-timings and their sources in litex/cores/memcard/ddr4.py.
+timings and their sources in litex/cores/memcard/ddr4.py; `hmc` an HMC terminated on the memory card: our
+HMC host controller, one HMC link (`hmc_width` axis: full 16 lanes or half 8, at the point's lane rate)
+and the HMC device model, its timings and their sources in litex/cores/hmc/ and phy/hmc_channel.py.
 
 Nothing here was fitted to the paper's remote figures (526.6 ns, 8.1 GB/s): they are what the benchmarks
 compare against.
@@ -34,7 +36,18 @@ CC_BLOCKS, CC_PERIOD    = 8, 4992
 STREAMER_GBPS           = 8.29
 STREAMER_EXTRA_CYCLES   = 3
 
-MEMORIES = {"sram": 0, "ddr4": 1}   # the memory card's `memory` CSR
+MEMORIES = {"sram": 0, "ddr4": 1, "hmc": 2}   # the memory card's `memory` CSR
+HMC_WIDTHS = {"full": 16, "half": 8}           # an HMC link's lanes
+HMC_RATES_GBPS = (10.0, 12.5, 15.0)            # the lane rates an HMC takes (the spec's; the paper's T3 setup)
+
+
+def memory_refusal(memory, rate_gbps):
+    """Why the memory card's `memory` cannot run at lane rate `rate_gbps`, or None: an HMC's lanes run at
+    the link's rate (as in the paper's remote HMC), and an HMC takes 10, 12.5 or 15 Gb/s only."""
+    if memory == "hmc" and rate_gbps not in HMC_RATES_GBPS:
+        return (f"memory hmc at rate {rate_gbps:g} Gb/s is not accepted; an HMC's lanes run at "
+                f"{', '.join(f'{r:g}' for r in HMC_RATES_GBPS)} Gb/s")
+    return None
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ SETTINGS = {
     "retry": ("timeout", "nak", "credits", "request_timeout"),
     "errinj": ("ber", "burst", "seed"),
     "combiner": ("fetch_lines",),
+    "hmc": ("flit_ps", "delay", "ber", "seed"),
 }
 BFCT_FIELDS = ("en", "r", "w", "target", "base")
 

@@ -101,14 +101,14 @@ def run_host(n=10_000_000, repetitions=10, threads=None, node=None, corrupt=Fals
 
 
 def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENTS, repetitions=SIM_REPETITIONS,
-            profile="ours", memory="sram", corrupt=False, window="uncached"):
+            profile="ours", memory="sram", corrupt=False, window="uncached", hmc_width="full"):
     """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the remote memory card,
     through the uncached window (one round trip a word) or the cacheable one (the data cache and ReMAT's
     combiner)."""
     from monet import bench
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
-    link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory)
+    link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
     if node == 1:
         bench.map_remote_windows(target)
     if window not in WINDOWS:

@@ -13,6 +13,7 @@ from monet.cores.remat.core import ReMAT
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.memcard.core import MemoryCard
+from monet.soc.hmc import HMCMemoryPath
 
 
 # Defaults of the path that software needs to know; the SoC exports them as csr.json constants (the host
@@ -22,14 +23,14 @@ LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for repl
 
 
 class RemoteMemoryPath(LiteXModule):
-    """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard (SRAM, and DDR4 through
-    LiteDRAM with_ddr4), and back.
+    """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard (SRAM, DDR4 through
+    LiteDRAM with_ddr4, an HMC terminated on the card with_hmc), and back.
 
     `remat.ports` are the `n_ports` master ports; CSR blocks come with add_control().
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
-                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, n_ports=2):
+                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, with_hmc=False, n_ports=2):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
         self.max_delay, self.retry_depth = max_delay, retry_depth
@@ -40,8 +41,9 @@ class RemoteMemoryPath(LiteXModule):
         # round trip like the tags do (127, the most a 7-bit cumulative count allows).
         self.link_c  = link_c  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth, credit_limit=credits)
         self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth)
+        hmc = HMCMemoryPath(storage_bytes=memcard_size, clk_freq=1e12 / clk_ps, domain="hmc") if with_hmc else None
         self.memcard = memcard = MemoryCard(size=memcard_size, max_outstanding=tags, with_ddr4=with_ddr4,
-                                            clk_freq=1e12 / clk_ps)
+                                            hmc=hmc, clk_freq=1e12 / clk_ps)
         self.comb += [
             remat.source.connect(link_c.sink),
             link_c.source.connect(remat.sink),
@@ -57,5 +59,7 @@ class RemoteMemoryPath(LiteXModule):
         self.remat.add_control()
         self.channel.add_control()
         self.memcard.add_control()
+        if hasattr(self.memcard, "hmc"):
+            self.memcard.hmc.add_control()
         self.link_c.add_control()
         self.link_m.add_control()

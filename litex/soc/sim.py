@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 
 """Board-free sim SoC: compute card (VexRiscv, UART, timer, ROM/SRAM/local RAM, ReMAT) and a memory card
-(SRAM and DDR4 through LiteDRAM, chosen at run time), joined by the sim channel, in one Verilator model (litex_sim style).
+(SRAM, DDR4 through LiteDRAM, or an HMC: our controller, an HMC link and the device model; chosen at run time), joined by the sim channel, in one Verilator model (litex_sim style).
 
 Build once with `build_sim(...)`; run `obj_dir/Vsim` in the gateware folder. Firmware is loaded through
 `rom.init`, so new firmware needs no re-verilation.
@@ -82,7 +82,8 @@ class MonetSimSoC(SoCCore):
 
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
-            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True, n_ports=3)
+            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True, with_hmc=True,
+            n_ports=3)
         remote.add_control()
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
@@ -103,6 +104,7 @@ class MonetSimSoC(SoCCore):
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
         self.add_constant("CHANNEL_MAX_DELAY", remote.max_delay)
+        self.add_constant("HMC_MAX_DELAY", remote.memcard.hmc.max_delay)
         self.add_constant("LINK_MAX_LANES", MAX_LANES)
         self.add_constant("REMOTE_LINE_BYTES", LINE_BYTES)
         self.add_constant("CONSOLE_MAX_SAMPLES", CONSOLE_MAX_SAMPLES)

@@ -13,7 +13,7 @@ from collections import namedtuple
 
 from monet import link_model
 from monet.paper import PAPER_TOLERANCE
-from monet.profiles import MEMORIES, PROFILES
+from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES
 
 
 def value_text(value):
@@ -89,13 +89,15 @@ AXES = (
     Param("rate_gbps", "lane rate, Gb/s", choices=link_model.RATES_GBPS, default=15.0, flag="--rate"),
     Param("profile", "ours (MONet-open link) or monet (the paper's streamer + Aurora)", choices=tuple(PROFILES),
           default="ours"),
-    Param("memory", "the memory card's memory: sram or ddr4 (LiteDRAM)", choices=tuple(MEMORIES),
-          default="sram"),
+    Param("memory", "the memory card's memory: sram, ddr4 (LiteDRAM) or hmc (our HMC controller and device "
+          "model)", choices=tuple(MEMORIES), default="sram"),
+    Param("hmc_width", "the HMC link's width with memory hmc: full (16 lanes) or half (8)", choices=tuple(HMC_WIDTHS),
+          default="full", flag="--hmc-width"),
     Param("target", "sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)",
           choices=("sim", "qemu"), default="sim"),
 )
 AXIS = {a.name: a for a in AXES}
-LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory")
+LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width")
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"
 
 # A line of a benchmark's verdict: `passed` None for a note without one; `gates` makes a failure the

@@ -28,7 +28,8 @@ class Bandwidth(Benchmark):
     def run(self, target, point, log=None):
         return bench.bandwidth(target, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
                                point["rate_gbps"], pattern=point["pattern"], count=point["count"],
-                               size=point["size"], profile=point["profile"], memory=point["memory"])
+                               size=point["size"], profile=point["profile"], memory=point["memory"],
+                               hmc_width=point["hmc_width"])
 
     def verdicts(self, point, result):
         if point["profile"] != "ours":

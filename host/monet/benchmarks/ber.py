@@ -27,7 +27,7 @@ class Ber(Benchmark):
 
     def run(self, target, point, log=None):
         result = bench.ber_point(target, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                                 profile=point["profile"], memory=point["memory"], bits=point["bits"],
+                                 profile=point["profile"], memory=point["memory"], hmc_width=point["hmc_width"], bits=point["bits"],
                                  burst=point["burst"], seed=point["seed"], op=point["op"], log=log)
         goal = self._goal(point)
         if goal is not None:

@@ -43,7 +43,8 @@ class Chase(Benchmark):
 
     def run(self, target, point, log=None):
         link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
-                                    point["profile"], point["memory"])
+                                    point["profile"], point["memory"],
+                                    point["hmc_width"])
         info = target.fw.info()
         bench.map_remote_windows(target, info)
         answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],

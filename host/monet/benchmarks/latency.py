@@ -24,7 +24,8 @@ class Latency(Benchmark):
 
     def run(self, target, point, log=None):
         return bench.latency(target, point["op"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                             point["samples"], profile=point["profile"], memory=point["memory"])
+                             point["samples"], profile=point["profile"], memory=point["memory"],
+                             hmc_width=point["hmc_width"])
 
     def verdicts(self, point, result):
         if point["profile"] == "ours":

@@ -11,7 +11,7 @@ class Memtest(Benchmark):
     """Seeded data through every remote window."""
 
     order = 90
-    axes = ("distance_m", "lanes", "rate_gbps", "memory")
+    axes = ("distance_m", "lanes", "rate_gbps", "memory", "hmc_width")
     params = (
         Param("bytes", "bytes written and read back, spread over the windows", low=1, high=MEMCARD_SIZE,
               integer=True, default=64 * 1024),
@@ -23,6 +23,7 @@ class Memtest(Benchmark):
     def run(self, target, point, log=None):
         return bench.memtest(target, point["bytes"], point["seed"], lanes=point["lanes"],
                              rate_gbps=point["rate_gbps"], distance_m=point["distance_m"], memory=point["memory"],
+                             hmc_width=point["hmc_width"],
                              window=point["window"])
 
     def verdicts(self, point, result):

@@ -3,7 +3,10 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Memory card: the de-streamer that executes link transactions on its memory (SRAM or DDR4) and answers them."""
+"""Memory card: the de-streamer that executes link transactions on its memory (SRAM, DDR4 or HMC) and answers them."""
+
+from functools import reduce
+from operator import or_
 
 from migen import *
 
@@ -17,33 +20,39 @@ from monet.cores.memcard.ddr4 import DDR4Memory
 
 
 MEMORY_SRAM = 0   # `memory` values: the on-card SRAM (a line a cycle) ...
-MEMORY_DDR4 = 1   # ... or DDR4 through LiteDRAM (with_ddr4)
+MEMORY_DDR4 = 1   # ... or DDR4 through LiteDRAM (with_ddr4) ...
+MEMORY_HMC  = 2   # ... or an HMC (a memory module given as `hmc`)
 
 
 class MemoryCard(LiteXModule):
     """Executes read and write requests on the card's memory, chosen at run time by `memory`: a 512-bit wide
-    SRAM that serves a line a cycle, or (with_ddr4) DDR4 through LiteDRAM (`ddr4.DDR4Memory`).
+    SRAM that serves a line a cycle, (with_ddr4) DDR4 through LiteDRAM (`ddr4.DDR4Memory`), or `hmc`: any
+    module that serves line transactions on a `txn_layout` sink and source, answering each request once
+    with its tag, its logic in clock domain `hmc` (the SoC passes its HMC controller, link and device
+    model, soc/hmc.py). A `memory` value the card was not built with is served by the SRAM.
 
-    Latency, request taken to response offered: SRAM 3 cycles (request FIFO 2, memory read 1), DDR4 2 plus
-    the DRAM's (see `DDR4Memory`); then the delay line's max(`latency`, 1) (`latency`: a CSR, default 0,
+    Latency, request taken to response offered: SRAM 3 cycles (request FIFO 2, memory read 1), DDR4 and HMC
+    2 plus the memory's own; then the delay line's max(`latency`, 1) (`latency`: a CSR, default 0,
     the fixed extra cycles of a modelled streamer). `service_sum` / `service_count` measure the memory's
     share, request leaving the input FIFO to response entering the delay line. A request beyond the memory's
     size or of another type is answered with an error frame by the SRAM stage. Requests are bounded by the
     requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped. Switch
     `memory` only while no request is in flight.
 
-    The DRAM runs in its own clock domain, `ddr4`, the system clock itself. With `gate_ddr4_clock` (the
-    sim's choice) that clock stops while `memory` selects the SRAM: Verilator evaluates the controller, its
-    16 bank machines and the PHY model's banks only on their clock's edges, so a frozen DRAM costs the model
-    nothing and SRAM runs keep the speed of a card without DDR4. Stopped, the DRAM neither refreshes nor
-    forgets (the PHY model keeps its data).
+    The DRAM and the HMC run in clock domains of their own, `ddr4` and `hmc`, the system clock itself. With
+    `gate_clocks` (the sim's choice) each stops while `memory` selects another memory: Verilator evaluates
+    the controller, its 16 bank machines and the PHY model's banks only on their clock's edges, so a frozen
+    DRAM costs the model nothing and SRAM runs keep the speed of a card without DDR4. Stopped, a memory
+    neither refreshes nor forgets (the PHY model and the HMC's vaults keep their data); an HMC link waits
+    where it stopped.
     """
-    def __init__(self, size=4*1024*1024, max_outstanding=32, with_ddr4=False, clk_freq=250e6, gate_ddr4_clock=True):
+    def __init__(self, size=4*1024*1024, max_outstanding=32, with_ddr4=False, hmc=None, clk_freq=250e6,
+                 gate_clocks=True):
         assert size % LINE_BYTES == 0
         self.sink   = sink   = stream.Endpoint(txn_layout)  # requests from the link (never stalled).
         self.source = source = stream.Endpoint(txn_layout)  # responses to the link.
         self.latency = Signal(16)
-        self.memory  = Signal()      # MEMORY_SRAM or MEMORY_DDR4
+        self.memory  = Signal(2)     # MEMORY_SRAM, MEMORY_DDR4 or MEMORY_HMC
         self.reads   = Signal(32)
         self.writes  = Signal(32)
         self.errors  = Signal(32)
@@ -67,7 +76,7 @@ class MemoryCard(LiteXModule):
         req       = requests.source
         in_range  = Signal()
         is_access = Signal()
-        to_ddr4   = Signal()
+        to_other  = Signal()    # the request goes to DDR4 or the HMC, not to the SRAM stage
         self.comb += [
             in_range.eq(req.laddr < lines),
             is_access.eq(in_range & ((req.type == T_RD_REQ) | (req.type == T_WR_REQ))),
@@ -75,21 +84,45 @@ class MemoryCard(LiteXModule):
         self.delay = delay = DelayLine(txn_layout, max_outstanding)
         self.comb += delay.delay.eq(self.latency)
 
-        # DDR4: requests go to the DRAM, whose responses take the delay line before the SRAM stage's.
-        ddr4_valid = Signal()
+        # DDR4 and HMC: requests go to the selected memory, whose responses take the delay line before the
+        # SRAM stage's. Each memory's inputs stay still while it is not selected, or its logic would be
+        # evaluated anyway.
+        others = []         # (memory, its `memory` value, the stamp of a response it offers)
         if with_ddr4:
             self.ddr4 = ddr4 = ClockDomainsRenamer("ddr4")(DDR4Memory(size, clk_freq, depth=max_outstanding))
-            self.add_ddr4_clock(gated=gate_ddr4_clock)
+            self.add_gated_clock("ddr4", MEMORY_DDR4, gate_clocks)
+            self.comb += If(self.memory == MEMORY_DDR4, ddr4.sink.stamp.eq(now))
+            others.append((ddr4, MEMORY_DDR4, ddr4.source.stamp))
+        if hmc is not None:
+            self.hmc = hmc
+            self.add_gated_clock("hmc", MEMORY_HMC, gate_clocks)
+            # The HMC answers out of order: each tag's start time waits in a table.
+            stamps = Memory(32, 2**TAG_BITS)
+            stamp_w = stamps.get_port(write_capable=True)
+            stamp_r = stamps.get_port(async_read=True)
+            self.specials += stamps, stamp_w, stamp_r
             self.comb += [
-                to_ddr4.eq(is_access & (self.memory == MEMORY_DDR4)),
-                # The DRAM's inputs stay still while the SRAM serves, or its logic would be evaluated anyway.
-                If(self.memory == MEMORY_DDR4,
-                    req.connect(ddr4.sink, omit={"valid", "ready"}),
-                    ddr4.sink.stamp.eq(now),
-                ),
-                ddr4.sink.valid.eq(req.valid & to_ddr4),
-                ddr4_valid.eq(ddr4.source.valid),
+                stamp_w.adr.eq(req.tag), stamp_w.dat_w.eq(now),
+                stamp_w.we.eq(hmc.sink.valid & hmc.sink.ready),
+                stamp_r.adr.eq(hmc.source.tag),
             ]
+            others.append((hmc, MEMORY_HMC, stamp_r.dat_r))
+        other_ready = Signal()   # the selected memory takes the request
+        other_valid = Signal()   # a memory offers a response
+        selected    = Signal(max(len(others), 1))
+        for i, (memory, value, _) in enumerate(others):
+            self.comb += [
+                selected[i].eq(self.memory == value),
+                If(selected[i],
+                    req.connect(memory.sink, omit={"valid", "ready", "stamp"}),
+                    other_ready.eq(memory.sink.ready),
+                ),
+                memory.sink.valid.eq(req.valid & to_other & selected[i]),
+            ]
+        self.comb += [
+            to_other.eq(is_access & (selected != 0)),
+            other_valid.eq(reduce(or_, [m.source.valid for m, _, _ in others], 0)),
+        ]
 
         # SRAM stage: access the memory (reads come out the next cycle); errors are answered here too.
         stage_valid = Signal()
@@ -98,20 +131,20 @@ class MemoryCard(LiteXModule):
         stage_read  = Signal()
         stage_stamp = Signal(32)
         self.comb += [
-            stage_go.eq(delay.sink.ready & ~ddr4_valid),
+            stage_go.eq(delay.sink.ready & ~other_valid),
             self.taken.eq(req.valid & req.ready),
-            req.ready.eq(Mux(to_ddr4, ddr4.sink.ready if with_ddr4 else 0, ~stage_valid | stage_go)),
+            req.ready.eq(Mux(to_other, other_ready, ~stage_valid | stage_go)),
             # While the stage waits, keep its address so the read data stays valid.
             port.adr.eq(Mux(stage_valid & ~stage_go, stage.laddr, req.laddr)),
             port.dat_w.eq(req.data),
-            If(req.valid & req.ready & ~to_ddr4 & in_range & (req.type == T_WR_REQ),
+            If(req.valid & req.ready & ~to_other & in_range & (req.type == T_WR_REQ),
                 port.we.eq(req.mask)
             ),
         ]
         self.sync += [
             If(stage_go, stage_valid.eq(0)),
             If(req.valid & req.ready,
-                If(~to_ddr4,
+                If(~to_other,
                     stage_valid.eq(1),
                     stage_read.eq(in_range & (req.type == T_RD_REQ)),
                     stage.tag.eq(req.tag),
@@ -134,9 +167,15 @@ class MemoryCard(LiteXModule):
                 )
             )
         ]
-        # The response waits out the programmed latency, then goes to the link: the DRAM's first.
+        # The response waits out the programmed latency, then goes to the link: DDR4's or the HMC's first.
         stamp = Signal(32)
-        from_stage = [
+        responses = If(0)
+        for memory, _, memory_stamp in others:
+            responses = responses.Elif(memory.source.valid,
+                memory.source.connect(delay.sink, omit={"stamp"}),
+                stamp.eq(memory_stamp),
+            )
+        self.comb += responses.Else(
             delay.sink.valid.eq(stage_valid),
             delay.sink.type.eq(stage.type),
             delay.sink.tag.eq(stage.tag),
@@ -144,14 +183,7 @@ class MemoryCard(LiteXModule):
             delay.sink.mask.eq(2**LINE_BYTES - 1),
             delay.sink.data.eq(Mux(stage_read, port.dat_r, 0)),
             stamp.eq(stage_stamp),
-        ]
-        if with_ddr4:
-            self.comb += If(ddr4_valid,
-                ddr4.source.connect(delay.sink, omit={"stamp"}),
-                stamp.eq(ddr4.source.stamp),
-            ).Else(*from_stage)
-        else:
-            self.comb += from_stage
+        )
         self.comb += delay.source.connect(source)
         service = Signal(32)
         self.comb += service.eq(now - stamp)
@@ -160,28 +192,31 @@ class MemoryCard(LiteXModule):
             self.service_count.eq(self.service_count + 1),
         )
 
-    def add_ddr4_clock(self, gated):
-        """The `ddr4` domain: the system clock, stopped while the SRAM is selected (`gated`). The gate opens
-        and closes on the falling edge, so the gated clock never glitches."""
-        self.clock_domains.cd_ddr4 = cd_ddr4 = ClockDomain()
-        self.comb += cd_ddr4.rst.eq(ResetSignal())
+    def add_gated_clock(self, name, memory, gated):
+        """The clock domain `name`: the system clock, stopped while `memory` is not selected (`gated`). The
+        gate opens and closes on the falling edge, so the gated clock never glitches."""
+        cd = ClockDomain(name)
+        setattr(self.clock_domains, f"cd_{name}", cd)
+        self.comb += cd.rst.eq(ResetSignal())
         if not gated:
-            self.comb += cd_ddr4.clk.eq(ClockSignal())
+            self.comb += cd.clk.eq(ClockSignal())
             return
-        self.clock_domains.cd_ddr4_gate = cd_gate = ClockDomain(reset_less=True)
-        gate = Signal()
+        cd_gate = ClockDomain(f"{name}_gate", reset_less=True)
+        setattr(self.clock_domains, f"cd_{name}_gate", cd_gate)
+        gate = Signal(name=f"{name}_gate")
         self.comb += [
             cd_gate.clk.eq(~ClockSignal()),
-            cd_ddr4.clk.eq(ClockSignal() & gate),
+            cd.clk.eq(ClockSignal() & gate),
         ]
-        self.sync.ddr4_gate += gate.eq(self.memory == MEMORY_DDR4)
+        gate_sync = getattr(self.sync, f"{name}_gate")
+        gate_sync += gate.eq(self.memory == memory)
 
     def add_control(self):
         self._latency = CSRStorage(16, description="Extra access latency, cycles (0: the memory's own speed).")
         self._reads   = CSRStatus(32, description="Line reads served.")
         self._writes  = CSRStatus(32, description="Line writes served.")
         self._errors  = CSRStatus(32, description="Requests answered with an error (out of range, bad type).")
-        self._memory  = CSRStorage(1, description="Memory: 0 the on-card SRAM, 1 DDR4 (if built with it).")
+        self._memory  = CSRStorage(2, description="Memory: 0 the on-card SRAM, 1 DDR4, 2 HMC (if built with them).")
         self._service_sum   = CSRStatus(32, description="Sum of the memory's service times, cycles.")
         self._service_count = CSRStatus(32, description="Responses the service sum covers.")
         self.comb += [

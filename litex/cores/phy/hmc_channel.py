@@ -141,7 +141,8 @@ def device_serdes_ns(rate_gbps, clk_freq=250e6):
     return HMC_DELAY_NS[rate_gbps] - DEVICE_LINK_CYCLES * 1e9 / clk_freq
 
 
-def delay_cycles(rate_gbps, fiber_ns=0.0, clk_freq=250e6):
-    """One direction's `delay`: half of each end's SerDes plus the fiber, in whole cycles (rounded up)."""
-    ns = (host_serdes_ns(rate_gbps) + device_serdes_ns(rate_gbps, clk_freq)) / 2 + fiber_ns
+def delay_cycles(rate_gbps, fiber_ns=0.0, clk_freq=250e6, lanes=16):
+    """One direction's `delay`: half of each end's SerDes plus the fiber, in whole cycles (rounded up). The
+    host's SerDes clock scales with the link's width; the device's delay was measured at full width."""
+    ns = (host_serdes_ns(rate_gbps, lanes) + device_serdes_ns(rate_gbps, clk_freq)) / 2 + fiber_ns
     return max(1, math.ceil(ns * clk_freq / 1e9 - 1e-9))

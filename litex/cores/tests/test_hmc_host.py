@@ -1,4 +1,5 @@
-"""The HMC host controller (litex/cores/hmc/host.py) with the device model over two HMC channels, on the
+"""The HMC host controller (litex/cores/hmc/host.py) with the device model over two HMC channels (as the SoC
+joins them, litex/soc/hmc.py), on the
 generated Verilog: line reads, whole-line writes and byte-masked writes (read-modify-write) read back what a
 plain memory holds, with accesses to the same lines back to back; errors are answered; the unloaded read
 latency is the sum of the parts and within the thesis's 224 ns at 16 x 10 Gb/s, with the host's share."""
@@ -6,14 +7,12 @@ latency is the sum of the parts and within the thesis's 224 ns at 16 x 10 Gb/s, 
 import random
 
 import pytest
-from migen import *
 
 from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
-from monet.cores.hmc.device import HMCDevice
-from monet.cores.hmc.host import HMCHostController
 from monet.cores.hmc.vaults import unloaded_cycles
-from monet.cores.phy.hmc_channel import HMCChannel, delay_cycles, flit_ps, host_serdes_ns
+from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, host_serdes_ns
 from monet.cores.tests.verilog_sim import run_simulation
+from monet.soc.hmc import HMCMemoryPath
 
 from .link_responder import byte_mask_bits, send_transactions
 
@@ -21,20 +20,7 @@ STORAGE = 16 * 1024
 FULL = (1 << 64) - 1
 CLK = 250e6
 
-
-class Top(Module):
-    def __init__(self):
-        self.submodules.host   = HMCHostController(rx_tokens=128, retry_packets=64)
-        self.submodules.device = HMCDevice(storage_bytes=STORAGE)
-        self.submodules.down   = HMCChannel(salt=1)
-        self.submodules.up     = HMCChannel(salt=2)
-        self.comb += [
-            self.host.tx.connect(self.down.sink), self.down.source.connect(self.device.rx),
-            self.device.tx.connect(self.up.sink), self.up.source.connect(self.host.rx),
-        ]
-
-
-DUT = Top()
+DUT = HMCMemoryPath(storage_bytes=STORAGE)   # host controller, two HMC channels, device
 
 
 def run(txns, rate=10, settle=150, cycles=3000):
