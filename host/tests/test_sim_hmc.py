@@ -14,18 +14,18 @@ from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, flit_threshold
 
 @pytest.mark.parametrize("width,lanes", [("full", 16), ("half", 8)])
 def test_hmc_keeps_every_byte_and_reports_its_link(sim, width, lanes):
-    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern="random", count=2000, seed=41, memory="hmc",
+    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern="random", count=1000, seed=41, memory="hmc",
                         hmc_width=width)
-    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=2000, seed=41, check=True,
+    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=1000, seed=41, check=True,
                         memory="hmc", hmc_width=width)
-    assert w["transactions"] == r["transactions"] == 2000
+    assert w["transactions"] == r["transactions"] == 1000
     assert r["errors"] == 0 and r["bus_errors"] == 0
     assert r["link"]["hmc"] == {"width": width, "lanes": lanes, "rate_gbps": 15.0, "flit_ps": flit_ps(lanes, 15),
                                 "delay": delay_cycles(15, lanes=lanes)}
     for run in (w, r):
         assert run["memory_peak_GBps"] == 40.0
         assert run["memory_service_cycles"] > unloaded_cycles(64, 250e6)
-    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=300, seed=42, check=True,
+    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=200, seed=42, check=True,
                             memory="hmc", hmc_width=width)
     assert wrong["errors"] > 0
 
@@ -34,17 +34,17 @@ def test_hmc_link_errors_are_retried_and_nothing_corrupt_is_delivered(sim):
     bench.configure_link(sim, 8, 8, 15.0, memory="hmc", hmc_width="half")
     before = sim.fw.hmc(ber=flit_threshold(1e-4), seed=7)     # the sim fixture sets it back after the test
     # 8 B writes: each a read-modify-write of its line in the host controller.
-    w = bench.bandwidth(sim, "write", 64, 8, 8, 15.0, pattern="random", count=1500, seed=43, memory="hmc",
+    w = bench.bandwidth(sim, "write", 64, 8, 8, 15.0, pattern="random", count=600, seed=43, memory="hmc",
                         hmc_width="half", size=8)
-    r = bench.bandwidth(sim, "read", 64, 8, 8, 15.0, pattern="random", count=1500, seed=43, check=True,
+    r = bench.bandwidth(sim, "read", 64, 8, 8, 15.0, pattern="random", count=600, seed=43, check=True,
                         memory="hmc", hmc_width="half", size=8)
     after = sim.fw.hmc()
-    assert w["transactions"] == r["transactions"] == 1500
+    assert w["transactions"] == r["transactions"] == 600
     assert r["errors"] == 0 and r["bus_errors"] == 0
     hits = after["hits_down"] + after["hits_up"] - before["hits_down"] - before["hits_up"]
     retries = after["host_replays"] + after["device_replays"] - before["host_replays"] - before["device_replays"]
     assert hits > 0 and retries > 0
-    assert after["rmw_writes"] - before["rmw_writes"] == 1500
+    assert after["rmw_writes"] - before["rmw_writes"] == 600
 
 
 def test_cpu_memtest_and_latency_on_hmc(sim):

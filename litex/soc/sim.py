@@ -27,6 +27,7 @@ from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.pbb.core import PBB
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
+from monet.soc.conversion import use_fast_grouping
 from monet.soc.remote import RemoteMemoryPath
 
 NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
@@ -165,6 +166,7 @@ class ConsoleBuilder(Builder):
 def build_sim(output_dir, jobs=2, **soc_kwargs):
     """Generates the sim SoC: `gateware/build_sim.sh` verilates and compiles the model,
     `gateware/build_software.sh` compiles the software libraries the console links; they may run at once."""
+    use_fast_grouping()
     soc = MonetSimSoC(**soc_kwargs)
     builder = ConsoleBuilder(soc, output_dir=output_dir)
     builder.build(sim_config=sim_config(), run=False, opt_level="OPT", jobs=jobs, interactive=False)

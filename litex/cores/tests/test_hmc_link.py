@@ -54,9 +54,10 @@ def request(cmd, adrs, tag, data=b""):
     return record
 
 
-def run(requests, lanes=16, rate=10, delay=2, ber=0.0, seed=1, cycles=4000, settle=0):
+def run(requests, lanes=16, rate=10, delay=2, ber=0.0, seed=1, cycles=4000, settle=0, until=None):
     """Brings the link up, offers the requests (as the host link takes them) and collects the responses
-    (cycle, fields); returns (responses, cycle each request was taken, counters of both ends)."""
+    (cycle, fields) for `cycles`, or until `until` responses have come; returns (responses, cycle each
+    request was taken, counters of both ends)."""
     responses, taken, counters = [], [], {}
     host, device = DUT.host, DUT.device
 
@@ -94,6 +95,8 @@ def run(requests, lanes=16, rate=10, delay=2, ber=0.0, seed=1, cycles=4000, sett
                     fields.append((yield getattr(host.source, name)))
                 responses.append((c, hmc.parse(from_record(*fields), fields[3], is_response=True)))
             yield
+            if len(responses) == until:
+                break
         for end, core in (("host", host), ("device", device.link)):
             for name in ("tokens", "link_up", "tx_packets", "rx_packets", "crc_errors", "seq_errors",
                          "lng_errors", "poisoned", "error_aborts", "replays", "replayed", "token_stalls",
@@ -161,7 +164,7 @@ def check_responses(responses, expected):
 def test_reads_and_writes_complete():
     rng = random.Random(1)
     requests, expected = traffic(rng, 200, bytearray(STORAGE))
-    responses, _, counters = run(requests, settle=100)
+    responses, _, counters = run(requests, settle=100, until=200)
     check_responses(responses, expected)
     assert counters["host.crc_errors"] == counters["device.crc_errors"] == counters["host.replays"] == 0
     assert counters["device.rx_packets"] == 200 and counters["host.rx_packets"] == 200
@@ -171,7 +174,7 @@ def test_reads_and_writes_complete():
 def test_bit_errors_are_retried_and_nothing_corrupt_is_delivered(ber):
     rng = random.Random(7)
     requests, expected = traffic(rng, 200, bytearray(STORAGE))
-    responses, _, counters = run(requests, ber=ber, seed=11, settle=100, cycles=8000)
+    responses, _, counters = run(requests, ber=ber, seed=11, settle=100, cycles=8000, until=200)
     check_responses(responses, expected)
     assert counters["hits"] > 0
     errors = sum(counters[f"{end}.{k}"] for end in ("host", "device") for k in ("crc_errors", "lng_errors", "seq_errors"))
@@ -195,10 +198,10 @@ def test_a_long_channel_runs_into_the_flow_control_loops(kind):
         if kind == "read":
             return [request(hmc.read_cmd(128), i * 128 % STORAGE, i) for i in range(120)]
         return [request(hmc.write_cmd(128), i * 128 % STORAGE, i, bytes(128)) for i in range(120)]
-    near, _, near_counters = run(requests(), delay=1, settle=150, cycles=2000)
+    near, _, near_counters = run(requests(), delay=1, settle=150, cycles=2000, until=120)
     assert stream_GBps(near) == pytest.approx(20 * 8 / 9, rel=0.01)
     assert near_counters["host.token_stalls"] + near_counters["device.token_stalls"] < 10
-    far, _, far_counters = run(requests(), delay=60, settle=300, cycles=6000)
+    far, _, far_counters = run(requests(), delay=60, settle=300, cycles=6000, until=120)
     assert stream_GBps(far) < 0.5 * stream_GBps(near)
     stalled = "host.token_stalls" if kind == "write" else "device.token_stalls"
     assert far_counters[stalled] > 200
