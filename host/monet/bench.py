@@ -5,6 +5,7 @@ import math
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
 from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
+from monet.cores.remat.bfct import TARGET_LOCAL, TARGET_REMOTE0
 from monet.cores.phy.hmc_channel import delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
 from monet.cores.memcard.ddr4 import peak_GBps
 from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
@@ -19,11 +20,14 @@ HMC_QUADRANT_GBPS = 40.0
 MEMORY_PEAK_GBPS = {"ddr4": DDR4_PEAK_GBPS, "hmc": HMC_QUADRANT_GBPS}
 
 
-def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram", hmc_width="full"):
+def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram", hmc_width="full",
+                   placement="remote", hmc_native=0):
     """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
-    streamer, the memory card's memory (an HMC's link at `hmc_width` and the point's lane rate). Returns the
-    firmware's answer with the settings echoed."""
-    refusal = memory_refusal(memory, rate_gbps)
+    streamer, the memory card's memory (an HMC's link at `hmc_width` and the point's lane rate) and where
+    it is (`placement`; with `hmc_native` the HMC link itself runs over the fiber, not our link). Returns
+    the firmware's answer with the settings echoed; `bfct_target` is the BFCT target that reaches the
+    memory (map_remote_windows)."""
+    refusal = memory_refusal(memory, rate_gbps, lanes, placement, hmc_width, hmc_native)
     if refusal:
         raise ValueError(refusal)
     prof = PROFILES[profile]
@@ -31,13 +35,19 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
                           delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memory=MEMORIES[memory],
                           memlat=prof.extra_cycles,
                           max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
-    link["profile"], link["memory"] = profile, memory
+    link["profile"], link["memory"], link["placement"], link["hmc_native"] = profile, memory, placement, hmc_native
+    # Native HMC reaches the memory without our link, as a local memory does; the fiber is in its channel.
+    link["bfct_target"] = TARGET_LOCAL if placement == "local" or hmc_native else TARGET_REMOTE0
     link["hmc"] = None
     if memory == "hmc":
         hmc_lanes = HMC_WIDTHS[hmc_width]
-        link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps),
-                                    delay=hmc_delay_cycles(rate_gbps, lanes=hmc_lanes))
-        link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps)
+        fiber = link_model.fiber_ns(distance_m) if hmc_native else 0.0
+        delay = hmc_delay_cycles(rate_gbps, fiber_ns=fiber, lanes=hmc_lanes)
+        if delay > target.build.constants["hmc_max_delay"]:
+            raise ValueError(f"native HMC over {distance_m:g} m needs a channel delay of {delay} cycles; the "
+                             f"sim's HMC channel holds {target.build.constants['hmc_max_delay']}")
+        link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps), delay=delay)
+        link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps, fiber_ns=fiber)
     return link
 
 
@@ -61,30 +71,33 @@ def configure_retry(target, profile, delay_cycles):
 
 def link_record(link):
     """The link settings stored with every result."""
-    keys = ("profile", "memory", "block_ps", "delay", "memlat", "max_units", "pairing", "issue_rate")
+    keys = ("profile", "memory", "placement", "hmc_native", "bfct_target", "block_ps", "delay", "memlat", "max_units",
+            "pairing", "issue_rate")
     record = {k: link[k] for k in keys}
     if link.get("hmc"):
-        record["hmc"] = {k: link["hmc"][k] for k in ("width", "lanes", "rate_gbps", "flit_ps", "delay")}
+        record["hmc"] = {k: link["hmc"][k] for k in ("width", "lanes", "rate_gbps", "flit_ps", "delay", "fiber_ns")}
     record["delay_cycles"] = record.pop("delay")
     record["memlat_cycles"] = record.pop("memlat")
     return record
 
 
-def map_remote_windows(target, info=None):
-    """Maps one BFCT section per memory-card section, read/write, identity; returns their offsets.
-    `info` is the firmware's `info` answer, asked for when not given."""
+def map_remote_windows(target, info=None, bfct_target=TARGET_REMOTE0):
+    """Maps one BFCT section per memory-card section, read/write, identity, to `bfct_target` (a link's
+    `bfct_target`: the link, or the local port); returns their offsets. `info` is the firmware's `info`
+    answer, asked for when not given."""
     info = info or target.fw.info()
     section = info["section_bytes"]
     count = min(info["sections"], info["memcard_bytes"] // section)
     for idx in range(count):
-        target.fw.bfct(idx, en=1, r=1, w=1, target=0, base=idx)
+        target.fw.bfct(idx, en=1, r=1, w=1, target=bfct_target, base=idx)
     return [idx * section for idx in range(count)]
 
 
-def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram", hmc_width="full"):
+def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram", hmc_width="full",
+            placement="remote", hmc_native=0):
     """Remote read or write latency: `samples` single 32-bit accesses, each a 64 B line transaction."""
-    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
-    windows = map_remote_windows(target)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement, hmc_native)
+    windows = map_remote_windows(target, bfct_target=link["bfct_target"])
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
     answer, service, refreshes = memory_service(
@@ -108,6 +121,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "profile": profile,
         "memory": memory,
+        "placement": placement,
         "link": link_record(link),
         "memory_service_cycles": service,
         "refreshes": refreshes,
@@ -116,9 +130,13 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
                        "card's mean time in its memory",
     }
     # On the means: the memory's share is a mean (a DRAM's varies with rows, refreshes and turnarounds).
-    result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
-                                                    memory_cycles=service + link["memlat"],
-                                                    link_ns=PROFILES[profile].link_ns(rate_gbps))
+    if link["bfct_target"] == TARGET_REMOTE0:
+        result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
+                                                        memory_cycles=service + link["memlat"],
+                                                        link_ns=PROFILES[profile].link_ns(rate_gbps))
+    else:   # no link of ours: ReMAT and the card's front end, the memory (native HMC: its fiber apart)
+        fiber = 2 * link["hmc"]["fiber_ns"] if link["hmc_native"] else 0.0
+        result["breakdown"] = link_model.linkless_breakdown(hw_summary["mean"], service + link["memlat"], fiber)
     result["breakdown_ns"] = link_model.breakdown_by_layer(result["breakdown"])
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
@@ -126,14 +144,15 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
 
 
 def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory="sram", window="uncached",
-            hmc_width="full"):
+            hmc_width="full", placement="remote", hmc_native=0):
     """Writes seeded pseudo-random words over every remote window, reads them back, counts errors. Through the
     cacheable window (the data cache and ReMAT's combiner) the words are read back twice: through the
     uncached window (they reached remote memory) and through the cacheable one (from a flushed data cache)."""
     if window not in WINDOWS:
         raise ValueError(f"memtest window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
-    configure_link(target, distance_m, lanes, rate_gbps, memory=memory, hmc_width=hmc_width)
-    windows = map_remote_windows(target)
+    link = configure_link(target, distance_m, lanes, rate_gbps, memory=memory, hmc_width=hmc_width,
+                          placement=placement, hmc_native=hmc_native)
+    windows = map_remote_windows(target, bfct_target=link["bfct_target"])
     per_window = (nbytes // len(windows)) & ~3
     cached = window == "cached"
     used, errors, faults = [], 0, 0
@@ -154,13 +173,14 @@ SIZES = (8, 16, 32, 64, 128)
 
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
-              check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full"):
+              check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full",
+              placement="remote", hmc_native=0):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
     lines_per_access = 2 if size == 128 else 1
-    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
+    link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement, hmc_native)
     info = target.fw.info()
-    windows = map_remote_windows(target, info)
+    windows = map_remote_windows(target, info, link["bfct_target"])
     mapped = len(windows) * info["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
     # Histogram bucket width: the buckets below the last (which takes the overflow) must cover the worst

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import yaml
 
-from monet.benchmarks import AXES, AXIS, REGISTRY, Param
+from monet.benchmarks import AXES, AXIS, MEMORY_AXES, REGISTRY, Param
 from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
 from monet.profiles import memory_refusal
 
@@ -114,8 +114,8 @@ class Campaign:
             if key not in AXIS:
                 raise CampaignError(f"{path}: {where}axes: unknown axis {key!r}; accepted: {', '.join(AXIS)}")
         axes = {a.name: _values(path, f"{where}axes.{a.name}", axes.get(a.name, a.sweep), a) for a in AXES}
-        for memory, rate in itertools.product(axes["memory"], axes["rate_gbps"]):
-            refusal = memory_refusal(memory, rate)
+        for values in itertools.product(*(axes[k] for k in MEMORY_AXES)):
+            refusal = memory_refusal(*values)
             if refusal:
                 raise CampaignError(f"{path}: {where}axes: {refusal}; sweep it in a sweep of its own")
 

@@ -7,7 +7,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from monet.benchmarks import AXIS, REGISTRY, Param, value_text
+from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
 from monet.profiles import memory_refusal
 from monet.qemu import QemuError
 from monet.tables import print_table
@@ -40,7 +40,7 @@ def cmd_bench(args):
     point = {"benchmark": benchmark.name, "target": getattr(args, "target", benchmark.targets[0])}
     point.update({name: getattr(args, name, AXIS[name].default) for name in AXIS if name != "target"})
     point.update({p.name: getattr(args, p.name) for p in benchmark.params})
-    refusal = memory_refusal(point["memory"], point["rate_gbps"])
+    refusal = memory_refusal(*(point[k] for k in MEMORY_AXES))
     if refusal:
         print(f"monet: {refusal}", file=sys.stderr)
         return 2

@@ -100,6 +100,22 @@ def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memory_cycles=1, 
     }
 
 
+def linkless_breakdown(hw_cycles, memory_cycles, fiber_ns=0.0):
+    """read_breakdown's parts for an access that does not take our link (a local memory, or native HMC whose
+    own link carries `fiber_ns` of fiber, both ways, inside the memory's measured `memory_cycles`)."""
+    logic_cycles = hw_cycles - memory_cycles
+    return {
+        "total_ns": cycles_to_ns(hw_cycles),
+        "fiber_ns": fiber_ns,
+        "phy_ns": 0.0,
+        "channel_rounding_ns": 0.0,
+        "serialization_ns": 0.0,
+        "memory_ns": cycles_to_ns(memory_cycles) - fiber_ns,
+        "remat_link_logic_ns": cycles_to_ns(logic_cycles),
+        "remat_link_logic_cycles": logic_cycles,
+    }
+
+
 def breakdown_by_layer(breakdown):
     """A read_breakdown in four shares that add up to its total, ns: `memory` (the memory's service time),
     `link` (ReMAT, link logic and serialization), `phy` (the PHYs, with the channel's rounding to whole

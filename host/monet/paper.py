@@ -45,6 +45,10 @@ PAPER_IPC_SLOPE_PER_M = -0.0053
 # The paper's YCSB and IPC on the A53 (T8, T9): local DDR4 / HW HMC summary.
 PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
 
+# openHMC's unloaded read latency from its user application through the HMC and back, 16 lanes (Schmidt's
+# thesis, s.3.2, Table 3.6: 224 ns at 10 Gb/s, 192 ns at 12.5 Gb/s): our local full-width HMC must beat it.
+OPENHMC_READ_NS = {10.0: 224.0, 12.5: 192.0}
+
 # Our link's targets.
 LOGIC_CYCLES_TARGET = 40                             # ReMAT + link logic of one 64 B remote read, cycles
 PAYLOAD_UTILISATION_TARGET = {"seq": 0.90, "random": 0.85}   # 64 B accesses at 8 x 15 Gb/s

@@ -41,12 +41,26 @@ HMC_WIDTHS = {"full": 16, "half": 8}           # an HMC link's lanes
 HMC_RATES_GBPS = (10.0, 12.5, 15.0)            # the lane rates an HMC takes (the spec's; the paper's T3 setup)
 
 
-def memory_refusal(memory, rate_gbps):
-    """Why the memory card's `memory` cannot run at lane rate `rate_gbps`, or None: an HMC's lanes run at
-    the link's rate (as in the paper's remote HMC), and an HMC takes 10, 12.5 or 15 Gb/s only."""
+PLACEMENTS = ("remote", "local")   # behind our link (BFCT target 0), or the compute card's own (target 1)
+
+
+def memory_refusal(memory, rate_gbps, lanes=8, placement="remote", hmc_width="full", hmc_native=0):
+    """Why a point's memory settings cannot run together, or None. An HMC's lanes run at the link's rate
+    (as in the paper's remote HMC), and an HMC takes 10, 12.5 or 15 Gb/s only. Native HMC (`hmc_native`)
+    is an HMC link stretched over the fibers instead of our link: remote, HMC only, one fiber lane per HMC
+    lane, so only half width (8 lanes) fits our 8 fibers."""
     if memory == "hmc" and rate_gbps not in HMC_RATES_GBPS:
         return (f"memory hmc at rate {rate_gbps:g} Gb/s is not accepted; an HMC's lanes run at "
                 f"{', '.join(f'{r:g}' for r in HMC_RATES_GBPS)} Gb/s")
+    if not hmc_native:
+        return None
+    if memory != "hmc":
+        return f"hmc_native 1 with memory {memory} is not accepted; native HMC needs memory hmc"
+    if placement != "remote":
+        return f"hmc_native 1 with placement {placement} is not accepted; native HMC over fiber is remote"
+    if lanes != HMC_WIDTHS[hmc_width]:
+        return (f"hmc_native 1 at hmc_width {hmc_width} over {lanes} lanes is not accepted; native HMC needs a "
+                f"fiber lane per HMC lane: hmc_width half with lanes 8")
     return None
 
 

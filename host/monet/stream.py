@@ -101,16 +101,18 @@ def run_host(n=10_000_000, repetitions=10, threads=None, node=None, corrupt=Fals
 
 
 def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENTS, repetitions=SIM_REPETITIONS,
-            profile="ours", memory="sram", corrupt=False, window="uncached", hmc_width="full"):
-    """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the remote memory card,
-    through the uncached window (one round trip a word) or the cacheable one (the data cache and ReMAT's
-    combiner)."""
+            profile="ours", memory="sram", corrupt=False, window="uncached", hmc_width="full", placement="remote",
+            hmc_native=0):
+    """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the memory behind ReMAT (the
+    memory card's, or with `placement` local the compute card's local memory), through the uncached window
+    (one round trip a word) or the cacheable one (the data cache and ReMAT's combiner)."""
     from monet import bench
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
-    link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width)
+    link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement,
+                                hmc_native)
     if node == 1:
-        bench.map_remote_windows(target)
+        bench.map_remote_windows(target, bfct_target=link["bfct_target"])
     if window not in WINDOWS:
         raise StreamError(f"sim window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
     mem = ("cached" if window == "cached" else "remote") if node else "local"

@@ -13,6 +13,7 @@ from monet.cores.remat.core import ReMAT
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.memcard.core import MemoryCard
+from monet.cores.remat.bfct import TARGET_LOCAL, TARGET_REMOTE0
 from monet.soc.hmc import HMCMemoryPath
 
 
@@ -26,15 +27,21 @@ class RemoteMemoryPath(LiteXModule):
     """ReMAT -> link (compute end) -> SimChannel -> link (memory end) -> MemoryCard (SRAM, DDR4 through
     LiteDRAM with_ddr4, an HMC terminated on the card with_hmc), and back.
 
+    with_local: ReMAT's target 1 (TARGET_LOCAL) reaches the memory card's memories without the link, as
+    the compute card's local memory: the sim holds one model of each memory, which serves either placement
+    (a board has a controller of its own on each card).
+
     `remat.ports` are the `n_ports` master ports; CSR blocks come with add_control().
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
-                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, with_hmc=False, n_ports=2):
+                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, with_hmc=False, with_local=False,
+                 n_ports=2):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
         self.max_delay, self.retry_depth = max_delay, retry_depth
-        self.remat   = remat   = ReMAT(n_ports=n_ports, n_sections=n_sections, section_bits=section_bits, tags=tags)
+        self.remat   = remat   = ReMAT(n_ports=n_ports, n_sections=n_sections, section_bits=section_bits, tags=tags,
+                                       n_targets=2 if with_local else 1)
         self.channel = channel = SimChannel(clk_ps=clk_ps, depth=channel_depth)
         # Requests in flight toward the memory card's input FIFO (as deep as the tags) are bounded by credits
         # as well as by ReMAT's tags: the credit loop is a round trip, so the limit must cover bandwidth x
@@ -43,14 +50,19 @@ class RemoteMemoryPath(LiteXModule):
         self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth)
         hmc = HMCMemoryPath(storage_bytes=memcard_size, clk_freq=1e12 / clk_ps, domain="hmc") if with_hmc else None
         self.memcard = memcard = MemoryCard(size=memcard_size, max_outstanding=tags, with_ddr4=with_ddr4,
-                                            hmc=hmc, clk_freq=1e12 / clk_ps)
+                                            hmc=hmc, clk_freq=1e12 / clk_ps, with_local_port=with_local)
         self.comb += [
-            remat.source.connect(link_c.sink),
-            link_c.source.connect(remat.sink),
+            remat.sources[TARGET_REMOTE0].connect(link_c.sink),
+            link_c.source.connect(remat.sinks[TARGET_REMOTE0]),
             link_m.source.connect(memcard.sink),
             memcard.source.connect(link_m.sink),
             link_m.credit_freed.eq(memcard.taken),
         ]
+        if with_local:
+            self.comb += [
+                remat.sources[TARGET_LOCAL].connect(memcard.local_sink),
+                memcard.local_source.connect(remat.sinks[TARGET_LOCAL]),
+            ]
         self.comb += [link_c.rx_up.eq(channel.a_up), link_m.rx_up.eq(channel.b_up)]
         self.comb += link_c.connect_phy(channel.a2b.sink, channel.b2a.sources)
         self.comb += link_m.connect_phy(channel.b2a.sink, channel.a2b.sources)

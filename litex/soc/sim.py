@@ -84,7 +84,7 @@ class MonetSimSoC(SoCCore):
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
             section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True, with_hmc=True,
-            n_ports=3)
+            with_local=True, n_ports=3)
         remote.add_control()
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,

@@ -13,7 +13,7 @@ from collections import namedtuple
 
 from monet import link_model
 from monet.paper import PAPER_TOLERANCE
-from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES
+from monet.profiles import HMC_WIDTHS, MEMORIES, PLACEMENTS, PROFILES
 
 
 def value_text(value):
@@ -93,11 +93,16 @@ AXES = (
           "model)", choices=tuple(MEMORIES), default="sram"),
     Param("hmc_width", "the HMC link's width with memory hmc: full (16 lanes) or half (8)", choices=tuple(HMC_WIDTHS),
           default="full", flag="--hmc-width"),
+    Param("placement", "where the memory is: remote (behind our link) or local (the compute card's own)",
+          choices=PLACEMENTS, default="remote"),
+    Param("hmc_native", "1: the HMC link itself runs over the fiber instead of ours (memory hmc, remote, "
+          "half width over 8 lanes)", choices=(0, 1), default=0, flag="--hmc-native"),
     Param("target", "sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)",
           choices=("sim", "qemu"), default="sim"),
 )
 AXIS = {a.name: a for a in AXES}
-LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width")
+LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width", "placement", "hmc_native")
+MEMORY_AXES = ("memory", "rate_gbps", "lanes", "placement", "hmc_width", "hmc_native")   # memory_refusal's
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"
 
 # A line of a benchmark's verdict: `passed` None for a note without one; `gates` makes a failure the

@@ -29,7 +29,8 @@ class Bandwidth(Benchmark):
         return bench.bandwidth(target, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
                                point["rate_gbps"], pattern=point["pattern"], count=point["count"],
                                size=point["size"], profile=point["profile"], memory=point["memory"],
-                               hmc_width=point["hmc_width"])
+                               hmc_width=point["hmc_width"],
+                               placement=point["placement"], hmc_native=point["hmc_native"])
 
     def verdicts(self, point, result):
         if point["profile"] != "ours":

@@ -13,6 +13,7 @@ class Ber(Benchmark):
     """Bandwidth and data integrity under an injected bit error rate."""
 
     order = 30
+    axes = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width")   # errors on our link: remote
     axis_defaults = {"distance_m": 36.0}
     params = (
         Param("ber", "bit error rate on every lane", low=0.0, high=1e-3, default=0.0, required=True),
@@ -27,7 +28,8 @@ class Ber(Benchmark):
 
     def run(self, target, point, log=None):
         result = bench.ber_point(target, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                                 profile=point["profile"], memory=point["memory"], hmc_width=point["hmc_width"], bits=point["bits"],
+                                 profile=point["profile"], memory=point["memory"],
+                                 hmc_width=point["hmc_width"], bits=point["bits"],
                                  burst=point["burst"], seed=point["seed"], op=point["op"], log=log)
         goal = self._goal(point)
         if goal is not None:

@@ -11,7 +11,7 @@ class Memtest(Benchmark):
     """Seeded data through every remote window."""
 
     order = 90
-    axes = ("distance_m", "lanes", "rate_gbps", "memory", "hmc_width")
+    axes = ("distance_m", "lanes", "rate_gbps", "memory", "hmc_width", "placement", "hmc_native")
     params = (
         Param("bytes", "bytes written and read back, spread over the windows", low=1, high=MEMCARD_SIZE,
               integer=True, default=64 * 1024),
@@ -24,6 +24,7 @@ class Memtest(Benchmark):
         return bench.memtest(target, point["bytes"], point["seed"], lanes=point["lanes"],
                              rate_gbps=point["rate_gbps"], distance_m=point["distance_m"], memory=point["memory"],
                              hmc_width=point["hmc_width"],
+                             placement=point["placement"], hmc_native=point["hmc_native"],
                              window=point["window"])
 
     def verdicts(self, point, result):

@@ -27,7 +27,7 @@ class Stream(Benchmark):
 
     order = 50
     targets = ("sim", "qemu", "host")
-    axes = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width")
+    axes = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width", "placement", "hmc_native")
     errors = (stream.StreamError,)
     params = (
         Param("node", "NUMA node of the arrays (sim: 0 local RAM, 1 remote memory; host, qemu: numactl "
@@ -59,7 +59,9 @@ class Stream(Benchmark):
         if point["target"] == "qemu":
             return stream.run_qemu(target, node, n=n, repetitions=reps, threads=threads, perf=True)
         return stream.run_sim(target, node, point["distance_m"], point["lanes"], point["rate_gbps"], n=n,
-                              repetitions=reps, profile=point["profile"], memory=point["memory"], hmc_width=point["hmc_width"],
+                              repetitions=reps, profile=point["profile"], memory=point["memory"],
+                              hmc_width=point["hmc_width"], placement=point["placement"],
+                              hmc_native=point["hmc_native"],
                               window=point["window"])
 
     def verdicts(self, point, result):

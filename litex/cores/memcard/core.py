@@ -45,9 +45,15 @@ class MemoryCard(LiteXModule):
     DRAM costs the model nothing and SRAM runs keep the speed of a card without DDR4. Stopped, a memory
     neither refreshes nor forgets (the PHY model and the HMC's vaults keep their data); an HMC link waits
     where it stopped.
+
+    With `with_local_port`, `local_sink` / `local_source` serve a second requester beside the link: the
+    sim's compute card reaches the same memories as its local memory, without the link (ReMAT's local
+    target). Its requests wait while the link's arrive and take the same input FIFO (the requesters' tags
+    are shared, so `max_outstanding` still bounds both); each answer goes back the way its request came
+    (a bit a tag), and `taken` counts only the link's (its credits).
     """
     def __init__(self, size=4*1024*1024, max_outstanding=32, with_ddr4=False, hmc=None, clk_freq=250e6,
-                 gate_clocks=True):
+                 gate_clocks=True, with_local_port=False):
         assert size % LINE_BYTES == 0
         self.sink   = sink   = stream.Endpoint(txn_layout)  # requests from the link (never stalled).
         self.source = source = stream.Endpoint(txn_layout)  # responses to the link.
@@ -71,9 +77,31 @@ class MemoryCard(LiteXModule):
         self.specials += mem, port
 
         self.requests = requests = stream.SyncFIFO(txn_layout, max_outstanding, buffered=True)
-        self.comb += sink.connect(requests.sink)
-
         req       = requests.source
+        from_local = Signal()   # the request leaving the input FIFO came through the local port
+        if with_local_port:
+            self.local_sink   = local_sink   = stream.Endpoint(txn_layout)
+            self.local_source = local_source = stream.Endpoint(txn_layout)
+            origin = Memory(1, 2**TAG_BITS)      # a tag's request came through the local port
+            origin_w = origin.get_port(write_capable=True)
+            origin_req = origin.get_port(async_read=True)
+            origin_rsp = origin.get_port(async_read=True)
+            self.specials += origin, origin_w, origin_req, origin_rsp
+            self.comb += [
+                If(sink.valid,
+                    sink.connect(requests.sink),
+                ).Else(
+                    local_sink.connect(requests.sink),
+                ),
+                origin_w.adr.eq(requests.sink.tag),
+                origin_w.dat_w.eq(~sink.valid),
+                origin_w.we.eq(requests.sink.valid & requests.sink.ready),
+                origin_req.adr.eq(req.tag),
+                from_local.eq(origin_req.dat_r),
+            ]
+        else:
+            self.comb += sink.connect(requests.sink)
+
         in_range  = Signal()
         is_access = Signal()
         to_other  = Signal()    # the request goes to DDR4 or the HMC, not to the SRAM stage
@@ -132,7 +160,7 @@ class MemoryCard(LiteXModule):
         stage_stamp = Signal(32)
         self.comb += [
             stage_go.eq(delay.sink.ready & ~other_valid),
-            self.taken.eq(req.valid & req.ready),
+            self.taken.eq(req.valid & req.ready & ~from_local),
             req.ready.eq(Mux(to_other, other_ready, ~stage_valid | stage_go)),
             # While the stage waits, keep its address so the read data stays valid.
             port.adr.eq(Mux(stage_valid & ~stage_go, stage.laddr, req.laddr)),
@@ -184,7 +212,17 @@ class MemoryCard(LiteXModule):
             delay.sink.data.eq(Mux(stage_read, port.dat_r, 0)),
             stamp.eq(stage_stamp),
         )
-        self.comb += delay.source.connect(source)
+        if with_local_port:
+            self.comb += [
+                origin_rsp.adr.eq(delay.source.tag),
+                If(origin_rsp.dat_r,
+                    delay.source.connect(local_source),
+                ).Else(
+                    delay.source.connect(source),
+                ),
+            ]
+        else:
+            self.comb += delay.source.connect(source)
         service = Signal(32)
         self.comb += service.eq(now - stamp)
         self.sync += If(delay.sink.valid & delay.sink.ready,

@@ -21,14 +21,15 @@ FAULT_TARGET    = 4  # the section names a target this build does not have.
 FAULT_REMOTE    = 5  # the memory card answered with an error.
 FAULT_TIMEOUT   = 6  # no answer within ReMAT's request timeout (the link is down): the outcome is unknown.
 
-TARGET_REMOTE0 = 0
+TARGET_REMOTE0 = 0   # `target` values: remote port 0, through the link ...
+TARGET_LOCAL   = 1   # ... or the compute card's local memory
 
 # A section's entry, as the table stores it and as the `entry` and `readback` CSRs carry it.
 ENTRY = FieldTable("BFCT entry", 32, [
     ("enable",   1,  "the section is mapped"),
     ("read",     1,  "reads allowed"),
     ("write",    1,  "writes allowed"),
-    ("target",   2,  "0: remote port 0 (other targets fault with kind 4)"),
+    ("target",   2,  "0: remote port 0, 1: local memory (a target the build lacks faults with kind 4)"),
     ("reserved", 3,  "ignored"),
     ("base",     24, "remote base, in sections"),
 ])
@@ -44,9 +45,10 @@ class BFCT(LiteXModule):
     """A table of `n_sections` sections of 2**`section_bits` bytes each (combinational lookup, 0 cycles).
 
     Entry (ENTRY): enable, read, write, target, remote base (in sections). Programmed at run time over
-    CSRs: write `index`, then `entry`, then `commit`.
+    CSRs: write `index`, then `entry`, then `commit`. Targets 0 to `n_targets` - 1 exist; `target` gives
+    the access's.
     """
-    def __init__(self, n_sections, section_bits, base_bits=ENTRY["base"].width):
+    def __init__(self, n_sections, section_bits, base_bits=ENTRY["base"].width, n_targets=1):
         self.n_sections   = n_sections
         self.section_bits = section_bits
         # Lookup (combinational).
@@ -54,6 +56,7 @@ class BFCT(LiteXModule):
         self.we       = Signal()
         self.fault    = Signal(3)           # FAULT_* for this access.
         self.raddr    = Signal(section_bits + base_bits)  # remote byte address.
+        self.target   = Signal(ENTRY["target"].width)
         # Programming.
         self.wr_index = Signal(max=n_sections)
         self.wr_entry = Signal(ENTRY.width)
@@ -74,13 +77,14 @@ class BFCT(LiteXModule):
             outside.eq(self.addr[section_bits + index_bits:] != 0),
             entry.eq(entries[section]),
             self.raddr.eq(Cat(self.addr[:section_bits], ENTRY.get(entry, "base")[:base_bits])),
+            self.target.eq(ENTRY.get(entry, "target")),
             If(outside | ~ENTRY.get(entry, "enable"),
                 self.fault.eq(FAULT_UNMAPPED)
             ).Elif(~self.we & ~ENTRY.get(entry, "read"),
                 self.fault.eq(FAULT_NO_READ)
             ).Elif(self.we & ~ENTRY.get(entry, "write"),
                 self.fault.eq(FAULT_NO_WRITE)
-            ).Elif(ENTRY.get(entry, "target") != TARGET_REMOTE0,
+            ).Elif(self.target >= n_targets,
                 self.fault.eq(FAULT_TARGET)
             ),
         ]

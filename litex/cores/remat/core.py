@@ -5,8 +5,11 @@
 
 """ReMAT: remote memory access and translation.
 
-masters (ports) -> round-robin arbiter + BFCT lookup -> tagger -> streamer -> link transactions
-link transactions -> response FIFO -> tag match -> the port that asked
+masters (ports) -> round-robin arbiter + BFCT lookup -> tagger -> streamer -> the section's target
+targets' answers -> response FIFO -> tag match -> the port that asked
+
+Targets: 0 is the link (remote port 0); with `n_targets` > 1, target 1 is the compute card's local memory,
+on a transaction port of the same layout. Tags are shared by every target.
 
 Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 2 cycles back
 (response FIFO, tag match). A faulting access never reaches the link: it is answered at once with an
@@ -36,13 +39,17 @@ class ReMAT(LiteXModule):
 
     Parameters: n_ports (round-robin arbitrated), n_sections and section_bits (BFCT geometry; the window is
     n_sections * 2**section_bits bytes), tags (outstanding requests; size it by Little's law,
-    bandwidth x round trip / 64 B).
+    bandwidth x round trip / 64 B), n_targets (`sources`/`sinks`: one transaction port each; `source` and
+    `sink` are target 0's, the link's). Answers from the link are always accepted; another target's wait
+    while the link's go first.
     """
-    def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000):
+    def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000, n_targets=1):
         assert tags <= 2**TAG_BITS
-        self.ports  = [RematPort() for _ in range(n_ports)]
-        self.source = source = stream.Endpoint(txn_layout)  # to the link.
-        self.sink   = sink   = stream.Endpoint(txn_layout)  # from the link (always accepted).
+        self.ports   = [RematPort() for _ in range(n_ports)]
+        self.sources = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # requests to each target
+        self.sinks   = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # their answers
+        self.source  = source = self.sources[0]   # to the link.
+        self.sink    = self.sinks[0]              # from the link (always accepted).
         self.window_size = n_sections << section_bits
 
         # Counters and fault latch (also exported by add_control()).
@@ -69,7 +76,7 @@ class ReMAT(LiteXModule):
         self.sync += now.eq(now + 1)
 
         # Stage A: round-robin arbitration and BFCT lookup ---------------------------------------------
-        self.bfct = bfct = BFCT(n_sections=n_sections, section_bits=section_bits)
+        self.bfct = bfct = BFCT(n_sections=n_sections, section_bits=section_bits, n_targets=n_targets)
         self.rr   = rr   = RoundRobin(n_ports, SP_CE)
         reqs = [p.req for p in self.ports]
         sel  = Record(port_req_layout)
@@ -85,6 +92,7 @@ class ReMAT(LiteXModule):
         a_req   = Record(port_req_layout)
         a_fault = Signal(3)
         a_raddr = Signal(len(bfct.raddr))
+        a_target = Signal(len(bfct.target))
         a_time  = Signal(32)
         a_ready = Signal()
         # Only the granted port's request is taken; the grant moves on once it is taken or idle.
@@ -105,6 +113,7 @@ class ReMAT(LiteXModule):
                 a_req.raw_bits().eq(sel.raw_bits()),
                 a_fault.eq(bfct.fault),
                 a_raddr.eq(bfct.raddr),
+                a_target.eq(bfct.target),
                 a_time.eq(now),
             )
         ]
@@ -122,7 +131,8 @@ class ReMAT(LiteXModule):
         tag_addr = Array(Signal(32, name=f"tag_addr{t}") for t in range(tags))
 
         fault_rsp = Signal()  # stage A holds a faulting access that is being answered this cycle.
-        to_link   = Signal()
+        to_link   = Signal()   # stage A's request goes to its target
+        sent      = Signal()   # ... and the target takes it this cycle
         a_age     = Signal(32)
         a_expired = Signal()  # stage A's access waited too long for a tag or the link.
         a_bad     = Signal()
@@ -142,22 +152,30 @@ class ReMAT(LiteXModule):
         self.comb += [
             paced.eq((self.issue_rate == 0) | (tokens_sum >= 2**16)),
             tokens_sum.eq(tokens + self.issue_rate),
-            tokens_out.eq(tokens_sum - Mux(to_link & source.ready, 2**16, 0)),
+            tokens_out.eq(tokens_sum - Mux(sent, 2**16, 0)),
         ]
         self.sync += tokens.eq(Mux(tokens_out > 2**16, 2**16, tokens_out))
         self.comb += [
             to_link.eq(a_valid & ~a_bad & have_tag & paced),
-            source.valid.eq(to_link),
-            source.type.eq(Mux(a_req.we, T_WR_REQ, T_RD_REQ)),
-            source.tag.eq(free_tag),
-            source.laddr.eq(a_raddr[6:]),
-            source.mask.eq(a_req.mask),
-            source.data.eq(a_req.data),
+            sent.eq(to_link & Array(t.ready for t in self.sources)[a_target]),
         ]
+        for i, target in enumerate(self.sources):
+            self.comb += [
+                target.valid.eq(to_link & (a_target == i)),
+                target.type.eq(Mux(a_req.we, T_WR_REQ, T_RD_REQ)),
+                target.tag.eq(free_tag),
+                target.laddr.eq(a_raddr[6:]),
+                target.mask.eq(a_req.mask),
+                target.data.eq(a_req.data),
+            ]
 
         # Responses: from the link (tag matched) or a fault from stage A. ---------------------------------
+        # The answers of every target in one FIFO (no more than `tags` are ever in it): the link's first.
         self.rsp_fifo = rsp_fifo = stream.SyncFIFO(txn_layout, tags, buffered=False)
-        self.comb += sink.connect(rsp_fifo.sink)
+        answer = If(self.sinks[0].valid, self.sinks[0].connect(rsp_fifo.sink))
+        for target in self.sinks[1:]:
+            answer = answer.Elif(target.valid, target.connect(rsp_fifo.sink))
+        self.comb += answer
         link_rsp = rsp_fifo.source
         rtag     = Signal(max=tags)
         self.comb += rtag.eq(link_rsp.tag)
@@ -182,7 +200,7 @@ class ReMAT(LiteXModule):
             link_rsp.ready.eq(1),
             fault_rsp.eq(a_valid & a_bad & ~link_rsp.valid),
             expire.eq(overdue & ~link_rsp.valid & ~fault_rsp),
-            a_ready.eq((to_link & source.ready) | fault_rsp),
+            a_ready.eq((sent) | fault_rsp),
         ]
         self.sync += If(~overdue | expire, scan.eq(Mux(scan == tags - 1, 0, scan + 1)))
         rsp_port = Signal(max=max(n_ports, 2))
@@ -213,7 +231,7 @@ class ReMAT(LiteXModule):
         alloc = Signal(tags)
         release = Signal(tags)
         self.comb += [
-            If(to_link & source.ready, alloc.eq(1 << free_tag)),
+            If(sent, alloc.eq(1 << free_tag)),
             If(link_rsp.valid, release.eq(1 << rtag)),
         ]
         expired = Signal(tags)
@@ -221,13 +239,13 @@ class ReMAT(LiteXModule):
         self.sync += [
             zombie.eq((zombie | expired) & ~release),
             free.eq((free & ~alloc) | release),
-            If(to_link & source.ready,
+            If(sent,
                 tag_port[free_tag].eq(a_port),
                 tag_id[free_tag].eq(a_req.id),
                 tag_time[free_tag].eq(a_time),
                 tag_addr[free_tag].eq(a_req.addr),
             ),
-            self.outstanding.eq(self.outstanding + (to_link & source.ready) - link_rsp.valid),
+            self.outstanding.eq(self.outstanding + (sent) - link_rsp.valid),
         ]
 
         # Counters, fault latch and latency statistics (port request accepted -> response delivered).
@@ -236,7 +254,7 @@ class ReMAT(LiteXModule):
         remote_err = Signal()
         self.comb += remote_err.eq(link_rsp.valid & ~late & (link_rsp.type == T_ERR))
         self.sync += [
-            If(to_link & source.ready, self.requests.eq(self.requests + 1)),
+            If(sent, self.requests.eq(self.requests + 1)),
             If((fault_rsp & a_expired) | expire, self.timeouts.eq(self.timeouts + 1)),
             If(fault_rsp,
                 self.faults.eq(self.faults + 1),

@@ -11,33 +11,34 @@ def byte_mask_bits(mask):
     return sum(0xFF << (8 * i) for i in range(LINE_BYTES) if mask >> i & 1)
 
 
-def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=()):
-    """Generator for run_simulation. Appends (type, tag, laddr) of each request to `on_link` and
-    tracks ReMAT's peak outstanding count in peak[0]. Requests for a line in `refuse` are answered with
-    T_ERR, as the memory card answers an access outside its memory. `delay` is cycles, or a function of the
-    line address giving them: answers then leave in the order they fall due, as a DDR4 card's lines in
-    different banks do."""
+def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=(), target=0):
+    """Generator for run_simulation: answers ReMAT's requests to `target` (0: the link). Appends (type, tag,
+    laddr) of each request to `on_link` and tracks ReMAT's peak outstanding count in peak[0]. Requests for
+    a line in `refuse` are answered with T_ERR, as the memory card answers an access outside its memory.
+    `delay` is cycles, or a function of the line address giving them: answers then leave in the order they
+    fall due, as a DDR4 card's lines in different banks do."""
     memory, pending = {}, []
     delay_of = delay if callable(delay) else (lambda laddr: delay)
-    yield remat.source.ready.eq(1)
+    source, sink = remat.sources[target], remat.sinks[target]
+    yield source.ready.eq(1)
     for cycle in range(cycles):
-        yield remat.sink.valid.eq(0)
+        yield sink.valid.eq(0)
         due = min(range(len(pending)), key=lambda i: pending[i][0], default=None)
         if due is not None and pending[due][0] <= cycle:
             _, typ, tag, data = pending.pop(due)
-            yield remat.sink.valid.eq(1)
-            yield remat.sink.type.eq(typ)
-            yield remat.sink.tag.eq(tag)
-            yield remat.sink.data.eq(data)
-        if (yield remat.source.valid):
-            typ, tag, laddr = (yield remat.source.type), (yield remat.source.tag), (yield remat.source.laddr)
+            yield sink.valid.eq(1)
+            yield sink.type.eq(typ)
+            yield sink.tag.eq(tag)
+            yield sink.data.eq(data)
+        if (yield source.valid):
+            typ, tag, laddr = (yield source.type), (yield source.tag), (yield source.laddr)
             if on_link is not None:
                 on_link.append((typ, tag, laddr))
             delay = delay_of(laddr)
             if laddr in refuse:
                 pending.append((cycle + delay, T_ERR, tag, 0))
             elif typ == T_WR_REQ:
-                data, mask = (yield remat.source.data), (yield remat.source.mask)
+                data, mask = (yield source.data), (yield source.mask)
                 bits = byte_mask_bits(mask)
                 memory[laddr] = (memory.get(laddr, laddr) & ~bits) | (data & bits)
                 pending.append((cycle + delay, T_WR_ACK, tag, 0))

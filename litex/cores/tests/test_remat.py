@@ -6,7 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.remat.bfct import FAULT_REMOTE
+from monet.cores.remat.bfct import FAULT_REMOTE, FAULT_TARGET, TARGET_LOCAL
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
@@ -93,6 +93,40 @@ def test_a_refused_access_ends_with_err_and_is_latched_as_a_remote_fault():
     assert [laddr for _, _, laddr in on_link] == [514, 513]
     # Counted as a fault of its own kind at the access's window address; only the good answer is timed.
     assert latched == {"faults": 1, "fault_kind": FAULT_REMOTE, "fault_addr": 0x80, "lat_count": 1, "timeouts": 0}
+
+
+def test_each_section_reaches_its_target_and_a_target_the_build_lacks_faults():
+    """With two targets, sections mapped to target 1 (the local memory) go to its port and come back from
+    it; the link sees none of them; target 2 does not exist and faults."""
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, n_targets=2)
+    size = 1 << 12
+    local, on_link, latched = [], [], {}
+    entries = {0: 0b111 | TARGET_LOCAL << 3 | 8 << 8, 1: 0b111 | TARGET_LOCAL << 3 | 9 << 8, 2: 0b111 | 2 << 3}
+    responses = []
+
+    def issue():
+        for _ in range(8):
+            yield
+        yield from offer(dut.ports[0].req, [dict(addr=addr, we=we, data=data, mask=FULL, id=i) for i, (addr, we, data)
+                                            in enumerate([(0x40, 1, 0x1234), (size + 0x80, 0, 0), (0x40, 0, 0),
+                                                          (2 * size, 0, 0)])])
+
+    def collect():
+        for _ in range(199):
+            if (yield dut.ports[0].rsp.valid):
+                responses.append(((yield dut.ports[0].rsp.id), (yield dut.ports[0].rsp.err),
+                                  (yield dut.ports[0].rsp.data)))
+            yield
+        latched["kind"] = yield dut.fault_kind
+
+    run_simulation(dut, [program_bfct(dut.bfct, entries), issue(), collect(),
+                         link_responder(dut, 200, 9, local, target=TARGET_LOCAL),
+                         link_responder(dut, 200, 6, on_link)])
+    assert on_link == []
+    assert [laddr for _, _, laddr in local] == [(8 * size + 0x40) >> 6, (9 * size + 0x80) >> 6, (8 * size + 0x40) >> 6]
+    assert sorted(responses) == [(0, 0, 0), (1, 0, (9 * size + 0x80) >> 6), (2, 0, 0x1234),
+                                 (3, 1, 2**LINE_BITS - 1)]
+    assert latched["kind"] == FAULT_TARGET
 
 
 def test_an_idle_port_never_sends_a_phantom_request():

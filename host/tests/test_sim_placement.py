@@ -1,0 +1,46 @@
+"""Placement on the sim: the compute card's local memory (ReMAT's target 1, no link) and native HMC (the HMC
+link itself over the fiber) beside the memory behind our link, for every memory."""
+
+import subprocess
+import sys
+
+import pytest
+
+from monet import bench, link_model
+
+
+@pytest.mark.parametrize("memory", ["sram", "ddr4", "hmc"])
+def test_local_memory_skips_the_link_and_keeps_every_byte(sim, memory):
+    result = bench.memtest(sim, 4 * 1024, seed=23, memory=memory, placement="local")
+    assert result["errors"] == 0 and result["faults"] == 0
+    before = sim.fw.link()
+    local = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory=memory, placement="local")
+    after = sim.fw.link()
+    remote = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory=memory)
+    assert after["frames_c"] == before["frames_c"], "a local access crossed the link"
+    assert local["link"]["bfct_target"] == 1 and remote["link"]["bfct_target"] == 0
+    assert local["breakdown_ns"]["phy"] == local["breakdown_ns"]["fiber"] == 0
+    # The link, its PHYs and 8 m of fiber are what the remote read pays beyond the local one.
+    beyond = remote["latency_ns"]["p50"] - local["latency_ns"]["p50"]
+    assert beyond > 2 * link_model.fiber_ns(8) + 2 * link_model.phy_ns(15.0)
+
+
+def test_native_hmc_carries_the_fiber_in_its_own_link(sim):
+    near = bench.latency(sim, "read", 0, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
+    far = bench.latency(sim, "read", 36, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
+    assert far["link"]["hmc"]["fiber_ns"] == pytest.approx(link_model.fiber_ns(36))
+    grown = far["latency_ns"]["p50"] - near["latency_ns"]["p50"]
+    assert grown == pytest.approx(2 * link_model.fiber_ns(36), abs=8)   # whole cycles each way
+    assert far["breakdown_ns"]["fiber"] == pytest.approx(2 * link_model.fiber_ns(36))
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--memory", "ddr4", "--hmc-native", "1"], "native HMC needs memory hmc"),
+    (["--memory", "hmc", "--hmc-native", "1", "--placement", "local"], "native HMC over fiber is remote"),
+    (["--memory", "hmc", "--hmc-native", "1", "--hmc-width", "full"], "hmc_width half with lanes 8"),
+    (["--memory", "hmc", "--hmc-native", "1", "--hmc-width", "half", "--lanes", "4"], "hmc_width half with lanes 8"),
+])
+def test_bad_memory_combinations_are_refused_with_what_is_accepted(args, message):
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "latency", "--op", "read", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
