@@ -21,7 +21,7 @@ def test_hmc_keeps_every_byte_and_reports_its_link(sim, width, lanes):
     assert w["transactions"] == r["transactions"] == 1000
     assert r["errors"] == 0 and r["bus_errors"] == 0
     assert r["link"]["hmc"] == {"width": width, "lanes": lanes, "rate_gbps": 15.0, "flit_ps": flit_ps(lanes, 15),
-                                "delay": delay_cycles(15, lanes=lanes)}
+                                "delay": delay_cycles(15, lanes=lanes), "fiber_ns": 0.0}
     for run in (w, r):
         assert run["memory_peak_GBps"] == 40.0
         assert run["memory_service_cycles"] > unloaded_cycles(64, 250e6)

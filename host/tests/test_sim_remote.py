@@ -61,7 +61,7 @@ def test_bfct_faults_return_an_error_and_the_firmware_keeps_running(sim):
 def test_each_fault_kind_latches_its_address_and_the_link_goes_on(sim):
     section = sim.fw.info()["section_bytes"]
     sim.fw.bfct(idx=5, en=1, r=0, w=1, base=1)    # write only
-    sim.fw.bfct(idx=6, en=1, r=1, w=1, target=1, base=1)    # a target this build does not have
+    sim.fw.bfct(idx=6, en=1, r=1, w=1, target=2, base=1)    # a target this build does not have
     before = sim.fw.faults()["faults"]
     cases = [((sim.fw.rd, 5 * section + 0x80), 2),
              ((sim.fw.rd, 6 * section + 0x44), 4),
