@@ -43,9 +43,10 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
         hmc_lanes = HMC_WIDTHS[hmc_width]
         fiber = link_model.fiber_ns(distance_m) if hmc_native else 0.0
         delay = hmc_delay_cycles(rate_gbps, fiber_ns=fiber, lanes=hmc_lanes)
-        if delay > target.build.constants["hmc_max_delay"]:
+        max_delay = target.build.constants["hmc_max_delay"]     # csr.json, read once
+        if delay > max_delay:
             raise ValueError(f"native HMC over {distance_m:g} m needs a channel delay of {delay} cycles; the "
-                             f"sim's HMC channel holds {target.build.constants['hmc_max_delay']}")
+                             f"sim's HMC channel holds {max_delay}")
         link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps), delay=delay)
         link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps, fiber_ns=fiber)
     return link

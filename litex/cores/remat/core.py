@@ -48,7 +48,7 @@ class ReMAT(LiteXModule):
         self.ports   = [RematPort() for _ in range(n_ports)]
         self.sources = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # requests to each target
         self.sinks   = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # their answers
-        self.source  = source = self.sources[0]   # to the link.
+        self.source  = self.sources[0]            # to the link.
         self.sink    = self.sinks[0]              # from the link (always accepted).
         self.window_size = n_sections << section_bits
 
