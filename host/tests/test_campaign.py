@@ -28,10 +28,15 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     results = tmp_path / "results"
     cmd = [sys.executable, "-m", "monet.cli", "campaign", "run", str(f), "--results", str(results)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.time() + 300
-    while len(_lines(results / "results.jsonl")) < 2 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    sims = sims_below(proc.pid)
+    # Kill once two points are stored and a later one is running: each point boots a sim of its own, so
+    # between two points (just after one is stored) no sim runs.
+    sims, deadline = [], time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if len(_lines(results / "results.jsonl")) >= 2:
+            sims = sims_below(proc.pid)
+            if sims:
+                break
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     finished = len(_lines(results / "results.jsonl"))
