@@ -14,7 +14,8 @@
 #define STR(x)  #x
 #define XSTR(x) STR(x)
 
-#define MAX_ARGS     12
+#define MAX_ARGS     16
+#define CONSOLE_LINE_MAX 255   /* characters of one command line */
 
 /* Arguments: key=value pairs after the command word. */
 struct args { int n; char *key[MAX_ARGS]; char *val[MAX_ARGS]; };

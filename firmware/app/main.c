@@ -18,12 +18,14 @@
 #include "cpu_counters.h"
 #include "remat.h"
 
+/* -1: not `command key=value ...`; -2: more than MAX_ARGS arguments. */
 static int parse(char *line, char **cmd, struct args *a) {
     a->n = 0;
     *cmd = strtok(line, " \t");
     if (!*cmd) return -1;
     char *tok;
-    while ((tok = strtok(NULL, " \t")) && a->n < MAX_ARGS) {
+    while ((tok = strtok(NULL, " \t"))) {
+        if (a->n == MAX_ARGS) return -2;
         char *eq = strchr(tok, '=');
         if (!eq) return -1;
         *eq = 0;
@@ -99,25 +101,52 @@ define_command(info, cmd_info, "SoC facts");
 define_command(counters, cmd_counters, "mcycle, minstret");
 define_command(exit, cmd_exit, "end the simulation");
 
+/* One input character, read from the UART's RX FIFO. libbase's interrupt-driven reader copies the FIFO
+ * into a 128-byte ring inside its interrupt handler, which keeps draining while characters arrive: the
+ * sim's console feeds one a cycle, so a line of 127 characters or more overflowed the ring, lost its end
+ * and was never answered. Polled, the FIFO fills and holds the sender back (the sim's console waits while
+ * the FIFO is full), so a line of any length arrives whole. RX interrupts are off; the handler, run for
+ * TX, may still have moved characters into the ring: those are older than the FIFO's and go first, with
+ * the UART's interrupt masked so that none move between the two looks. */
+static char console_getc(void) {
+    for (;;) {
+        unsigned int mask = irq_getmask();
+        irq_setmask(mask & ~(1 << UART_INTERRUPT));
+        int c = -1;
+        if (uart_read_nonblock()) c = uart_read();
+        else if (!uart_rxempty_read()) {
+            c = uart_rxtx_read();
+            uart_ev_pending_write(UART_EV_RX);
+        }
+        irq_setmask(mask);
+        if (c >= 0) return c;
+    }
+}
+
 int main(void) {
-    static char line[256];
-    /* The UART driver is interrupt driven (as in the LiteX BIOS): without it input is never seen and
-     * output is dropped when the TX FIFO fills. */
+    static char line[CONSOLE_LINE_MAX + 1];
+    /* Output is interrupt driven (as in the LiteX BIOS): polled, it is dropped when the TX FIFO fills.
+     * Input is polled (console_getc). */
     irq_setmask(0);
     irq_setie(1);
     uart_init();
+    uart_ev_enable_write(UART_EV_TX);
     printf("{\"ready\": true, \"firmware\": \"monet-console\"}\n");
     for (;;) {
-        unsigned len = 0;
+        unsigned len = 0, overlong = 0;
         for (;;) {
-            int c = getchar();
-            if (c == '\r' || c == '\n') { if (len) break; else continue; }
-            if (len < sizeof(line) - 1) line[len++] = c;
+            char c = console_getc();
+            if (c == '\r' || c == '\n') { if (len || overlong) break; else continue; }
+            if (len < CONSOLE_LINE_MAX) line[len++] = c;
+            else overlong = 1;
         }
         line[len] = 0;
+        if (overlong) { error("line longer than " XSTR(CONSOLE_LINE_MAX) " characters"); continue; }
         char *cmd;
         struct args a;
-        if (parse(line, &cmd, &a) < 0) { error("expected: command key=value ..."); continue; }
+        int parsed = parse(line, &cmd, &a);
+        if (parsed == -2) { error("more than " XSTR(MAX_ARGS) " key=value arguments"); continue; }
+        if (parsed < 0) { error("expected: command key=value ..."); continue; }
         const struct command *c = _fcommands;
         while (c < _ecommands && strcmp(cmd, c->name)) c++;
         if (c < _ecommands) c->fn(&a);

@@ -171,13 +171,21 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory=
 
 
 SIZES = (8, 16, 32, 64, 128)
+OPS = ("read", "write", "mixed")
+MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
+
+
+def pbb_read_ratio(read_percent):
+    """The benchmark block's read ratio (reads per 256 accesses) nearest to `read_percent` %."""
+    return round(read_percent * 256 / 100)
 
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
               check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full",
-              placement="remote", hmc_native=0):
+              placement="remote", hmc_native=0, read_percent=MIXED_READ_PERCENT):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
-    port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines."""
+    port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines. `op`
+    mixed: each access a read with probability `read_percent` %, a write otherwise (both count)."""
     lines_per_access = 2 if size == 128 else 1
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement, hmc_native)
     info = target.fw.info()
@@ -192,8 +200,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
     run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
-        op=op, pattern=pattern, addr=0, span=span, count=lines, size=size, outstanding=outstanding, seed=seed,
-        check=check, shift=shift, timeout=budget, wait=max(300, lines // 100)))
+        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, pattern=pattern, addr=0, span=span, count=lines, size=size,
+        outstanding=outstanding, seed=seed, check=check, shift=shift, timeout=budget, wait=max(300, lines // 100)))
     if run.get("timed_out"):
         raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
                            f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
@@ -201,7 +209,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     seconds = run["cycles"] * link_model.CLK_PS * 1e-12
     bw = payload / seconds / 1e9
     capacity = link_model.payload_capacity_GBps(lanes, rate_gbps)
-    data_busy = run["busy_a2b"] if op == "write" else run["busy_b2a"]
+    # Cycles the data's direction was busy (a mix's data go both ways).
+    data_busy = {"read": run["busy_b2a"], "write": run["busy_a2b"], "mixed": run["busy_a2b"] + run["busy_b2a"]}[op]
     line_bits = data_busy * link_model.CLK_PS * 1e-3 * lanes * rate_gbps
     hist = run["hist"]
     pct = {}
@@ -210,7 +219,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
         "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,
-        "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": profile,
+        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": profile,
         "memory": memory,
         "transactions": run["completed"] // lines_per_access, "line_transactions": run["completed"],
         "cycles": run["cycles"],

@@ -171,6 +171,8 @@ class Campaign:
                     for values in itertools.product(*(params[k] for k in names)):
                         for rep in range(self.repetitions):
                             point = {"benchmark": name, **base, **dict(zip(names, values)), "rep": rep}
+                            point = {k: v for k, v in point.items()
+                                     if k not in REGISTRY[name].param or REGISTRY[name].param[k].applies(point)}
                             if point_key(point) not in seen:
                                 seen.add(point_key(point))
                                 out.append(point)

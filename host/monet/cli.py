@@ -40,11 +40,22 @@ def cmd_bench(args):
     point = {"benchmark": benchmark.name, "target": getattr(args, "target", benchmark.targets[0])}
     point.update({name: getattr(args, name, AXIS[name].default) for name in AXIS if name != "target"})
     point.update({p.name: getattr(args, p.name) for p in benchmark.params})
+    for p in benchmark.params:
+        if p.only_with is None:
+            continue
+        if not p.applies(point):
+            if point.pop(p.name) is not None:
+                key, value = p.only_with
+                print(f"monet: {p.flag} applies only with --{key.replace('_', '-')} {value}", file=sys.stderr)
+                return 2
+        elif point[p.name] is None:
+            point[p.name] = p.default
     refusal = memory_refusal(*(point[k] for k in MEMORY_AXES))
     if refusal:
         print(f"monet: {refusal}", file=sys.stderr)
         return 2
-    refusal = benchmark.refuse({p.name: [point[p.name]] for p in benchmark.params}, [point["target"]])
+    refusal = benchmark.refuse({p.name: [point[p.name]] for p in benchmark.params if p.name in point},
+                               [point["target"]])
     if refusal:
         param = next(p for p in benchmark.params if p.name == refusal[0])
         print(f"monet: {param.flag} {refusal[1]}", file=sys.stderr)
@@ -186,6 +197,8 @@ def _add_benchmark(bench_parsers, benchmark):
         _add_option(parser, AXIS[name], default=benchmark.axis_defaults.get(name, AXIS[name].default))
     for param in benchmark.params:
         _add_option(parser, param, default=param.default, required=param.required)
+        if param.only_with:     # given or not: an option given where it does not apply is refused
+            parser.set_defaults(**{param.name: None})
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench, benchmark=benchmark)
 

@@ -195,3 +195,11 @@ def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_pat
     full = subprocess.run(["sha256sum", str(f)], capture_output=True, text=True, check=True).stdout.split()[0]
     assert manifest["campaign_sha256"] == full[:16]
     assert json.loads((tmp_path / "r" / "manifest.json").read_text()) == manifest
+
+
+def test_a_read_mix_belongs_to_mixed_points_only(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD + "  - bandwidth: {op: [read, mixed], read_percent: [30, 53]}\n")
+    points = [p for p in Campaign(f).points() if p["benchmark"] == "bandwidth"]
+    # At each distance the read's point once, without a mix; the mixed one at each mix.
+    assert [(p["op"], p.get("read_percent")) for p in points] == [("read", None), ("mixed", 30), ("mixed", 53)] * 2

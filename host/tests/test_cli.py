@@ -39,6 +39,8 @@ def test_bad_values_are_refused_with_the_accepted_ones(args, accepted):
     (["bench", "prbs", "--ber", "x"], "from 0 to 0.001"),
     (["link", "budget", "--rate", "25"], "10, 12.5, 15"),
     (["link", "budget", "--hop-loss-db", "0"], "from 0.01 to 20"),
+    (["bench", "bandwidth", "--op", "read", "--read-percent", "30"], "--read-percent applies only with --op mixed"),
+    (["bench", "bandwidth", "--op", "mixed", "--read-percent", "100"], "an integer from 1 to 99"),
 ])
 def test_reliability_commands_refuse_bad_values(args, accepted):
     r = monet(*args)

@@ -51,3 +51,15 @@ def test_a_sim_whose_firmware_and_client_differ_does_not_boot(sim_build, monkeyp
     monkeypatch.setattr(sim_target, "FirmwareConsole", Drifted)
     with pytest.raises(SimError, match="sim: the firmware console and monet.firmware_console differ: .*frobnicate"):
         SimTarget(sim_build)
+
+
+def test_a_long_line_arrives_whole_and_an_overlong_one_is_refused(sim):
+    # A line fills the UART's FIFO faster than a cycle a character: it must arrive whole, however long (the
+    # firmware once read through a 128-byte ring and never answered lines of 127 characters or more).
+    for length in (126, 127, 200, 255):
+        assert sim.command("info pad=" + "x" * (length - 9))["tags"] > 0, length
+    with pytest.raises(SimError, match="line longer than 255 characters"):
+        sim.command("info pad=" + "x" * 247)
+    with pytest.raises(SimError, match="more than 16 key=value arguments"):
+        sim.command("info " + " ".join(f"k{i}=1" for i in range(17)))
+    assert sim.fw.info()["tags"] > 0, "the console answers after a refusal"

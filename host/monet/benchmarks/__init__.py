@@ -32,14 +32,17 @@ class Param:
     them in words where the list alone would not. `default` is the CLI's value when the option is not given
     (None: the benchmark chooses by target) unless the option is `required`; `sweep` is what a campaign
     sweeps when the key is omitted (default: [default]); `campaign=False` makes a CLI-only option.
+    `only_with=(key, value)`: the parameter means something only in points where `key` has `value`; other
+    points go without it (so its sweep does not repeat them).
     """
 
     def __init__(self, name, help, *, choices=None, low=None, high=None, integer=False, described=None, unit=None,
-                 convert=None, default=None, sweep=None, required=False, flag=None, campaign=True):
+                 convert=None, default=None, sweep=None, required=False, flag=None, campaign=True, only_with=None):
         self.name, self.help = name, help
         self.choices, self.low, self.high, self.integer = choices, low, high, integer
         self.described, self.unit, self.convert = described, unit, convert
         self.default, self.required, self.campaign = default, required, campaign
+        self.only_with = only_with
         self.sweep = list(sweep) if sweep is not None else [default]
         self.flag = flag or f"--{name}"
 
@@ -52,6 +55,10 @@ class Param:
             return ", ".join(value_text(c) for c in self.choices)
         kind = "an integer" if self.integer else "a number"
         return f"{kind} from {value_text(self.low)} to {value_text(self.high)}" + (f" ({self.unit})" if self.unit else "")
+
+    def applies(self, point):
+        """Whether the parameter belongs in `point`."""
+        return self.only_with is None or point.get(self.only_with[0]) == self.only_with[1]
 
     def check(self, value):
         """Whether a value (from a campaign file, or parsed from the CLI) is accepted."""
@@ -157,6 +164,11 @@ class Benchmark:
     @property
     def campaign_params(self):
         return [p for p in self.params if p.campaign]
+
+    @property
+    def param(self):
+        """{name: Param} of the benchmark's parameters."""
+        return {p.name: p for p in self.params}
 
     def full_point(self, point):
         """A campaign point with the CLI-only parameters at their defaults, as `run()` takes it."""

@@ -17,7 +17,11 @@ class Bandwidth(Benchmark):
 
     order = 20
     params = (
-        Param("op", "read or write", choices=("read", "write"), default="read", required=True),
+        Param("op", "read, write or mixed (reads and writes at random, --read-percent reads)", choices=bench.OPS,
+              default="read", required=True),
+        Param("read_percent", "mixed: percent of the accesses that are reads (53: the thesis's best mix for 128 B "
+              "on an HMC link)", low=1, high=99, integer=True, default=bench.MIXED_READ_PERCENT, flag="--read-percent",
+              only_with=("op", "mixed")),
         Param("pattern", "seq or random addresses", choices=("seq", "random"), default="seq"),
         Param("size", "bytes per access: 8..64 one line transaction, 128 two", choices=bench.SIZES, default=64),
         Param("outstanding", "transactions in flight (at most ReMAT's tags)", low=1, high=REMOTE_TAGS, integer=True,
@@ -30,7 +34,8 @@ class Bandwidth(Benchmark):
                                point["rate_gbps"], pattern=point["pattern"], count=point["count"],
                                size=point["size"], profile=point["profile"], memory=point["memory"],
                                hmc_width=point["hmc_width"],
-                               placement=point["placement"], hmc_native=point["hmc_native"])
+                               placement=point["placement"], hmc_native=point["hmc_native"],
+                               read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT))
 
     def verdicts(self, point, result):
         if point["profile"] != "ours":

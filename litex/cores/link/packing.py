@@ -18,7 +18,7 @@ lone read request is 2 blocks and never waits for company.
 """
 
 from functools import reduce
-from operator import and_
+from operator import or_
 
 from migen import *
 
@@ -243,58 +243,77 @@ class PackedFramer(LiteXModule):
 
 
 class CommitFIFO(LiteXModule):
-    """FIFO whose entries become readable only when committed; a rollback drops the uncommitted ones."""
+    """FIFO whose entries become readable only when committed; a rollback drops the uncommitted ones.
+
+    Two writes a cycle (`sink`, and `sink2` behind it: the two lines of a pair), one read. Entries alternate
+    between two memories, so that each takes at most one write a cycle. `depth` is a power of two.
+    """
     def __init__(self, layout, depth):
-        self.sink     = sink   = stream.Endpoint(layout)   # tentative writes (never refused; overflow counted)
+        assert depth >= 4 and depth & (depth - 1) == 0
+        self.sink     = sink  = stream.Endpoint(layout)   # tentative writes (never refused; overflow counted)
+        self.sink2    = sink2 = stream.Endpoint(layout)   # a second write behind `sink`'s (only with it)
         self.source   = source = stream.Endpoint(layout)
-        self.commit   = Signal()   # make everything written so far (including this cycle's write) readable
-        self.rollback = Signal()   # forget the uncommitted entries (this cycle's write included)
+        self.commit   = Signal()   # make everything written so far (including this cycle's writes) readable
+        self.rollback = Signal()   # forget the uncommitted entries (this cycle's writes included)
         self.overflow = Signal(32)
 
         # # #
 
-        wr, rd = async_memory(self, len(sink.payload.raw_bits()), depth)
-        wp, cp, rp = Signal(max=depth), Signal(max=depth), Signal(max=depth)
-        wp_next = Signal(max=depth)
-        full = Signal()
+        bits  = log2_int(depth)
+        banks = [async_memory(self, len(sink.payload.raw_bits()), depth // 2) for _ in range(2)]
+        # Pointers count modulo `depth` (their width): wp the next write, cp the first uncommitted, rp the read.
+        wp, cp, rp = Signal(bits), Signal(bits), Signal(bits)
+        wp2, free, wp_after = Signal(bits), Signal(bits), Signal(bits)
+        write1, write2 = Signal(), Signal()
         self.comb += [
-            wp_next.eq(Mux(wp == depth - 1, 0, wp + 1)),
-            full.eq(wp_next == rp),
-            sink.ready.eq(1),
-            wr.adr.eq(wp), wr.dat_w.eq(sink.payload.raw_bits()), wr.we.eq(sink.valid & ~full),
-            rd.adr.eq(rp),
+            wp2.eq(wp + 1),
+            free.eq(rp - wp - 1),
+            write1.eq(sink.valid & (free != 0)),
+            write2.eq(sink2.valid & write1 & (free >= 2)),
+            wp_after.eq(wp + write1 + write2),
+            sink.ready.eq(1), sink2.ready.eq(1),
             source.valid.eq(rp != cp),
-            source.payload.raw_bits().eq(rd.dat_r),
+            source.payload.raw_bits().eq(Mux(rp[0], banks[1][1].dat_r, banks[0][1].dat_r)),
         ]
-        wp_after = Signal(max=depth)
-        self.comb += wp_after.eq(Mux(sink.valid & ~full, wp_next, wp))
+        for bank, (wr, rd) in enumerate(banks):
+            # wp and wp2 differ in parity: a bank takes one of the two writes at most.
+            self.comb += [
+                If(wp[0] == bank,
+                    wr.adr.eq(wp[1:]), wr.dat_w.eq(sink.payload.raw_bits()), wr.we.eq(write1),
+                ).Else(
+                    wr.adr.eq(wp2[1:]), wr.dat_w.eq(sink2.payload.raw_bits()), wr.we.eq(write2),
+                ),
+                rd.adr.eq(rp[1:]),
+            ]
         self.sync += [
-            If(sink.valid & full, self.overflow.eq(self.overflow + 1)),
+            self.overflow.eq(self.overflow + (sink.valid & ~write1) + (sink2.valid & ~write2)),
             If(self.rollback, wp.eq(cp)).Else(wp.eq(wp_after)),
             If(self.commit & ~self.rollback, cp.eq(wp_after)),
-            If(source.valid & source.ready, rp.eq(Mux(rp == depth - 1, 0, rp + 1))),
+            If(source.valid & source.ready, rp.eq(rp + 1)),
         ]
 
 
 class PackedDeframer(LiteXModule):
-    """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a pair
-    in two cycles, one line each).
+    """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a
+    pair's two lines at once).
 
     Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
     blocks make no sense is dropped whole and counted. Junk (a block at the head that starts neither a unit
-    nor a trailer: a damaged header, an unknown type, the data behind either) is skipped up to the next
-    ctrl block, up to 9 blocks a cycle, faster than beats arrive, so a damaged frame at full rate costs
+    nor a trailer: a damaged header, an unknown type, the data behind either; or a unit cut short by a ctrl
+    block among its blocks) is skipped up to the next ctrl block, up to 9 blocks a cycle, faster than beats arrive, so a damaged frame at full rate costs
     only itself.
 
     At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
     transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
 
-    Depth: beats arrive at most one a cycle (8 blocks) and are parsed at 8.5 blocks a cycle or more
-    whenever a whole unit is in (a pair takes two cycles); the backlog stays within a unit and two beats,
-    and 48 leaves room. `overflow` counts beats that found no room (a deframer built too shallow for pairs;
-    the frames they belonged to fail the CRC and are replayed).
+    Depth: the framer builds at most one unit (or a lone trailer) a cycle and the deframer takes one a
+    cycle, with the trailer behind it. Beats bring more only while the framer's buffer (32 blocks) empties
+    onto the link, so the backlog stays within that buffer, a unit and a beat (57 blocks): 64 hold it.
+    `overflow` counts beats that found no room (a deframer built too shallow; the frames they belonged to
+    fail the CRC and are replayed). (When a pair took two cycles, pairs with single-block units between
+    them, as mixed reads and writes of consecutive lines bring, outran the deframer at any depth.)
     """
-    def __init__(self, depth=48, commit_depth=64):
+    def __init__(self, depth=64, commit_depth=64):
         self.sink   = sink   = stream.Endpoint(beat_layout)
         self.source = source = stream.Endpoint(txn_layout)
         self.frames     = Signal(32)
@@ -321,7 +340,6 @@ class PackedDeframer(LiteXModule):
         masked  = HEADER.get(head, "has_mask")
         paired  = Signal()
         length  = Signal(5)
-        half    = Signal()   # the first line of a pair went to the FIFO last cycle.
         self.comb += [
             paired.eq(HEADER.get(head, "pair") & carries_line(h_type) & ~masked),
             length.eq(unit_length(h_type, masked, paired)),
@@ -337,7 +355,7 @@ class PackedDeframer(LiteXModule):
         unit_ready = Signal()
         tr_after   = Signal()   # the unit's trailer is right behind it.
         tr_block   = Signal(BLOCK_CTRL + 1)
-        structure  = Signal()   # unit's blocks have the right ctrl flags
+        broken     = Signal()   # a ctrl block among the unit's blocks already in: it is cut short.
         self.comb += [
             is_trailer.eq(h_ctrl & (h_type == T_TRAILER)),
             is_unit.eq(h_ctrl & (h_type >= T_RD_REQ) & (h_type <= T_ERR)),
@@ -345,7 +363,8 @@ class PackedDeframer(LiteXModule):
             tr_block.eq(buf[length]),
             tr_after.eq(unit_ready & (level > length) & tr_block[BLOCK_CTRL] &
                         (TRAILER.get(tr_block, "type") == T_TRAILER)),
-            structure.eq(reduce(and_, [~buf[i][BLOCK_CTRL] | (i >= length) for i in range(1, UNIT_MAX)])),
+            broken.eq(is_unit & reduce(or_, [buf[i][BLOCK_CTRL] & (i < length) & (i < level)
+                                             for i in range(1, UNIT_MAX)])),
         ]
 
         # The trailer's CRC covers its control half too: one engine for a trailer alone at the head, one
@@ -368,7 +387,6 @@ class PackedDeframer(LiteXModule):
         # What this cycle consumes: a trailer; a unit (and its trailer); or a run of junk.
         consume   = Signal(5)
         take_unit = Signal()
-        first     = Signal()   # a pair's first line, tentatively to the FIFO; the unit stays.
         end_frame = self.frame_end
         good      = self.frame_ok
         self.comb += [
@@ -376,15 +394,15 @@ class PackedDeframer(LiteXModule):
                 If(is_trailer,
                     consume.eq(1), end_frame.eq(1),
                     good.eq(~bad & (TRAILER.get(head, "crc") == head_tcrc.crc)),
-                ).Elif(unit_ready & paired & ~half,
-                    first.eq(1),
+                ).Elif(~is_unit | broken,
+                    # The frame is lost; skipping to the next ctrl block, not the unit's length, keeps the
+                    # unit behind a cut one.
+                    consume.eq(junk_run),
                 ).Elif(unit_ready,
-                    take_unit.eq(~bad & structure),
+                    take_unit.eq(~bad),
                     consume.eq(length + tr_after),
                     end_frame.eq(tr_after),
-                    good.eq(~bad & structure & (TRAILER.get(tr_block, "crc") == after_tcrc.crc)),
-                ).Elif(~is_unit,
-                    consume.eq(junk_run),   # the frame is lost
+                    good.eq(~bad & (TRAILER.get(tr_block, "crc") == after_tcrc.crc)),
                 )
             ),
         ]
@@ -417,17 +435,22 @@ class PackedDeframer(LiteXModule):
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
         unit_mask   = Signal(LINE_BYTES)
         unit_data   = Signal(LINE_BITS)
-        second_line = Signal(LADDR_BITS)
         self.comb += [
             unit_mask.eq(Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK)),
-            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Mux(half, Cat(*blocks[9:17]), Cat(*blocks[1:9])))),
-            second_line.eq(HEADER.get(head, "laddr") + 1),
-            fifo.sink.valid.eq(take_unit | (first & ~bad & structure)),
+            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9]))),
+            fifo.sink.valid.eq(take_unit),
             fifo.sink.type.eq(h_type),
-            fifo.sink.tag.eq(Mux(half, HEADER.get(head, "tag2"), HEADER.get(head, "tag"))),
-            fifo.sink.laddr.eq(Mux(half, second_line, HEADER.get(head, "laddr"))),
+            fifo.sink.tag.eq(HEADER.get(head, "tag")),
+            fifo.sink.laddr.eq(HEADER.get(head, "laddr")),
             fifo.sink.mask.eq(unit_mask),
             fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
+            # A pair's second line, behind the first.
+            fifo.sink2.valid.eq(take_unit & paired),
+            fifo.sink2.type.eq(h_type),
+            fifo.sink2.tag.eq(HEADER.get(head, "tag2")),
+            fifo.sink2.laddr.eq(HEADER.get(head, "laddr") + 1),
+            fifo.sink2.mask.eq(FULL_MASK),
+            fifo.sink2.data.eq(Cat(*blocks[9:17])),
             fifo.commit.eq(end_frame & good & self.seq_ok),
             fifo.rollback.eq(end_frame & ~(good & self.seq_ok)),
             fifo.source.connect(source),
@@ -441,17 +464,16 @@ class PackedDeframer(LiteXModule):
             self.frame_ack.eq(TRAILER.get(tr_low, "ack")),
             self.frame_nak.eq(TRAILER.get(tr_low, "nak")),
             self.frame_credits.eq(TRAILER.get(tr_low, "credits")),
-            self.frame_txns.eq(pushed + fifo.sink.valid),
+            self.frame_txns.eq(pushed + fifo.sink.valid + fifo.sink2.valid),
         ]
-        self.sync += If(end_frame, pushed.eq(0)).Elif(fifo.sink.valid, pushed.eq(pushed + 1))
+        self.sync += If(end_frame, pushed.eq(0)).Else(pushed.eq(pushed + fifo.sink.valid + fifo.sink2.valid))
         self.sync += [
-            half.eq(first),
             If(end_frame,
                 state.eq(CRC_INIT), bad.eq(0), self.frames.eq(self.frames + 1),
                 If(~good, self.crc_errors.eq(self.crc_errors + 1)),
             ).Elif(take_unit,
                 state.eq(crc.crc),
-            ).Elif((level != 0) & ((unit_ready & ~structure) | (~is_unit & ~is_trailer)),
+            ).Elif((level != 0) & (broken | (~is_unit & ~is_trailer)),
                 bad.eq(1),
             ),
         ]

@@ -120,6 +120,20 @@ def test_transactions_cross_both_ways_once_in_order_and_intact(lanes_log2):
         assert stats[end]["replays"] == 0 and stats[end]["crc_errors"] == 0 and stats[end]["reinits"] == 0
 
 
+def test_mixed_reads_and_writes_of_consecutive_lines_need_no_replay():
+    # Consecutive lines pair under one header; a mix puts single-block units (read requests, write
+    # acknowledgements) between the pairs, at 8 lanes faster than one a cycle: the deframer must keep up.
+    def consecutive(seed, types):
+        rng = random.Random(seed)
+        return [(typ, i % 128, i, FULL, rng.getrandbits(512) if typ in (WR_REQ, RD_RSP) else 0)
+                for i, typ in enumerate(rng.choice(types) for _ in range(200))]
+    a2b, b2a = consecutive(1, [RD_REQ, WR_REQ]), consecutive(2, [RD_RSP, WR_ACK])
+    got, stats = exchange(a2b, b2a, cycles=2500)
+    assert delivered(got["b"]) == a2b and delivered(got["a"]) == b2a
+    for end in "ab":
+        assert stats[end]["crc_errors"] == 0 and stats[end]["replays"] == 0
+
+
 def test_bit_errors_are_replayed_and_nothing_is_lost_or_repeated():
     a2b = transactions(50, seed=5, types=[WR_REQ])
     b2a = transactions(50, seed=6, types=[RD_RSP])

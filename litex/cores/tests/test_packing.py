@@ -27,7 +27,7 @@ class Loop(Module):
     """Beats from the framer into the deframer while `ready` (the link takes a beat); beat number
     `flip_beat` gets bit `flip_bit` inverted. A beat on `inject` goes to the deframer instead (the framer
     idle), for frames the framer would never build."""
-    def __init__(self, deframer_depth=48):
+    def __init__(self, deframer_depth=64):
         self.submodules.framer = PackedFramer()
         self.submodules.deframer = PackedDeframer(depth=deframer_depth)
         self.ready = Signal(reset=1)
@@ -50,7 +50,7 @@ class Loop(Module):
 
 # Made once, so each is converted to Verilog once per test process.
 LOOP = Loop()
-SHALLOW_LOOP = Loop(deframer_depth=24)
+SHALLOW_LOOP = Loop(deframer_depth=20)
 
 
 def random_txn(rng, kinds=(T_RD_REQ, T_WR_REQ, T_RD_RSP, T_WR_ACK), after=None):
@@ -68,15 +68,17 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
              seqs=None):
     """Sends `txns` through framer and deframer (sequence numbers 0, 1, ... unless `seqs` gives them);
     returns what the deframer delivers, the framer's (cycle, count) beats, and both ends' counters.
-    `shallow`: a deframer of 24 blocks instead of 48."""
+    `shallow`: a deframer of 20 blocks instead of 64. `gap`: idle cycles after each transaction, or a list
+    of them, one a transaction."""
     dut = SHALLOW_LOOP if shallow else LOOP
+    gaps = gap if isinstance(gap, list) else [gap] * len(txns)
     out, beats, stats = [], [], {}
 
     def send():
         yield dut.framer.max_units.eq(max_units)
         yield dut.flip_beat.eq(flip_beat)
         yield dut.flip_bit.eq(flip_bit)
-        for seq, t in zip(seqs or range(len(txns)), txns):
+        for seq, t, after in zip(seqs or range(len(txns)), txns, gaps):
             yield dut.framer.sink.valid.eq(1)
             yield dut.framer.sink.seq.eq(seq % 2**SEQ_BITS)
             for k, v in t.items():
@@ -85,12 +87,12 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
             while not (yield dut.framer.sink.ready):
                 yield
             yield dut.framer.sink.valid.eq(0)
-            for _ in range(gap):
+            for _ in range(after):
                 yield
         yield dut.framer.sink.valid.eq(0)
 
     def watch():
-        for cycle in range(40 + 12 * len(txns) * (gap + 2)):
+        for cycle in range(40 + 12 * len(txns) * 2 + 12 * sum(gaps)):
             yield dut.ready.eq(cycle % ready_every == 0)
             if (yield dut.framer.source.valid) and (yield dut.framer.source.ready):
                 beats.append((cycle, (yield dut.framer.source.count)))
@@ -289,12 +291,12 @@ def test_lines_pair_only_under_consecutive_sequence_numbers():
 
 
 def test_a_deframer_too_shallow_for_pairs_overflows_and_recovers():
-    # 24 blocks cannot hold a pair (17 blocks) and the beat behind it: beats are dropped and counted, their
-    # frames fail the CRC, and once the burst is over a lone request goes through.
+    # 20 blocks cannot hold a pair (17 blocks) and the beat behind it: beats are dropped and counted, their
+    # frames fail the CRC, and a lone request after the burst goes through.
     rng = random.Random(4)
     txns = [dict(type=T_RD_RSP, tag=i, laddr=i, mask=FULL, data=rng.getrandbits(512)) for i in range(16)]
     txns += [dict(type=T_RD_REQ, tag=99, laddr=5, mask=FULL, data=0)]
-    out, _, stats = exchange(txns, max_units=8, gap=0, shallow=True)
+    out, _, stats = exchange(txns, max_units=8, gap=[0] * 15 + [20, 0], shallow=True)
     assert stats["overflow"] > 0 and stats["crc_errors"] > 0
     assert out and same(txns[-1], out[-1])
 
