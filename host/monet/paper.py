@@ -25,6 +25,22 @@ def paper(figure):
     return PAPER[figure][0]
 
 
+# The paper's Table 1 (T1, 8 m round trip), MONet's column: per memory configuration STREAM / baseline (the
+# PBB's bandwidth) in GB/s, keyed by the report's memory label (monet.tables.memory_label: HW is half width).
+PAPER_T1_BANDWIDTH_GBPS = {
+    "ddr4 local": ("local DDR4", 3.7, 15.5),
+    "hmc full local": ("local HMC FW", 3.8, 37.8),
+    "hmc half local": ("local HMC HW", 3.2, 22.6),
+    "ddr4": ("remote DDR4", 2.6, 8.1),
+    "hmc half": ("remote HMC HW", 3.0, 22.5),
+}
+# T1's STREAM / baseline remote against local (SB %), STREAM and PBB: (remote label, local label, STREAM, PBB).
+PAPER_T1_SB = {"DDR4": ("ddr4", "ddr4 local", 0.70, 0.52), "HMC HW": ("hmc half", "hmc half local", 0.94, 0.99)}
+# T1's write latencies at 8 m and their overheads over local (R_DOV a range: 526.6 ns over a local write of
+# 17.4 to 65.8 ns; R_HOV as stated, though 387.2 / 332.8 is 1.16): (remote label, local label, ns, overhead).
+PAPER_T1_WRITE = {"DDR4": ("ddr4", "ddr4 local", 526.6, (8.0, 30.0)), "HMC HW": ("hmc half", "hmc half local", 387.2,
+                                                                             (1.6, 1.6))}
+
 # What the MONet-compatible profile is checked against (8 m, 8 lanes, DDR4): T1's remote DDR4 write latency
 # (the paper states no remote read latency at 8 m) and T3's remote bandwidth per lane rate.
 PAPER_LATENCY_NS = {"write": paper("remote DDR4 write latency, 8 m")}
@@ -48,6 +64,14 @@ PAPER_YCSB = {"ops_per_s": 1400, "avg_latency_ms": 2.5, "ipc": 0.36}
 # openHMC's unloaded read latency from its user application through the HMC and back, 16 lanes (Schmidt's
 # thesis, s.3.2, Table 3.6: 224 ns at 10 Gb/s, 192 ns at 12.5 Gb/s): our local full-width HMC must beat it.
 OPENHMC_READ_NS = {10.0: 224.0, 12.5: 192.0}
+
+# Schmidt's thesis (openHMC, s.3.2 and Eq. 3.5): one HMC link, 16 lanes at 10 Gb/s, linear 128 B accesses,
+# reads only or writes only 17.7 GB/s (88.5 % of the 20 GB/s one way), the best mix (53 % reads) 33.5 GB/s.
+THESIS_HMC_LINK_GBPS = {"read": 17.7, "write": 17.7, "mixed": 33.5}
+# The paper's T4 (Fig 8): local full-width HMC against the 40 GB/s a link's quadrant (4 vaults of 10 GB/s)
+# serves, per lane rate.
+HMC_QUADRANT_GBPS = 40.0
+PAPER_HMC_LOCAL_FW_SHARE = {15.0: 0.945, 12.5: 0.885, 10.0: 0.725}
 
 # Our link's targets.
 LOGIC_CYCLES_TARGET = 40                             # ReMAT + link logic of one 64 B remote read, cycles

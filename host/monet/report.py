@@ -7,7 +7,8 @@ from pathlib import Path
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.paper import PAPER
-from monet.tables import POINT_DEFAULTS, fmt, markdown_table
+from monet import table1
+from monet.tables import POINT_DEFAULTS, axis, fmt, markdown_table, memory_label
 
 
 def load(results_dir):
@@ -26,28 +27,33 @@ def load(results_dir):
 
 
 def _profile_figures(records, fits, profile):
-    """The paper's figures as measured on one profile: DDR4 memory where the campaign ran it, else any."""
+    """The paper's figures as measured on one profile: remote DDR4 memory where the campaign ran it, else the
+    SRAM; remote HMC terminated on the memory card for the HMC figure."""
     def pick(rs):
-        ddr4 = [r for r in rs if r["point"].get("memory", "sram") == "ddr4"]
-        return ddr4 or rs
+        remote = [r for r in rs if axis(r["point"], "placement") == "remote"]
+        ddr4 = [r for r in remote if axis(r["point"], "memory") == "ddr4"]
+        return ddr4 or [r for r in remote if axis(r["point"], "memory") == "sram"]
 
     def fit_of(op):
-        return next((f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
-                     and f["profile"] == profile and f["memory"] == "ddr4"), None) or \
-            next((f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
-                  and f["profile"] == profile), None)
+        fits_here = [f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
+                     and f["profile"] == profile]
+        return next((f for f in fits_here if f["memory"] == "ddr4"), None) or \
+            next((f for f in fits_here if f["memory"] == "sram"), None)
 
     def bandwidth_at(rate):
         return pick([r for r in records if r["point"]["benchmark"] == "bandwidth" and r["point"]["lanes"] == 8
                      and r["point"]["rate_gbps"] == rate and r["point"]["distance_m"] == 8
-                     and r["point"]["profile"] == profile and r["point"].get("size", 64) == 64])
+                     and r["point"]["profile"] == profile and r["point"].get("size", 64) == 64
+                     and r["point"]["op"] != "mixed"])
 
     figures = {}
     w8 = pick([r for r in records if r["point"]["benchmark"] == "latency" and r["point"]["op"] == "write"
                and r["point"]["distance_m"] == 8 and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == 15.0
                and r["point"]["profile"] == profile])
     figures["remote DDR4 write latency, 8 m"] = w8[0]["result"]["latency_ns"]["mean"] if w8 else None
-    figures["remote HMC write latency, 8 m"] = None   # no HMC model yet
+    # A line write from the benchmark block, as T1 measures it (a CPU word costs the HMC a read first).
+    figures["remote HMC write latency, 8 m"] = \
+        table1.measured(records)[table1.REMOTE_HMC_LABEL]["write_ns"] if profile == "ours" else None
     for op, label in (("write", "remote DDR4 write latency, 100 m (Eq. 1)"),
                       ("read", "remote DDR4 read latency, 100 m (Eq. 1)")):
         f = fit_of(op)
@@ -103,6 +109,7 @@ def make_report(results_dir, out_dir=None):
     for r in records:
         for k, v in POINT_DEFAULTS.items():
             r["point"].setdefault(k, v)
+    t1 = table1.rows(records)
     records = sorted(records, key=lambda r: tuple(str(r["point"].get(k)) for k in ("benchmark", "profile", "memory",
                                                                                   "op", "pattern"))
                      + tuple(r["point"].get(k) or 0 for k in ("size", "lanes", "rate_gbps", "distance_m", "rep")))
@@ -112,6 +119,7 @@ def make_report(results_dir, out_dir=None):
 
     if not any(r["point"]["target"] == "sim" for r in records):
         return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
+    sections += table1.sections(t1)
 
     def dev(d):
         return "-" if d is None else f"{100 * d:+.1f} %"
@@ -121,11 +129,12 @@ def make_report(results_dir, out_dir=None):
                        fmt(c["ours"], 2), dev(c["ours_deviation"]), c["kind"], c["source"]]
                       for c in comparison], None,
                      "The monet profile is the paper's path modelled in the same sim (same memory model, same "
-                     "distance); its constants and their sources are in host/monet/profiles.py. Memory: the ddr4 "
-                     "model (a fixed 17.4 ns) where the campaign ran it, else the on-card SRAM. Bandwidth rows use "
-                     "the best 8 m, 64 B point at that rate."))
+                     "distance); its constants and their sources are in host/monet/profiles.py. Memory: remote DDR4 "
+                     "(LiteDRAM) where the campaign ran it, else the on-card SRAM; the HMC row is the half-width HMC "
+                     "behind our link, one 64 B line write at a time from the benchmark block. Bandwidth rows use "
+                     "the best 8 m, 64 B read or write point at that rate."))
 
-    return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
+    return _write(out, manifest, sections, {"fits": fits, "paper": comparison, "table1": t1})
 
 
 def _write(out, manifest, sections, data):

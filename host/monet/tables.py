@@ -4,7 +4,25 @@ from collections import defaultdict
 from contextlib import contextmanager
 
 # Axes and parameters that results from older campaigns may lack.
-POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim", "window": "uncached"}
+POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim", "window": "uncached",
+                  "placement": "remote", "hmc_width": "full", "hmc_native": 0}
+
+
+def axis(point, key):
+    """A point's value of an axis, its default where an older campaign's point lacks it."""
+    return point.get(key, POINT_DEFAULTS.get(key))
+
+
+def memory_label(point):
+    """A point's memory as the report names it: the memory, an HMC's width and native link, local placement."""
+    words = [axis(point, "memory")]
+    if words[0] == "hmc":
+        words.append(axis(point, "hmc_width"))
+        if axis(point, "hmc_native"):
+            words.append("native")
+    if axis(point, "placement") == "local":
+        words.append("local")
+    return " ".join(words)
 
 
 def fmt(v, digits=1):
@@ -38,7 +56,7 @@ def group(records, benchmark, keys):
     groups = defaultdict(list)
     for r in records:
         if r["point"]["benchmark"] == benchmark:
-            groups[tuple(r["point"].get(k, POINT_DEFAULTS.get(k)) for k in keys)].append(r)
+            groups[tuple(axis(r["point"], k) for k in keys)].append(r)
     return groups
 
 

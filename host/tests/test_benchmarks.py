@@ -88,3 +88,18 @@ def test_a_benchmark_without_a_campaign_target_is_refused_by_campaigns(echo, tmp
     with pytest.raises(CampaignError, match=r"benchmarks\[0\]: echo runs on host only, not on a campaign target "
                                             r"\(sim, qemu\)"):
         Campaign(f)
+
+
+@pytest.mark.parametrize("op,rate,pattern,gbps,link,quadrant", [
+    # Reads only at 10 Gb/s: 15.95 of the thesis's 17.7 (-9.9 %) passes; the quadrant share is T4's for mixes.
+    ("read", 10.0, "seq", 15.95, True, None),
+    ("read", 10.0, "random", 15.95, None, None),       # the thesis's figure is for linear addresses
+    ("mixed", 10.0, "seq", 15.9, False, False),        # 15.9 against a 33.5 GB/s mix; 39.8 % of 72.5 %
+    ("mixed", 15.0, "seq", 37.0, None, True),          # 92.5 % of the quadrant against T4's 94.5 %
+])
+def test_a_local_full_width_hmc_is_held_to_the_thesis_and_t4(op, rate, pattern, gbps, link, quadrant):
+    point = {"benchmark": "bandwidth", "memory": "hmc", "placement": "local", "hmc_width": "full", "op": op,
+             "rate_gbps": rate, "pattern": pattern, "profile": "ours", "size": 64, "lanes": 8}
+    verdicts = REGISTRY["bandwidth"].verdicts(point, {"bandwidth_GBps": gbps})
+    assert [v.passed for v in verdicts] == [link, quadrant]
+    assert not any(v.gates for v in verdicts)

@@ -148,7 +148,7 @@ def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
 def test_latency_and_fit_tables(built):
     _, md, _, _ = built
     tables = sections_of(md)
-    assert tables["Remote latency (paper Fig 5)"][:2] == [
+    assert tables["Latency (paper Fig 5)"][:2] == [
         ["monet", "sram", "write", "8", "8", "15.0", "530.0", "528.0", "538.0", "9"],
         ["ours", "sram", "read", "0", "8", "15.0", "600.0", "598.0", "608.0", "9"]]
     assert tables["Latency vs distance, Eq. 1 fit (paper Fig 6)"] == [
@@ -264,8 +264,8 @@ def test_the_bandwidth_plot_draws_the_best_per_capacity():
     bandwidth_bench.draw_bandwidth(ax, json.loads(json.dumps(RECORDS)))     # as read back from results.jsonl
     drawn = lines_of(ax)
     plt.close(fig)
-    # lanes x rate: 80, 100, 120 Gb/s at 8 m, 64 B (the DDR4 point is a series of its own: one capacity).
-    assert drawn["ours read random 64 B 8 m"] == ([80.0, 100.0, 120.0], [6.5, 7.0, 9.0])
+    # lanes x rate: 80, 100, 120 Gb/s at 8 m, 64 B (the DDR4 point is a series of its own: one capacity, not drawn).
+    assert drawn["ours sram read random 64 B 8 m"] == ([80.0, 100.0, 120.0], [6.5, 7.0, 9.0])
     xs, ys = drawn["payload capacity (one way)"]
     assert xs == [80.0, 100.0, 120.0] and ys == [pytest.approx(x * 64 / 66 / 8) for x in xs]
     assert drawn["paper: remote DDR4, 8 lanes"] == ([80, 100, 120], [6.8, 7.6, 8.1])
@@ -344,3 +344,48 @@ def test_the_qemu_stream_bars_sit_side_by_side_under_their_kernel(nodes, ticks):
     assert bars == [(round(j + i * width - width / 2, 6), round(width, 6), 1000.0 * (node + 1) + j)
                     for i, node in enumerate(nodes) for j in range(4)]
     assert got_ticks == pytest.approx(ticks) and labels == ["Copy", "Scale", "Add", "Triad"]
+
+
+def hmc_over_fiber(native, distance, gbps):
+    point = bandwidth(15.0, gbps, memory="hmc", distance=distance)
+    point["point"].update(hmc_width="half", placement="remote", hmc_native=native)
+    return point
+
+
+# Measured in the sim (8 x 15 Gb/s, half-width HMC, 64 B reads): native HMC drops once its tokens stop
+# covering the round trip, the terminated link keeps its bandwidth.
+NATIVE = {0: 11.94, 20: 11.91, 40: 9.87, 80: 6.15}
+TERMINATED = {0: 11.90, 20: 11.87, 40: 11.84, 80: 10.94}
+
+
+@pytest.mark.parametrize("best,expected", [
+    # 90 % of 11.94 is 10.746, crossed between 20 m (11.91) and 40 m (9.87): 20 + 20 x 1.164 / 2.04.
+    (NATIVE, (10.746, 20, 40, 20 + 20 * 1.164 / 2.04)),
+    (TERMINATED, (10.71, 80, None, None)),
+    ({0: 10.0, 5: 8.0}, (9.0, 0, 5, 2.5)),               # below at the first step
+    ({0: 10.0, 5: 9.0, 9: 1.0}, (9.0, 5, 9, 5.0)),      # at 90 % exactly is not below
+])
+def test_the_distance_where_a_link_falls_below_90_percent(best, expected):
+    fall = bandwidth_bench.fall_distance(best)
+    assert (fall["threshold_GBps"], fall["last_above_m"], fall["first_below_m"], fall["at_m"]) == \
+        pytest.approx(expected)
+    assert fall["reference_GBps"] == best[0]
+
+
+def test_native_hmc_over_fiber_has_its_own_section_and_plot(tmp_path):
+    records = RECORDS + [hmc_over_fiber(1, d, v) for d, v in NATIVE.items()] + \
+        [hmc_over_fiber(0, d, v) for d, v in TERMINATED.items()] + [hmc_over_fiber(1, 40, 9.0)]   # best of two
+    d = store(tmp_path, records)
+    md = report.make_report(d)[0].read_text()
+    assert sections_of(md)["Native HMC over fiber vs terminated (bandwidth vs distance)"] == [
+        ["terminated (our link)", "read", "64", "half", "8 x 15", "11.90", "0-80", "not within 80", "-", "0.919"],
+        ["native HMC", "read", "64", "half", "8 x 15", "11.94", "0-80", "31", "20-40", "0.515"]]
+    assert plt.imread(d / "hmc_native_distance.png").shape[:2] == (462, 704)
+    # The HMC series stay out of the Fig 14 baseline plot: it draws the SRAM series only.
+    fig, ax = plt.subplots()
+    series = {k: rs for k, rs in bandwidth_bench.group(records, "bandwidth", bandwidth_bench.DISTANCE_SERIES).items()
+              if not bandwidth_bench.is_remote_hmc(dict(zip(bandwidth_bench.DISTANCE_SERIES, k)))}
+    bandwidth_bench.draw_bandwidth_distance(ax, series)
+    labels = set(lines_of(ax))
+    plt.close(fig)
+    assert labels == {"ours sram read random 64 B 8x15G", "paper: remote DDR4, 8 x 15 Gb/s, 8 m"}

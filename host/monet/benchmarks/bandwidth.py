@@ -2,13 +2,18 @@
 
 from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
-from monet.paper import PAPER_BANDWIDTH_GBPS, PAYLOAD_UTILISATION_TARGET
+from monet.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
+                         THESIS_HMC_LINK_GBPS)
 from monet.soc.sim import REMOTE_TAGS
-from monet.tables import figure, fmt, group, print_table
+from monet.tables import figure, fmt, group, memory_label, print_table
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
 # at one distance belong to other sweeps).
-DISTANCE_SERIES = ("profile", "op", "pattern", "size", "lanes", "rate_gbps", "outstanding", "count")
+DISTANCE_SERIES = ("profile", "memory", "placement", "hmc_width", "hmc_native", "op", "pattern", "size", "lanes",
+                   "rate_gbps", "outstanding", "count")
+# The share of its short-reach bandwidth below which a link over fiber counts as stopped by its loops (issue 13:
+# where native HMC over fiber falls below 90 %).
+DISTANCE_FLOOR = 0.9
 
 
 @register
@@ -38,6 +43,8 @@ class Bandwidth(Benchmark):
                                read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT))
 
     def verdicts(self, point, result):
+        if point["memory"] == "hmc" and point["placement"] == "local" and point["hmc_width"] == "full":
+            return hmc_link_verdicts(point, result["bandwidth_GBps"])
         if point["profile"] != "ours":
             return [paper_check("bandwidth (GB/s)", result["bandwidth_GBps"], PAPER_BANDWIDTH_GBPS[point["rate_gbps"]],
                                 point["distance_m"] == 8 and point["lanes"] == 8 and point["size"] == 64,
@@ -70,7 +77,7 @@ class Bandwidth(Benchmark):
             "Bandwidth and utilisation (paper Figs 7, 9)",
             ["profile", "memory", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding",
              "GB/s", "capacity GB/s", "payload util.", "link util.", "link eff.", "memory util."],
-            [[r["point"]["profile"], r["point"]["memory"], r["point"]["op"], r["point"]["pattern"],
+            [[r["point"]["profile"], memory_label(r["point"]), op_label(r["point"]), r["point"]["pattern"],
               r["point"]["size"], fmt(r["point"]["distance_m"], 0), r["point"]["lanes"],
               fmt(r["point"]["rate_gbps"]), r["point"]["outstanding"], fmt(r["result"]["bandwidth_GBps"], 2),
               fmt(r["result"]["payload_capacity_GBps"], 2), fmt(r["result"]["payload_utilisation"], 3),
@@ -83,6 +90,8 @@ class Bandwidth(Benchmark):
             f"({bench.DDR4_PEAK_GBPS:.1f} GB/s in the sim: one 64 B burst a cycle at LiteDRAM's 4:1; the "
             "paper's DDR4-2133 part peaks at 17.06).")]
         series = group(records, self.name, DISTANCE_SERIES)
+        hmc = {k: rs for k, rs in series.items() if is_remote_hmc(dict(zip(DISTANCE_SERIES, k)))}
+        series = {k: rs for k, rs in series.items() if k not in hmc}
         if any(len({r["point"]["distance_m"] for r in rs}) > 1 for rs in series.values()):
             with figure(out / "bandwidth_distance.png",
                         "Sustained bandwidth vs distance, 8 x 15 Gb/s (paper Fig 14 baseline)",
@@ -92,6 +101,7 @@ class Bandwidth(Benchmark):
                              "bandwidth_distance.png",
                              "Enough requests in flight keep the link busy at any distance; with too few, "
                              "bandwidth falls as the round trip grows (Little's law)."))
+        sections += native_hmc_section(hmc, out)
         sections.append((
             "Latency percentiles under load (hardware histogram)",
             ["profile", "op", "pattern", "size (B)", "distance (m)", "lanes", "rate", "outstanding", "p50", "p90",
@@ -106,9 +116,95 @@ class Bandwidth(Benchmark):
         return sections
 
 
+def hmc_link_verdicts(point, gbps):
+    """A local full-width HMC (one link, no link of ours) against the thesis's single-link figures at 10 Gb/s
+    and the paper's share of the quadrant's 40 GB/s (T4)."""
+    share, paper_share = gbps / HMC_QUADRANT_GBPS, PAPER_HMC_LOCAL_FW_SHARE[point["rate_gbps"]]
+    return [paper_check(f"HMC link {point['op']} bandwidth (GB/s)", gbps, THESIS_HMC_LINK_GBPS[point["op"]],
+                        point["rate_gbps"] == 10.0 and point["pattern"] == "seq",
+                        "16 lanes at 10 Gb/s, linear addresses (Schmidt's thesis)"),
+            paper_check(f"share of the quadrant's {HMC_QUADRANT_GBPS:g} GB/s", share, paper_share,
+                        point["op"] == "mixed", "the best read/write mix (T4)")]
+
+
+def op_label(point):
+    """read, write, or mixed with its share of reads."""
+    if point["op"] == "mixed":
+        return f"mixed {point.get('read_percent', bench.MIXED_READ_PERCENT)} % reads"
+    return point["op"]
+
+
+def is_remote_hmc(point):
+    return point["memory"] == "hmc" and point["placement"] == "remote"
+
+
+def best_by_distance(records):
+    """{distance: the best bandwidth measured there}."""
+    best = {}
+    for r in records:
+        d = r["point"]["distance_m"]
+        best[d] = max(best.get(d, 0.0), r["result"]["bandwidth_GBps"])
+    return dict(sorted(best.items()))
+
+
+def fall_distance(best, floor=DISTANCE_FLOOR):
+    """Where a bandwidth-vs-distance series ({distance: GB/s}) first falls below `floor` x its bandwidth at the
+    shortest distance: {reference_GBps, threshold_GBps, last_above_m, first_below_m, at_m} with `at_m`
+    interpolated linearly between the two measured distances; first_below_m and at_m are None if it never
+    falls within the distances measured."""
+    distances = sorted(best)
+    reference = best[distances[0]]
+    threshold = floor * reference
+    fall = {"reference_GBps": reference, "threshold_GBps": threshold, "last_above_m": distances[0],
+            "first_below_m": None, "at_m": None}
+    for near, far in zip(distances, distances[1:]):
+        if best[far] < threshold:
+            share = (best[near] - threshold) / (best[near] - best[far])
+            fall.update(last_above_m=near, first_below_m=far, at_m=near + share * (far - near))
+            break
+        fall["last_above_m"] = far
+    return fall
+
+
+def native_hmc_section(series, out):
+    """Native HMC over fiber beside the HMC terminated on the memory card behind our link: bandwidth against
+    distance, and where each falls below DISTANCE_FLOOR of its short-reach bandwidth."""
+    curves = {k: best_by_distance(rs) for k, rs in series.items()}
+    curves = {k: c for k, c in curves.items() if len(c) > 1}
+    if not curves:
+        return []
+    rows = []
+    with figure(out / "hmc_native_distance.png", "Remote HMC over fiber: native HMC link vs terminated behind ours",
+                "round-trip distance (m)", "bandwidth (GB/s)") as ax:
+        for key, best in sorted(curves.items()):
+            p = dict(zip(DISTANCE_SERIES, key))
+            fall = fall_distance(best)
+            link = "native HMC" if p["hmc_native"] else "terminated (our link)"
+            label = f"{link}: {p['op']} {p['size']} B, HMC {p['hmc_width']}, {p['lanes']}x{p['rate_gbps']:g}G"
+            xs = list(best)
+            line, = ax.plot(xs, [best[x] for x in xs], "o-" if p["hmc_native"] else "s--", label=label)
+            if fall["at_m"] is not None:
+                ax.plot([fall["at_m"]], [fall["threshold_GBps"]], "v", color=line.get_color(), markersize=9,
+                        label=f"{link} {p['op']} below {DISTANCE_FLOOR:.0%} at {fall['at_m']:.0f} m")
+            rows.append([link, p["op"], p["size"], p["hmc_width"], f"{p['lanes']} x {p['rate_gbps']:g}",
+                         fmt(fall["reference_GBps"], 2), f"{xs[0]:g}-{xs[-1]:g}",
+                         fmt(fall["at_m"], 0) if fall["at_m"] is not None else f"not within {xs[-1]:g}",
+                         f"{fall['last_above_m']:g}-{fall['first_below_m']:g}" if fall["at_m"] is not None else "-",
+                         fmt(best[xs[-1]] / fall["reference_GBps"], 3)])
+    return [("Native HMC over fiber vs terminated (bandwidth vs distance)",
+             ["link", "op", "size (B)", "HMC width", "lanes x rate", "GB/s at shortest", "distances (m)",
+              f"below {DISTANCE_FLOOR:.0%} at (m)", "measured between (m)", "share at longest"], rows,
+             "hmc_native_distance.png",
+             f"Native: the HMC link itself stretched over the fiber (MONet's native HMC), so its retry pointers "
+             f"and its host's tokens (255 FLITs) must cover the round trip; terminated: the HMC link stays on the "
+             f"memory card and our link crosses the fiber. 'Below {DISTANCE_FLOOR:.0%} at' interpolates "
+             f"linearly between the last distance at or above {DISTANCE_FLOOR:.0%} of the shortest distance's "
+             f"bandwidth and the first below it.")]
+
+
 def draw_bandwidth(ax, records):
-    groups = group(records, "bandwidth", ("profile", "op", "pattern", "size", "distance_m"))
-    for (profile, op, pattern, size, d), rs in sorted(groups.items()):
+    groups = group(records, "bandwidth", ("profile", "memory", "op", "pattern", "size", "distance_m"))
+    for (profile, memory, op, pattern, size, d), rs in sorted(groups.items()):
         best = {}
         for r in rs:
             x = r["point"]["lanes"] * r["point"]["rate_gbps"]
@@ -116,7 +212,7 @@ def draw_bandwidth(ax, records):
         if len(best) < 2:
             continue
         xs = sorted(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {op} {pattern} {size} B {d:g} m")
+        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {memory} {op} {pattern} {size} B {d:g} m")
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
     if caps:
@@ -129,13 +225,12 @@ def draw_bandwidth(ax, records):
 
 
 def draw_bandwidth_distance(ax, series):
-    for (profile, op, pattern, size, lanes, rate, _, _), rs in sorted(series.items()):
-        best = {}
-        for r in rs:
-            d = r["point"]["distance_m"]
-            best[d] = max(best.get(d, 0.0), r["result"]["bandwidth_GBps"])
+    for key, rs in sorted(series.items()):
+        p = dict(zip(DISTANCE_SERIES, key))
+        best = best_by_distance(rs)
         if len(best) < 2:
             continue
-        xs = sorted(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {op} {pattern} {size} B {lanes}x{rate:g}G")
+        xs = list(best)
+        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {p['memory']} {p['op']} {p['pattern']} "
+                f"{p['size']} B {p['lanes']}x{p['rate_gbps']:g}G")
     ax.plot([8], [PAPER_BANDWIDTH_GBPS[15.0]], "kx", label="paper: remote DDR4, 8 x 15 Gb/s, 8 m")

@@ -6,7 +6,7 @@ from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
-from monet.tables import figure, fmt, group, print_table
+from monet.tables import figure, fmt, group, memory_label, print_table
 from monet.stats import linear_fit
 
 OPS = ("read", "write")
@@ -59,7 +59,7 @@ class Latency(Benchmark):
                     ["part", "value"])
 
     def sections(self, records, out):
-        rows = [[r["point"]["profile"], r["point"]["memory"], r["point"]["op"], fmt(r["point"]["distance_m"], 0),
+        rows = [[r["point"]["profile"], memory_label(r["point"]), r["point"]["op"], fmt(r["point"]["distance_m"], 0),
                  r["point"]["lanes"], fmt(r["point"]["rate_gbps"], 1), fmt(r["result"]["latency_ns"]["mean"]),
                  fmt(r["result"]["latency_ns"]["p50"]), fmt(r["result"]["latency_ns"]["p99"]),
                  fmt(r["result"]["breakdown"]["remat_link_logic_cycles"], 0)]
@@ -67,7 +67,7 @@ class Latency(Benchmark):
         sections = []
         if rows:
             sections.append((
-                "Remote latency (paper Fig 5)", ["profile", "memory", "op", "distance (m)", "lanes", "rate (Gb/s)",
+                "Latency (paper Fig 5)", ["profile", "memory", "op", "distance (m)", "lanes", "rate (Gb/s)",
                                                  "mean (ns)", "p50 (ns)", "p99 (ns)", "logic (cycles)"], rows, None,
                 "Latency at the ReMAT port, one 64 B line transaction per access. Profiles: ours (MONet-open "
                 "link) and monet (the paper's streamer + Aurora 64B/66B, host/monet/profiles.py). Logic "
@@ -80,7 +80,7 @@ class Latency(Benchmark):
             sections.append((
                 "Latency vs distance, Eq. 1 fit (paper Fig 6)",
                 ["profile", "memory", "op", "lanes", "rate", "L_m (ns/m)", "intercept (ns)", "R^2", "at 100 m (ns)"],
-                [[f["profile"], f["memory"], f["op"], f["lanes"], fmt(f["rate_gbps"]), fmt(f["L_m_ns_per_m"], 3),
+                [[f["profile"], f["label"], f["op"], f["lanes"], fmt(f["rate_gbps"]), fmt(f["L_m_ns_per_m"], 3),
                   fmt(f["intercept_ns"]), fmt(f["r2"], 5), fmt(f["at_100m_ns"])] for f in fits],
                 "latency_distance.png",
                 "Eq. 1: R(d) = L_latency + L_m d + M_overhead; the intercept is L_latency + M_overhead "
@@ -89,11 +89,17 @@ class Latency(Benchmark):
         return sections
 
 
+FIT_SERIES = ("op", "lanes", "rate_gbps", "profile", "memory", "placement", "hmc_width", "hmc_native")
+
+
 def distance_fits(records):
-    """Eq. 1 per (op, lanes, rate, profile, memory): latency = intercept + L_m x distance; 100 m extrapolation."""
+    """Eq. 1 per remote series (FIT_SERIES): latency = intercept + L_m x distance; 100 m extrapolation. Local
+    memory is not behind the fiber: its points make no fit."""
     fits = []
-    for (op, lanes, rate, profile, memory), rs in sorted(group(records, "latency", ("op", "lanes", "rate_gbps",
-                                                                                    "profile", "memory")).items()):
+    for key, rs in sorted(group(records, "latency", FIT_SERIES).items()):
+        series = dict(zip(FIT_SERIES, key))
+        if series["placement"] == "local":
+            continue
         by_d = defaultdict(list)
         for r in rs:
             by_d[r["point"]["distance_m"]].append(r["result"]["latency_ns"]["mean"])
@@ -102,15 +108,14 @@ def distance_fits(records):
         xs = sorted(by_d)
         ys = [sum(by_d[x]) / len(by_d[x]) for x in xs]
         a, b, r2 = linear_fit(xs, ys)
-        fits.append({"op": op, "lanes": lanes, "rate_gbps": rate, "profile": profile, "memory": memory,
-                     "distances": xs, "latency_ns": ys, "intercept_ns": a, "L_m_ns_per_m": b, "r2": r2,
+        fits.append({**series, "label": memory_label(series), "distances": xs, "latency_ns": ys, "intercept_ns": a, "L_m_ns_per_m": b, "r2": r2,
                      "at_100m_ns": a + 100 * b})
     return fits
 
 
 def draw_distance(ax, fits):
     for f in fits:
-        label = (f"{f['profile']} {f['memory']} {f['op']} {f['lanes']}x{f['rate_gbps']:g}G "
+        label = (f"{f['profile']} {f['label']} {f['op']} {f['lanes']}x{f['rate_gbps']:g}G "
                  f"({f['L_m_ns_per_m']:.2f} ns/m)")
         line, = ax.plot(f["distances"], f["latency_ns"], "o", label=label)
         xs = [0, max(100, max(f["distances"]))]

@@ -8,14 +8,14 @@ from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
 from monet.soc.sim import LOCAL_RAM_SIZE
 from monet.stats import linear_fit
-from monet.tables import figure, fmt, group, print_table
+from monet.tables import figure, fmt, group, memory_label, print_table
 
 KERNELS = stream.KERNELS
 # The longest arrays the console's STREAM lays out in the sim's local RAM: three arrays of n 4-byte words, each
 # rounded up to a 64-byte line and followed by a 128-byte stagger (stream_footprint in
 # firmware/app/stream_run.c; test_stream checks that the firmware takes this n and refuses one more).
 SIM_MAX_WORDS = (LOCAL_RAM_SIZE // 3 - 128) // 64 * 64 // 4
-SERIES = ("profile", "memory", "window", "lanes", "rate_gbps", "n", "reps")
+SERIES = ("profile", "memory", "placement", "hmc_width", "hmc_native", "window", "lanes", "rate_gbps", "n", "reps")
 # What each target runs when the CLI is not told: (elements, repetitions, threads).
 CLI_DEFAULTS = {"host": (10_000_000, 10, None), "qemu": (stream.QEMU_ELEMENTS, stream.QEMU_REPETITIONS, 4),
                 "sim": (stream.SIM_ELEMENTS, stream.SIM_REPETITIONS, None)}
@@ -189,7 +189,7 @@ def stream_series(records):
 
 def series_columns(sr):
     """A sim series' profile, remote memory, window and link, as the report's first columns."""
-    return [sr["profile"], sr["memory"], sr["window"], f"{sr['lanes']}x{sr['rate_gbps']:g}G"]
+    return [sr["profile"], memory_label(sr), sr["window"], f"{sr['lanes']}x{sr['rate_gbps']:g}G"]
 
 
 def sb_rows(series):
@@ -201,8 +201,9 @@ def sb_rows(series):
             if p["distance_m"] != 8:
                 continue
             ours = p["of_local"]["triad"]
-            paper_sb = PAPER_STREAM_8M.get(sr["memory"].upper())
-            applies = (sr["profile"], sr["memory"], sr["window"]) == ("ours", "ddr4", "cached")
+            remote = sr["placement"] == "remote"
+            paper_sb = PAPER_STREAM_8M.get(sr["memory"].upper()) if remote else None
+            applies = remote and (sr["profile"], sr["memory"], sr["window"]) == ("ours", "ddr4", "cached")
             rows.append(series_columns(sr) + [
                 f"{100 * ours:.1f} %",
                 "-" if paper_sb is None else f"{100 * paper_sb:.0f} %",
@@ -216,7 +217,7 @@ def draw_stream_distance(ax, series):
         ds = [p["distance_m"] for p in sr["points"]]
         for k in KERNELS:
             ax.plot(ds, [p["of_local"][k] for p in sr["points"]], "o-",
-                    label=f"{sr['profile']} {sr['memory']} {sr['window']} {k} {sr['lanes']}x{sr['rate_gbps']:g}G")
+                    label=f"{sr['profile']} {memory_label(sr)} {sr['window']} {k} {sr['lanes']}x{sr['rate_gbps']:g}G")
     for (mem, rate), v in PAPER_STREAM_36M.items():
         ax.plot([36], [v], "x", label=f"paper: {mem} {rate:g}G at 36 m (4 A53 cores, caches)")
     ax.set_ylim(0, 1.05)
