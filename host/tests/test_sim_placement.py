@@ -25,6 +25,21 @@ def test_local_memory_skips_the_link_and_keeps_every_byte(sim, memory):
     assert beyond > 2 * link_model.fiber_ns(8) + 2 * link_model.phy_ns(15.0)
 
 
+@pytest.mark.parametrize("memory,placement,hmc_width,hmc_native,distance", [
+    ("ddr4", "local", "full", 0, 8), ("hmc", "local", "full", 0, 8), ("hmc", "local", "half", 0, 8),
+    ("hmc", "remote", "half", 1, 36),
+])
+def test_the_benchmark_block_reads_back_what_it_wrote_in_every_placement(sim, memory, placement, hmc_width,
+                                                                        hmc_native, distance):
+    where = dict(memory=memory, placement=placement, hmc_width=hmc_width, hmc_native=hmc_native)
+    w = bench.bandwidth(sim, "write", 128, distance, 8, 15.0, pattern="random", count=1500, seed=61, **where)
+    r = bench.bandwidth(sim, "read", 128, distance, 8, 15.0, pattern="random", count=1500, seed=61, check=True,
+                        **where)
+    assert w["transactions"] == r["transactions"] == 1500
+    assert r["errors"] == 0 and r["bus_errors"] == 0
+    assert r["link"]["bfct_target"] == 1 and r["link"]["placement"] == placement
+
+
 def test_native_hmc_carries_the_fiber_in_its_own_link(sim):
     near = bench.latency(sim, "read", 0, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
     far = bench.latency(sim, "read", 36, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
