@@ -102,3 +102,10 @@ def test_the_report_prints_t1_beside_the_paper(tmp_path):
 def test_a_campaign_without_t1_configurations_has_no_t1_section(tmp_path):
     md = report.make_report(store(tmp_path, [pbb(9.0, "sram")]))[0].read_text()
     assert "Table 1 rebuilt" not in md
+
+
+def test_a_campaign_without_line_writes_has_no_t1_latency_section(tmp_path):
+    md = report.make_report(store(tmp_path, [pbb(13.0, "ddr4")]))[0].read_text()
+    tables = sections_of(md)
+    assert tables["The paper's Table 1 rebuilt (8 m): STREAM / baseline"][3][5] == "13.00"
+    assert "The paper's Table 1 rebuilt (8 m): write latency and overheads" not in tables
