@@ -200,8 +200,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
     run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
-        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, pattern=pattern, addr=0, span=span, count=lines, size=size,
-        outstanding=outstanding, seed=seed, check=check, shift=shift, timeout=budget, wait=max(300, lines // 100)))
+        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, pattern=pattern, addr=0, span=span,
+        count=lines, size=size, outstanding=outstanding, seed=seed, check=check, shift=shift, timeout=budget,
+        wait=max(300, lines // 100)))
     if run.get("timed_out"):
         raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
                            f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
@@ -219,7 +220,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
         "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,
-        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "profile": profile,
+        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "distance_m": distance_m, "lanes": lanes,
+        "rate_gbps": rate_gbps, "profile": profile,
         "memory": memory,
         "transactions": run["completed"] // lines_per_access, "line_transactions": run["completed"],
         "cycles": run["cycles"],

@@ -38,8 +38,8 @@ PAPER_T1_BANDWIDTH_GBPS = {
 PAPER_T1_SB = {"DDR4": ("ddr4", "ddr4 local", 0.70, 0.52), "HMC HW": ("hmc half", "hmc half local", 0.94, 0.99)}
 # T1's write latencies at 8 m and their overheads over local (R_DOV a range: 526.6 ns over a local write of
 # 17.4 to 65.8 ns; R_HOV as stated, though 387.2 / 332.8 is 1.16): (remote label, local label, ns, overhead).
-PAPER_T1_WRITE = {"DDR4": ("ddr4", "ddr4 local", 526.6, (8.0, 30.0)), "HMC HW": ("hmc half", "hmc half local", 387.2,
-                                                                             (1.6, 1.6))}
+PAPER_T1_WRITE = {"DDR4": ("ddr4", "ddr4 local", 526.6, (8.0, 30.0)),
+                  "HMC HW": ("hmc half", "hmc half local", 387.2, (1.6, 1.6))}
 
 # What the MONet-compatible profile is checked against (8 m, 8 lanes, DDR4): T1's remote DDR4 write latency
 # (the paper states no remote read latency at 8 m) and T3's remote bandwidth per lane rate.

@@ -8,7 +8,7 @@ from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.paper import PAPER
 from monet import table1
-from monet.tables import POINT_DEFAULTS, axis, fmt, markdown_table, memory_label
+from monet.tables import POINT_DEFAULTS, axis, fmt, markdown_table
 
 
 def load(results_dir):

@@ -124,8 +124,9 @@ def sections(table):
         ("The paper's Table 1 rebuilt (8 m): write latency and overheads",
          ["figure", "paper", "ours", "deviation"], lat_rows, None,
          "Mean latency of one 64 B line write at a time from the benchmark block (outstanding 1) at 8 m; the "
-         "overhead is remote over the same memory's local write latency. The paper's DDR4 overhead is a range (526.6 ns over a local write of 17.4 to 65.8 ns): inside "
-         "it the deviation is 0. Its HMC overhead, 1.6, is as stated though 387.2 / 332.8 ns is 1.16.")]
+         "overhead is remote over the same memory's local write latency. The paper's DDR4 overhead is a range "
+         "(526.6 ns over a local write of 17.4 to 65.8 ns): inside it the deviation is 0. Its HMC overhead, 1.6, "
+         "is as stated though 387.2 / 332.8 ns is 1.16.")]
     measured_bandwidth = any(r["stream"] is not None or r["pbb"] is not None for r in table["bandwidth"])
     measured_latency = any(r["ours"] is not None for r in table["latency"])
     return (bandwidth if measured_bandwidth else []) + (latency if measured_latency else [])

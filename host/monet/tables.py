@@ -8,6 +8,10 @@ POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "si
                   "placement": "remote", "hmc_width": "full", "hmc_native": 0}
 
 
+# The axes that say which memory a point reached and how (memory_label names them).
+MEMORY_SERIES = ("memory", "placement", "hmc_width", "hmc_native")
+
+
 def axis(point, key):
     """A point's value of an axis, its default where an older campaign's point lacks it."""
     return point.get(key, POINT_DEFAULTS.get(key))

@@ -389,3 +389,16 @@ def test_native_hmc_over_fiber_has_its_own_section_and_plot(tmp_path):
     labels = set(lines_of(ax))
     plt.close(fig)
     assert labels == {"ours sram read random 64 B 8x15G", "paper: remote DDR4, 8 x 15 Gb/s, 8 m"}
+
+
+def test_the_bandwidth_plot_keeps_local_and_remote_memory_apart():
+    local = [bandwidth(rate, gbps, memory="ddr4") for rate, gbps in ((10.0, 9.5), (15.0, 14.0))]
+    for r in local:
+        r["point"]["placement"] = "local"
+    remote = [bandwidth(rate, gbps, memory="ddr4") for rate, gbps in ((10.0, 8.0), (15.0, 12.0))]
+    fig, ax = plt.subplots()
+    bandwidth_bench.draw_bandwidth(ax, local + remote)
+    drawn = lines_of(ax)
+    plt.close(fig)
+    assert drawn["ours ddr4 local read random 64 B 8 m"] == ([80.0, 120.0], [9.5, 14.0])
+    assert drawn["ours ddr4 read random 64 B 8 m"] == ([80.0, 120.0], [8.0, 12.0])

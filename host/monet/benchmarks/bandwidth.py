@@ -5,12 +5,11 @@ from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
                          THESIS_HMC_LINK_GBPS)
 from monet.soc.sim import REMOTE_TAGS
-from monet.tables import figure, fmt, group, memory_label, print_table
+from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
 # at one distance belong to other sweeps).
-DISTANCE_SERIES = ("profile", "memory", "placement", "hmc_width", "hmc_native", "op", "pattern", "size", "lanes",
-                   "rate_gbps", "outstanding", "count")
+DISTANCE_SERIES = ("profile", *MEMORY_SERIES, "op", "pattern", "size", "lanes", "rate_gbps", "outstanding", "count")
 # The share of its short-reach bandwidth below which a link over fiber counts as stopped by its loops (issue 13:
 # where native HMC over fiber falls below 90 %).
 DISTANCE_FLOOR = 0.9
@@ -203,8 +202,9 @@ def native_hmc_section(series, out):
 
 
 def draw_bandwidth(ax, records):
-    groups = group(records, "bandwidth", ("profile", "memory", "op", "pattern", "size", "distance_m"))
-    for (profile, memory, op, pattern, size, d), rs in sorted(groups.items()):
+    keys = ("profile", *MEMORY_SERIES, "op", "pattern", "size", "distance_m")
+    for key, rs in sorted(group(records, "bandwidth", keys).items()):
+        p = dict(zip(keys, key))
         best = {}
         for r in rs:
             x = r["point"]["lanes"] * r["point"]["rate_gbps"]
@@ -212,7 +212,8 @@ def draw_bandwidth(ax, records):
         if len(best) < 2:
             continue
         xs = sorted(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{profile} {memory} {op} {pattern} {size} B {d:g} m")
+        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
+                f"{p['size']} B {p['distance_m']:g} m")
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
     if caps:
@@ -231,6 +232,6 @@ def draw_bandwidth_distance(ax, series):
         if len(best) < 2:
             continue
         xs = list(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {p['memory']} {p['op']} {p['pattern']} "
+        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
                 f"{p['size']} B {p['lanes']}x{p['rate_gbps']:g}G")
     ax.plot([8], [PAPER_BANDWIDTH_GBPS[15.0]], "kx", label="paper: remote DDR4, 8 x 15 Gb/s, 8 m")

@@ -6,7 +6,7 @@ from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
-from monet.tables import figure, fmt, group, memory_label, print_table
+from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 from monet.stats import linear_fit
 
 OPS = ("read", "write")
@@ -89,7 +89,7 @@ class Latency(Benchmark):
         return sections
 
 
-FIT_SERIES = ("op", "lanes", "rate_gbps", "profile", "memory", "placement", "hmc_width", "hmc_native")
+FIT_SERIES = ("op", "lanes", "rate_gbps", "profile", *MEMORY_SERIES)
 
 
 def distance_fits(records):
@@ -108,8 +108,8 @@ def distance_fits(records):
         xs = sorted(by_d)
         ys = [sum(by_d[x]) / len(by_d[x]) for x in xs]
         a, b, r2 = linear_fit(xs, ys)
-        fits.append({**series, "label": memory_label(series), "distances": xs, "latency_ns": ys, "intercept_ns": a, "L_m_ns_per_m": b, "r2": r2,
-                     "at_100m_ns": a + 100 * b})
+        fits.append({**series, "label": memory_label(series), "distances": xs, "latency_ns": ys, "intercept_ns": a,
+                     "L_m_ns_per_m": b, "r2": r2, "at_100m_ns": a + 100 * b})
     return fits
 
 

@@ -8,14 +8,14 @@ from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
 from monet.soc.sim import LOCAL_RAM_SIZE
 from monet.stats import linear_fit
-from monet.tables import figure, fmt, group, memory_label, print_table
+from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 
 KERNELS = stream.KERNELS
 # The longest arrays the console's STREAM lays out in the sim's local RAM: three arrays of n 4-byte words, each
 # rounded up to a 64-byte line and followed by a 128-byte stagger (stream_footprint in
 # firmware/app/stream_run.c; test_stream checks that the firmware takes this n and refuses one more).
 SIM_MAX_WORDS = (LOCAL_RAM_SIZE // 3 - 128) // 64 * 64 // 4
-SERIES = ("profile", "memory", "placement", "hmc_width", "hmc_native", "window", "lanes", "rate_gbps", "n", "reps")
+SERIES = ("profile", *MEMORY_SERIES, "window", "lanes", "rate_gbps", "n", "reps")
 # What each target runs when the CLI is not told: (elements, repetitions, threads).
 CLI_DEFAULTS = {"host": (10_000_000, 10, None), "qemu": (stream.QEMU_ELEMENTS, stream.QEMU_REPETITIONS, 4),
                 "sim": (stream.SIM_ELEMENTS, stream.SIM_REPETITIONS, None)}

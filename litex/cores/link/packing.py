@@ -300,8 +300,8 @@ class PackedDeframer(LiteXModule):
     Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
     blocks make no sense is dropped whole and counted. Junk (a block at the head that starts neither a unit
     nor a trailer: a damaged header, an unknown type, the data behind either; or a unit cut short by a ctrl
-    block among its blocks) is skipped up to the next ctrl block, up to 9 blocks a cycle, faster than beats arrive, so a damaged frame at full rate costs
-    only itself.
+    block among its blocks) is skipped up to the next ctrl block, up to 9 blocks a cycle, faster than beats
+    arrive, so a damaged frame at full rate costs only itself.
 
     At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
     transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
