@@ -16,7 +16,8 @@
 #include "pbb.h"
 
 /* pbb op=read|write|mixed [ratio=R] pattern=seq|stride|random addr= span= stride= count= outstanding=
- *     seed= check=0|1 shift= : one run of the benchmark block, waited out, with link occupancy. */
+ *     seed= check=0|1 shift= size= direct=0|1 : one run of the benchmark block, waited out, with link
+ *     occupancy. direct=1: 128 B blocks on the HMC controller's block port (the HMC must be the memory). */
 static void cmd_pbb(struct args *a) {
     static const char *ops[] = {"read", "write", "mixed"}, *patterns[] = {"seq", "stride", "random"};
     const char *op = arg_str(a, "op", "read"), *pattern = arg_str(a, "pattern", "seq");
@@ -46,7 +47,14 @@ static void cmd_pbb(struct args *a) {
     if (!window_ok(s.base, s.span) || (s.base & (REMOTE_LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
     if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1..tags"); return; }
     if (s.stride % REMOTE_LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
-    if (s.size_log2 == 7 && s.count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
+    s.direct = arg_u32(a, "direct", 0);
+    if (s.direct > 1) { error("direct must be 0 or 1"); return; }
+#ifndef CSR_PBB_DIRECT_ADDR
+    if (s.direct) { error("direct=1 needs a benchmark block built with an HMC block port"); return; }
+#endif
+    if (s.direct && s.size_log2 != 7) { error("direct=1 moves 128 B blocks: size must be 128"); return; }
+    if (s.direct && (s.base | s.stride) % (2 * REMOTE_LINE_BYTES)) { error("direct=1: addr and stride must be 128 B multiples"); return; }
+    if (!s.direct && s.size_log2 == 7 && s.count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
     uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
     link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
     /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
@@ -72,4 +80,4 @@ static void cmd_pbb(struct args *a) {
     printf("}\n");
 }
 
-define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 timeout=cycles");
+define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 direct=0|1 timeout=cycles");

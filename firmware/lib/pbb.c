@@ -15,6 +15,9 @@ void pbb_start(const struct pbb_settings *s) {
     hal_write32(CSR_PBB_CHECK_ADDR, s->check);
     hal_write32(CSR_PBB_SHIFT_ADDR, s->shift);
     hal_write32(CSR_PBB_SIZE_LOG2_ADDR, s->size_log2);
+#ifdef CSR_PBB_DIRECT_ADDR
+    hal_write32(CSR_PBB_DIRECT_ADDR, s->direct);
+#endif
     hal_write32(CSR_PBB_START_ADDR, 1);
 }
 

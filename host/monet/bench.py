@@ -172,6 +172,27 @@ def memtest(target, nbytes, seed, lanes=8, rate_gbps=15.0, distance_m=8, memory=
 
 SIZES = (8, 16, 32, 64, 128)
 OPS = ("read", "write", "mixed")
+PBB_PORTS = ("remat", "hmc")   # the benchmark block on ReMAT's port, or on the HMC controller's block port
+
+
+class PbbPortError(ValueError):
+    """A point the benchmark block's HMC block port cannot run (the message names it and what would be)."""
+
+
+def pbb_port_refusal(pbb_port, memory, placement, hmc_native, size):
+    """Why a point cannot use `pbb_port`, or None. The HMC controller's block port moves 128 B blocks of the
+    compute card's own HMC: memory hmc, placement local, not native, size 128."""
+    if pbb_port == "remat":
+        return None
+    if pbb_port not in PBB_PORTS:
+        return f"pbb_port {pbb_port!r} is not accepted; accepted: {', '.join(PBB_PORTS)}"
+    needs = {"memory": (memory, "hmc"), "placement": (placement, "local"), "hmc_native": (hmc_native, 0),
+             "size": (size, 128)}
+    for key, (value, accepted) in needs.items():
+        if value != accepted:
+            return (f"pbb_port hmc with {key} {value} is not accepted; the HMC controller's block port moves "
+                    f"128 B blocks of the local HMC: memory hmc, placement local, hmc_native 0, size 128")
+    return None
 MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
 
 
@@ -182,11 +203,18 @@ def pbb_read_ratio(read_percent):
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
               check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full",
-              placement="remote", hmc_native=0, read_percent=MIXED_READ_PERCENT):
+              placement="remote", hmc_native=0, read_percent=MIXED_READ_PERCENT, pbb_port="remat"):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines. `op`
-    mixed: each access a read with probability `read_percent` %, a write otherwise (both count)."""
+    mixed: each access a read with probability `read_percent` %, a write otherwise (both count).
+    `pbb_port` hmc: the block on the HMC controller's 128 B block port instead, each access one RD128 or
+    WR128 (local HMC only; PbbPortError otherwise)."""
+    refusal = pbb_port_refusal(pbb_port, memory, placement, hmc_native, size)
+    if refusal:
+        raise PbbPortError(refusal)
+    direct = pbb_port == "hmc"
     lines_per_access = 2 if size == 128 else 1
+    transactions_per_access = 1 if direct else lines_per_access
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement, hmc_native)
     info = target.fw.info()
     windows = map_remote_windows(target, info, link["bfct_target"])
@@ -201,12 +229,12 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
     run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
         op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, pattern=pattern, addr=0, span=span,
-        count=lines, size=size, outstanding=outstanding, seed=seed, check=check, shift=shift, timeout=budget,
-        wait=max(300, lines // 100)))
+        count=count * transactions_per_access, size=size, outstanding=outstanding, seed=seed, check=check,
+        shift=shift, direct=1 if direct else None, timeout=budget, wait=max(300, lines // 100)))
     if run.get("timed_out"):
         raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
                            f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
-    payload = run["completed"] * min(size, link_model.LINE_BYTES)
+    payload = run["completed"] * (size if direct else min(size, link_model.LINE_BYTES))
     seconds = run["cycles"] * link_model.CLK_PS * 1e-12
     bw = payload / seconds / 1e9
     capacity = link_model.payload_capacity_GBps(lanes, rate_gbps)
@@ -223,7 +251,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "distance_m": distance_m, "lanes": lanes,
         "rate_gbps": rate_gbps, "profile": profile,
         "memory": memory,
-        "transactions": run["completed"] // lines_per_access, "line_transactions": run["completed"],
+        "pbb_port": pbb_port,
+        "transactions": run["completed"] // transactions_per_access,
+        "line_transactions": run["completed"] * lines_per_access // transactions_per_access,
         "cycles": run["cycles"],
         "bandwidth_GBps": bw,
         "payload_capacity_GBps": capacity,

@@ -130,9 +130,9 @@ class FirmwareConsole:
 
     @command
     def pbb(self, op=None, ratio=None, pattern=None, addr=None, span=None, stride=None, count=None, outstanding=None,
-            seed=None, check=None, shift=None, size=None, timeout=None):
+            seed=None, check=None, shift=None, size=None, direct=None, timeout=None):
         """One run of the benchmark block, waited out (`timeout` in cycles): counters, histogram, link
-        occupancy."""
+        occupancy. `direct=1`: 128 B blocks on the HMC controller's block port (`count` counts blocks)."""
 
     @command
     def stream(self, mem=None, n=None, reps=None, addr=None, corrupt=None):

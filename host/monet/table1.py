@@ -12,8 +12,9 @@ T1_DISTANCE_M = 8
 
 def _at_t1(point, label):
     """Whether a point is T1's measurement of a configuration: our link at 8 m, 8 x 15 Gb/s when remote; HMC
-    lanes at 15 Gb/s."""
-    if axis(point, "profile") != "ours" or axis(point, "target") != "sim" or memory_label(point) != label:
+    lanes at 15 Gb/s. The PBB on the HMC controller's block port measures the same memory as on ReMAT's."""
+    if axis(point, "profile") != "ours" or axis(point, "target") != "sim" or \
+            memory_label({**point, "pbb_port": "remat"}) != label:
         return False
     if axis(point, "placement") == "remote" and (point["distance_m"] != T1_DISTANCE_M or point["lanes"] != 8):
         return False
@@ -43,7 +44,8 @@ def measured(records):
         out[label] = {
             "stream": max(triads, default=None),
             "pbb": pbb and pbb["result"]["bandwidth_GBps"],
-            "pbb_point": pbb and f"{pbb['point']['op']} {pbb['point'].get('size', 64)} B {pbb['point']['pattern']}",
+            "pbb_point": pbb and (f"{pbb['point']['op']} {pbb['point'].get('size', 64)} B {pbb['point']['pattern']}"
+                                  + (" (block port)" if axis(pbb["point"], "pbb_port") == "hmc" else "")),
             "write_ns": sum(writes) / len(writes) if writes else None,
         }
     return out

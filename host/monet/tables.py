@@ -5,11 +5,11 @@ from contextlib import contextmanager
 
 # Axes and parameters that results from older campaigns may lack.
 POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim", "window": "uncached",
-                  "placement": "remote", "hmc_width": "full", "hmc_native": 0}
+                  "placement": "remote", "hmc_width": "full", "hmc_native": 0, "pbb_port": "remat"}
 
 
 # The axes that say which memory a point reached and how (memory_label names them).
-MEMORY_SERIES = ("memory", "placement", "hmc_width", "hmc_native")
+MEMORY_SERIES = ("memory", "placement", "hmc_width", "hmc_native", "pbb_port")
 
 
 def axis(point, key):
@@ -18,7 +18,8 @@ def axis(point, key):
 
 
 def memory_label(point):
-    """A point's memory as the report names it: the memory, an HMC's width and native link, local placement."""
+    """A point's memory as the report names it: the memory, an HMC's width and native link, local placement,
+    and "block port" where the benchmark block drove the HMC controller's block port."""
     words = [axis(point, "memory")]
     if words[0] == "hmc":
         words.append(axis(point, "hmc_width"))
@@ -26,6 +27,8 @@ def memory_label(point):
             words.append("native")
     if axis(point, "placement") == "local":
         words.append("local")
+    if axis(point, "pbb_port") == "hmc":
+        words.append("block port")
     return " ".join(words)
 
 

@@ -3,8 +3,8 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""An HMC as a memory for line transactions: our host controller, one HMC link over two HMC channels, the
-HMC device model."""
+"""An HMC as a memory for line transactions (and 128 B blocks on the controller's block port): our host
+controller, one HMC link over two HMC channels, the HMC device model."""
 
 from migen import *
 
@@ -26,7 +26,8 @@ class HMCMemoryPath(LiteXModule):
 
     The link's width and lane rate are the channels' `flit_ps`; its SerDes (and any fiber) their `delay`,
     both run-time CSRs (add_control), so one build serves half and full width, 10 to 15 Gb/s, and the HMC
-    link stretched over a fiber. The link comes up by itself after reset (the token exchange): requests
+    link stretched over a fiber. `block_sink` / `block_source` are the controller's 128 B block port (RD128,
+    WR128; hmc/host.py), for a benchmark block beside the HMC. The link comes up by itself after reset (the token exchange): requests
     wait for it. The path runs in clock domain `domain` (the memory card's gated `hmc`); its CSRs stay in
     the system clock's.
 
@@ -41,11 +42,12 @@ class HMCMemoryPath(LiteXModule):
     def __init__(self, storage_bytes, clk_freq=250e6, channel_depth=256, domain="sys"):
         clk_ps = round(1e12 / clk_freq)
         in_domain = ClockDomainsRenamer(domain)
-        self.host   = host   = in_domain(HMCHostController())
+        self.host   = host   = in_domain(HMCHostController(with_block_port=True))
         self.device = device = in_domain(HMCDevice(clk_freq=clk_freq, storage_bytes=storage_bytes))
         self.down   = down   = in_domain(HMCChannel(clk_ps=clk_ps, depth=channel_depth, salt=1))
         self.up     = up     = in_domain(HMCChannel(clk_ps=clk_ps, depth=channel_depth, salt=2))
         self.sink, self.source = host.sink, host.source
+        self.block_sink, self.block_source = host.block_sink, host.block_source
         self.clk_freq = clk_freq
         self.max_delay = channel_depth - 1     # the longest `delay` the channels' delay lines hold
         self.comb += [
@@ -75,6 +77,8 @@ class HMCMemoryPath(LiteXModule):
             ("hits_down",  self.down.hits,  "Packets hit by a bit error host to device."),
             ("hits_up",    self.up.hits,    "Packets hit by a bit error device to host."),
             ("rmw_writes", self.host.rmw_writes, "Writes of part of a line (read-modify-write)."),
+            ("block_reads",  self.host.block_reads,  "RD128s from the block port."),
+            ("block_writes", self.host.block_writes, "WR128s from the block port."),
             ("errors",     self.host.errors, "ERROR responses and requests that were not requests."),
         ]
         for end, link in (("host", self.host.link), ("device", self.device.link)):

@@ -95,8 +95,10 @@ class MonetSimSoC(SoCCore):
         self.combiner.add_control()
         self.bus.add_slave("remote_cached", self.combiner.bus,
             SoCRegion(origin=REMOTE_CACHED_BASE, size=remote.remat.window_size, cached=True))
-        # Benchmark block on ReMAT's second port.
-        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=PBB_BUCKETS)
+        # Benchmark block on ReMAT's second port, and (direct mode) on the HMC controller's 128 B block port.
+        hmc = remote.memcard.hmc
+        self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=PBB_BUCKETS,
+                       block_port=(hmc.block_sink, hmc.block_source))
         self.pbb.add_control()
         self.add_constant("REMOTE_SECTIONS", n_sections)
         self.add_constant("REMOTE_SECTION_BITS", section_bits)

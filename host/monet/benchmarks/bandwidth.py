@@ -31,7 +31,17 @@ class Bandwidth(Benchmark):
         Param("outstanding", "transactions in flight (at most ReMAT's tags)", low=1, high=REMOTE_TAGS, integer=True,
               default=REMOTE_TAGS),
         Param("count", "transactions", low=1, high=2**31, integer=True, default=20000),
+        Param("pbb_port", "remat (the benchmark block on ReMAT's port) or hmc (on the HMC controller's 128 B "
+              "block port, RD128/WR128, as the paper's block measures its local HMC: placement local, size 128)",
+              choices=bench.PBB_PORTS, default="remat", flag="--pbb-port", only_with=("memory", "hmc")),
     )
+    errors = (bench.PbbPortError,)
+
+    def refuse(self, values, targets):
+        sizes = [s for s in values["size"] if s != 128]
+        if "hmc" in values.get("pbb_port", ()) and sizes:
+            return "pbb_port", f"hmc moves 128 B blocks: size {sizes[0]} is not accepted with it; accepted: 128"
+        return None
 
     def run(self, target, point, log=None):
         return bench.bandwidth(target, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
@@ -39,7 +49,8 @@ class Bandwidth(Benchmark):
                                size=point["size"], profile=point["profile"], memory=point["memory"],
                                hmc_width=point["hmc_width"],
                                placement=point["placement"], hmc_native=point["hmc_native"],
-                               read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT))
+                               read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT),
+                               pbb_port=point.get("pbb_port", "remat"))
 
     def verdicts(self, point, result):
         if point["memory"] == "hmc" and point["placement"] == "local" and point["hmc_width"] == "full":

@@ -22,6 +22,12 @@ holds the link's input buffer and so the device's tokens.
 sink: requests (`txn_layout`: T_RD_REQ, T_WR_REQ; anything else is answered T_ERR at once). source:
 T_RD_RSP with the line, T_WR_ACK, or T_ERR, each with its request's tag and line address.
 
+with_block_port: a second port for whole 128 B blocks (`block_txn_layout`), as the paper's benchmark block
+drives its local HMC (burst length 1, 128 B): a T_RD_REQ is an RD128, a T_WR_REQ a WR128 of `data`, both
+answered on `block_source` (T_RD_RSP with the block, T_WR_ACK, T_ERR) with their tag (BLOCK_TAGS of them,
+HMC tags 384-511). The line port and the read-modify-write go first; the block port takes the cycles
+they leave.
+
 Latency: none of its own on the request path (a request goes to the link layer's register in the cycle it
 is taken) or on the response path; the link layer adds 1 cycle out and 2 in (link.py).
 """
@@ -39,10 +45,23 @@ from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS
 HOST_TOKENS = 255     # openHMC's RX input buffer default (LOG_MAX_RX_TOKENS = 8)
 LINE_FLITS  = LINE_BYTES // hmc.FLIT_BYTES
 OWN_TAG     = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: a read-modify-write's read
+BLOCK_BYTES = hmc.MAX_DATA_BYTES      # 128 B, the largest HMC access
+BLOCK_FLITS = BLOCK_BYTES // hmc.FLIT_BYTES
+BLOCK_TAG_BITS = TAG_BITS - 1
+BLOCK_TAGS  = 2**BLOCK_TAG_BITS
+BLOCK_TAG   = OWN_TAG | BLOCK_TAGS    # HMC tags 384-511 (bits 8 and 7 set): the block port's
+
+# A 128 B block transaction: T_RD_REQ / T_WR_REQ in, T_RD_RSP / T_WR_ACK / T_ERR out; laddr is its first line.
+block_txn_layout = [
+    ("type",  4),
+    ("tag",   BLOCK_TAG_BITS),
+    ("laddr", LADDR_BITS),          # requests (and error answers): the block's first line, even
+    ("data",  8 * BLOCK_BYTES),
+]
 
 
 class HMCHostController(LiteXModule):
-    def __init__(self, rx_tokens=HOST_TOKENS, retry_packets=128):
+    def __init__(self, rx_tokens=HOST_TOKENS, retry_packets=128, with_block_port=False):
         self.sink   = sink   = stream.Endpoint(txn_layout)
         self.source = source = stream.Endpoint(txn_layout)
         self.link   = link   = HMCLinkLayer(rx_tokens=rx_tokens, retry_flits=256, retry_packets=retry_packets)
@@ -123,6 +142,8 @@ class HMCHostController(LiteXModule):
             take.eq(sink.valid & sink.ready),
             laddr_w.we.eq(take & (is_read | is_write)),
         ]
+        if with_block_port:
+            self.block_requests(request, (rmw_state == 0) & ~sink.valid)
         self.sync += [
             If(take,
                 If(is_read, self.reads.eq(self.reads + 1)),
@@ -143,11 +164,12 @@ class HMCHostController(LiteXModule):
         # Responses.
         response = link.source
         r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
-        own = Signal()
+        own, block, block_ready = Signal(), Signal(), Signal()   # block: an answer to the block port
         self.comb += [
             r_cmd.eq(RESPONSE_HEADER.get(response.header, "cmd")),
             r_tag.eq(RESPONSE_HEADER.get(response.header, "tag")),
-            own.eq(r_tag[-1]),
+            own.eq(r_tag == OWN_TAG),
+            block.eq(r_tag[-2:] == BLOCK_TAG >> BLOCK_TAG_BITS) if with_block_port else block.eq(0),
             laddr_r.adr.eq(r_tag[:TAG_BITS]),
         ]
         # The read-modify-write's read comes back: merge and send the write (or answer the write's error).
@@ -163,6 +185,8 @@ class HMCHostController(LiteXModule):
         self.comb += [
             If(response.valid & own,
                 response.ready.eq(1),
+            ).Elif(response.valid & block,
+                response.ready.eq(block_ready),
             ).Elif(rmw_error,
                 source.valid.eq(1),
                 source.type.eq(T_ERR),
@@ -188,3 +212,55 @@ class HMCHostController(LiteXModule):
             If(bad_pending & ~rmw_error & source.ready & ~(response.valid & own), bad_pending.eq(0)),
             If(source.valid & source.ready & (source.type == T_ERR), self.errors.eq(self.errors + 1)),
         ]
+        if with_block_port:
+            self.comb += block_ready.eq(self.block_source.ready)
+            self.block_responses(response, response.valid & block, r_cmd, r_tag)
+
+    def block_requests(self, request, free):
+        """The block port's requests, RD128 / WR128, in the cycles `free` leaves to it; a block request of
+        another type is answered T_ERR on `block_source` at once."""
+        self.block_sink   = block_sink   = stream.Endpoint(block_txn_layout)
+        self.block_source = stream.Endpoint(block_txn_layout)
+        self.block_reads  = Signal(32)
+        self.block_writes = Signal(32)
+        is_read, is_write = Signal(), Signal()
+        self.bad_block = bad_block = Signal()   # a block request that is not a request, answered now
+        tag  = Cat(block_sink.tag, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 2))
+        adrs = Cat(Constant(0, log2_int(BLOCK_BYTES)), block_sink.laddr[1:])
+        self.comb += [
+            is_read.eq(block_sink.type == T_RD_REQ),
+            is_write.eq(block_sink.type == T_WR_REQ),
+            bad_block.eq(block_sink.valid & ~is_read & ~is_write),
+            If(free & block_sink.valid & (is_read | is_write),
+                request.valid.eq(1),
+                request.header.eq(Mux(is_read,
+                    REQUEST_HEADER.pack(cmd=read_cmd(BLOCK_BYTES), lng=1, dln=1, tag=tag, adrs=adrs),
+                    REQUEST_HEADER.pack(cmd=write_cmd(BLOCK_BYTES), lng=BLOCK_FLITS + 1, dln=BLOCK_FLITS + 1,
+                                        tag=tag, adrs=adrs))),
+                request.data.eq(block_sink.data),
+                request.lng.eq(Mux(is_read, 1, BLOCK_FLITS + 1)),
+                block_sink.ready.eq(request.ready),
+            ),
+        ]
+        self.sync += If(block_sink.valid & block_sink.ready,
+            If(is_read, self.block_reads.eq(self.block_reads + 1)),
+            If(is_write, self.block_writes.eq(self.block_writes + 1)),
+        )
+
+    def block_responses(self, response, from_link, r_cmd, r_tag):
+        """The block port's answers: the link's responses to its tags, else an error for a bad request."""
+        block_sink, block_source = self.block_sink, self.block_source
+        self.comb += If(from_link,
+            block_source.valid.eq(1),
+            block_source.type.eq(Mux(r_cmd == RD_RS, T_RD_RSP, Mux(r_cmd == WR_RS, T_WR_ACK, T_ERR))),
+            block_source.tag.eq(r_tag[:BLOCK_TAG_BITS]),
+            block_source.data.eq(response.data),
+        ).Elif(self.bad_block,
+            block_source.valid.eq(1),
+            block_source.type.eq(T_ERR),
+            block_source.tag.eq(block_sink.tag),
+            block_source.laddr.eq(block_sink.laddr),
+            block_sink.ready.eq(block_source.ready),
+        )
+        self.sync += If(block_source.valid & block_source.ready & (block_source.type == T_ERR),
+            self.errors.eq(self.errors + 1))

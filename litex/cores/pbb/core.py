@@ -19,6 +19,11 @@ bus errors, latency min/max/sum/count and a latency histogram of `buckets` bucke
 Issue: one request a cycle. Latency counted from the port accepting a request to its response. Responses may
 come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
 lowest free id, freed by its response.
+
+Direct mode (`block_port`, the `direct` setting): the block drives an HMC controller's 128 B block port
+(hmc/host.py) instead of ReMAT, as the paper's benchmark block measures its local HMC (burst length 1,
+128 B): every transaction is one 128 B block (two pattern lines, an RD128 or WR128), `count` and the
+results count blocks, and ReMAT's port is left idle.
 """
 
 from migen import *
@@ -26,7 +31,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
-from monet.cores.common.layouts import LINE_BYTES, LINE_BITS
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
 
 MODE_READ, MODE_WRITE, MODE_MIXED = 0, 1, 2
 PATTERN_SEQ, PATTERN_STRIDE, PATTERN_RANDOM = 0, 1, 2
@@ -55,7 +60,9 @@ def line_pattern_reference(laddr, seed):
 
 
 class PBB(LiteXModule):
-    def __init__(self, port, max_outstanding, buckets):
+    """port: a ReMAT master port (remat/port.py). block_port: optional (sink, source) stream endpoints of an
+    HMC controller's block port (`block_txn_layout`), for direct mode."""
+    def __init__(self, port, max_outstanding, buckets, block_port=None):
         # Ids are the issue count modulo the table size: unique while at most that many are in flight.
         assert max_outstanding in (2**n for n in range(1, 9))
         # Settings (CSRs with add_control(), or drive directly in unit tests).
@@ -72,6 +79,8 @@ class PBB(LiteXModule):
         self.check       = Signal()
         self.shift       = Signal(4)
         self.size_log2   = Signal(3, reset=6)  # access size, 8 (3) to 128 (7) bytes.
+        self.direct      = Signal()     # 128 B blocks on block_port instead of lines on ReMAT's port
+        self.with_block_port = block_port is not None
         # Results.
         self.busy        = Signal()
         self.cycles      = Signal(64)
@@ -116,7 +125,7 @@ class PBB(LiteXModule):
                 **{n: [align.eq(2**n - 1), size_mask.eq(2**(2**n) - 1)] for n in (3, 4, 5)},
                 "default": [align.eq(LINE_BYTES - 1), size_mask.eq(2**LINE_BYTES - 1)],
             }),
-            burst.eq(self.size_log2 == 7),
+            burst.eq((self.size_log2 == 7) | self.direct),
         ]
 
         # Request side -------------------------------------------------------------------------------------
@@ -132,9 +141,11 @@ class PBB(LiteXModule):
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
         self.comb += set_h
+        can_issue = Signal()
         self.comb += [
-            req.valid.eq(self.busy & (issued != self.count) & (inflight < self.outstanding) &
+            can_issue.eq(self.busy & (issued != self.count) & (inflight < self.outstanding) &
                          (inflight < max_outstanding)),
+            req.valid.eq(can_issue & ~self.direct),
             req.addr.eq(addr),
             req.we.eq(we),
             req.mask.eq(size_mask << addr[:6]),
@@ -147,14 +158,17 @@ class PBB(LiteXModule):
         id_off  = Array(Signal(6, name=f"id_off{i}") for i in range(max_outstanding))
         step = Signal(32)
         self.comb += step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
-                                 Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES)))
+                                 Mux(self.direct, 2 * LINE_BYTES,
+                                     Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES))))
 
         # Response side ------------------------------------------------------------------------------------
         rsp = port.rsp
         self.comb += rsp.ready.eq(1)
+        rsp_valid = Signal()    # a response from either port (only the mode's port answers)
+        rsp_err   = Signal()
         rid     = Signal(id_bits)
         latency = Signal(32)
-        self.comb += [rid.eq(rsp.id), latency.eq(now - id_time[rid])]
+        self.comb += [rsp_valid.eq(rsp.valid), rsp_err.eq(rsp.err), rid.eq(rsp.id), latency.eq(now - id_time[rid])]
         set_h2, expected = line_pattern(id_line[rid], self.seed)
         self.comb += set_h2
         bucket = Signal(max=buckets)
@@ -170,14 +184,17 @@ class PBB(LiteXModule):
         self.comb += [
             check_bytes.eq(size_mask << id_off[rid]),
             check_bits.eq(Cat(*[Replicate(check_bytes[i], 8) for i in range(LINE_BYTES)])),
-            mismatch.eq(self.check & id_read[rid] & ~rsp.err & (((rsp.data ^ expected) & check_bits) != 0)),
+            mismatch.eq(self.check & id_read[rid] & ~rsp_err & (((rsp.data ^ expected) & check_bits) != 0)),
         ]
 
         accepted = Signal()
         self.comb += accepted.eq(req.valid & req.ready)
+        if block_port is not None:
+            self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, rid, rsp_valid, rsp_err,
+                                  expected, id_line, id_read, mismatch, accepted)
         # Ids: taken on issue, given back by the response (in the same cycle if need be).
         alloc, release = Signal(max_outstanding), Signal(max_outstanding)
-        self.comb += [If(accepted, alloc.eq(1 << free_id)), If(rsp.valid, release.eq(1 << rid))]
+        self.comb += [If(accepted, alloc.eq(1 << free_id)), If(rsp_valid, release.eq(1 << rid))]
         self.sync += If(self.start,
             id_free.eq(2**max_outstanding - 1),
         ).Else(
@@ -206,8 +223,8 @@ class PBB(LiteXModule):
                 ),
                 If(accepted,
                     issued.eq(issued + 1),
-                    second.eq(burst & ~second),
-                    If(~burst | second, lfsr.eq(lfsr_next)),
+                    second.eq(burst & ~second & ~self.direct),
+                    If(~burst | second | self.direct, lfsr.eq(lfsr_next)),
                     If(offset + step >= self.span,
                         offset.eq(offset + step - self.span)
                     ).Else(
@@ -218,17 +235,41 @@ class PBB(LiteXModule):
                     id_read[free_id].eq(~we),
                     id_off[free_id].eq(addr[:6]),
                 ),
-                inflight.eq(inflight + accepted - rsp.valid),
-                If(rsp.valid,
+                inflight.eq(inflight + accepted - rsp_valid),
+                If(rsp_valid,
                     self.completed.eq(self.completed + 1),
                     self.lat_sum.eq(self.lat_sum + latency),
                     If(latency < self.lat_min, self.lat_min.eq(latency)),
                     If(latency > self.lat_max, self.lat_max.eq(latency)),
                     self.hist[bucket].eq(self.hist[bucket] + 1),
-                    If(rsp.err, self.bus_errors.eq(self.bus_errors + 1)),
+                    If(rsp_err, self.bus_errors.eq(self.bus_errors + 1)),
                     If(mismatch, self.errors.eq(self.errors + 1)),
                 ),
             )
+        ]
+
+    def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, rid, rsp_valid, rsp_err,
+                         expected, id_line, id_read, mismatch, accepted):
+        """Direct mode: requests as 128 B blocks on `sink` (the block's two pattern lines), answers from
+        `source` checked whole. Overrides the ReMAT port's response signals while a block answer is there."""
+        set_h, wdata_next = line_pattern(addr[6:] + 1, self.seed)
+        set_h2, expected_next = line_pattern(id_line[rid] + 1, self.seed)
+        self.comb += [set_h, set_h2]
+        self.comb += [
+            sink.valid.eq(can_issue & self.direct),
+            sink.type.eq(Mux(we, T_WR_REQ, T_RD_REQ)),
+            sink.tag.eq(free_id),
+            sink.laddr.eq(addr[6:]),
+            sink.data.eq(Cat(wdata, wdata_next)),
+            source.ready.eq(1),
+            If(sink.valid & sink.ready, accepted.eq(1)),
+            If(source.valid,
+                rsp_valid.eq(1),
+                rsp_err.eq(source.type == T_ERR),
+                rid.eq(source.tag),
+                mismatch.eq(self.check & id_read[rid] & ~rsp_err &
+                            ((source.data ^ Cat(expected, expected_next)) != 0)),
+            ),
         ]
 
     def add_control(self):
@@ -245,6 +286,9 @@ class PBB(LiteXModule):
         self._check       = CSRStorage(1, description="Compare read data with the address-keyed pattern.")
         self._shift       = CSRStorage(4, description="Histogram bucket width: 2**shift cycles.")
         self._size_log2   = CSRStorage(3, reset=6, description="Access size: 2**size_log2 bytes, 3..7 (8..128 B).")
+        if self.with_block_port:
+            self._direct = CSRStorage(1, description="128 B blocks on the HMC controller's block port.")
+            self.comb += self.direct.eq(self._direct.storage)
         self._busy        = CSRStatus(1)
         self._cycles      = CSRStatus(64)
         self._completed   = CSRStatus(32)

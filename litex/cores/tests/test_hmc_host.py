@@ -2,19 +2,21 @@
 joins them, litex/soc/hmc.py), on the
 generated Verilog: line reads, whole-line writes and byte-masked writes (read-modify-write) read back what a
 plain memory holds, with accesses to the same lines back to back; errors are answered; the unloaded read
-latency is the sum of the parts and within the thesis's 224 ns at 16 x 10 Gb/s, with the host's share."""
+latency is the sum of the parts and within the thesis's 224 ns at 16 x 10 Gb/s, with the host's share; the
+block port's 128 B reads and writes read back what was written and fill the link."""
 
 import random
 
 import pytest
 
 from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
+from monet.cores.hmc.packet import REQUEST_HEADER, read_cmd, write_cmd
 from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, host_serdes_ns
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.soc.hmc import HMCMemoryPath
 
-from .link_responder import byte_mask_bits, send_transactions
+from .link_responder import byte_mask_bits, offer, send_transactions
 
 STORAGE = 16 * 1024
 FULL = (1 << 64) - 1
@@ -23,35 +25,42 @@ CLK = 250e6
 DUT = HMCMemoryPath(storage_bytes=STORAGE)   # host controller, two HMC channels, device
 
 
-def run(txns, rate=10, settle=150, cycles=3000):
-    """Sends (type, tag, laddr, mask, data) transactions after the link is up; returns the answers (cycle,
-    type, tag, laddr, data), the cycle each request was taken and the host's counters."""
-    answers, taken, counters = [], [], []
+def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
+    """Sends (type, tag, laddr, mask, data) transactions after the link is up (with `block`, (type, tag,
+    laddr, data) on the block port); returns the answers (cycle, type, tag, laddr, data), the cycle each
+    request was taken, the host's counters and the headers of the requests it sent."""
+    answers, taken, counters, headers = [], [], [], []
     cycle = [0]
+    sink, source = (DUT.block_sink, DUT.block_source) if block else (DUT.sink, DUT.source)
 
     def send():
         for channel in (DUT.down, DUT.up):
-            yield channel.flit_ps.eq(flit_ps(16, rate))
-            yield channel.delay.eq(delay_cycles(rate))
+            yield channel.flit_ps.eq(flit_ps(lanes, rate))
+            yield channel.delay.eq(delay_cycles(rate, lanes=lanes))
         for _ in range(settle):
             yield
-        yield from send_transactions(DUT.host.sink, txns)
+        if block:
+            yield from offer(sink, [dict(zip(("type", "tag", "laddr", "data"), txn)) for txn in txns])
+        else:
+            yield from send_transactions(sink, txns)
 
     def receive():
-        yield DUT.host.source.ready.eq(1)
+        yield source.ready.eq(1)
         for c in range(cycles):
             cycle[0] = c
-            if (yield DUT.host.sink.valid) and (yield DUT.host.sink.ready):
+            if (yield sink.valid) and (yield sink.ready):
                 taken.append(c)
-            if (yield DUT.host.source.valid):
-                answers.append((c, (yield DUT.host.source.type), (yield DUT.host.source.tag),
-                                (yield DUT.host.source.laddr), (yield DUT.host.source.data)))
+            if (yield source.valid):
+                answers.append((c, (yield source.type), (yield source.tag), (yield source.laddr),
+                                (yield source.data)))
+            if (yield DUT.host.tx.valid) and (yield DUT.host.tx.ready):
+                headers.append((yield DUT.host.tx.header))
             yield
-        for name in ("reads", "writes", "rmw_writes", "errors"):
+        for name in ("reads", "writes", "rmw_writes", "errors", "block_reads", "block_writes"):
             counters.append((yield getattr(DUT.host, name)))
 
     run_simulation(DUT, [send(), receive()], max_cycles=cycles + 10)
-    return answers, taken, counters
+    return answers, taken, counters, headers
 
 
 def line(seed):
@@ -76,7 +85,7 @@ def test_lines_read_back_what_was_written():
             bits = byte_mask_bits(mask)
             memory[laddr] = memory.get(laddr, 0) & ~bits | data & bits
             expected[tag] = (T_WR_ACK, laddr, None)
-    answers, _, counters = run(txns, cycles=6000)
+    answers, _, counters, _ = run(txns, cycles=6000)
     got = {a[2]: a for a in answers}
     assert len(answers) == len(txns) and sorted(got) == sorted(expected)
     for tag, (kind, laddr, data) in expected.items():
@@ -86,11 +95,11 @@ def test_lines_read_back_what_was_written():
             assert a_data == data, f"tag {tag}: line {laddr} read wrong"
     reads = sum(t[0] == T_RD_REQ for t in txns)
     masked = sum(t[0] == T_WR_REQ and t[3] != FULL for t in txns)
-    assert counters == [reads, len(txns) - reads, masked, 0]
+    assert counters == [reads, len(txns) - reads, masked, 0, 0, 0]
 
 
 def test_what_is_not_a_request_is_answered_an_error():
-    answers, _, counters = run([(T_RD_RSP, 7, 3, 0, 0), (T_RD_REQ, 8, 3, 0, 0)])
+    answers, _, counters, _ = run([(T_RD_RSP, 7, 3, 0, 0), (T_RD_REQ, 8, 3, 0, 0)])
     assert [(a[1], a[2]) for a in answers] == [(T_ERR, 7), (T_RD_RSP, 8)]
     assert counters[3] == 1
 
@@ -99,7 +108,7 @@ def test_what_is_not_a_request_is_answered_an_error():
 def test_unloaded_read_latency(rate):
     """Host link out (1) and channel (serialization + delay), device link in (2), the vaults, device link
     out (1), channel back, host link in (2): within the thesis's 224 ns (10G) and 192 ns (12.5G)."""
-    answers, taken, _ = run([(T_RD_REQ, 1, 40, 0, 0)], rate=rate, cycles=400)
+    answers, taken, _, _ = run([(T_RD_REQ, 1, 40, 0, 0)], rate=rate, cycles=400)
     cycles = answers[0][0] - taken[0]
     serialize_up = -(-5 * flit_ps(16, rate) // 4000)      # RD64's response: 5 FLITs
     assert cycles == 1 + 1 + delay_cycles(rate) + 2 + unloaded_cycles(64, CLK) + 1 + serialize_up + \
@@ -107,3 +116,35 @@ def test_unloaded_read_latency(rate):
     assert cycles * 4 <= {10: 224, 12.5: 192}[rate]
     host_share_ns = 3 * 4 + host_serdes_ns(rate)
     assert host_share_ns < {10: 160, 12.5: 128}[rate]     # openHMC + SerDes + application (the thesis)
+
+
+def test_blocks_read_back_what_was_written():
+    """128 B blocks on the block port: writes then reads of the same blocks return what was written, as
+    WR128 and RD128 of the block's byte address under tags 384-511; a request that is not one is answered
+    an error."""
+    blocks = random.Random(3).sample(range(STORAGE // 128), 40)
+    data = {b: random.Random(b).getrandbits(1024) for b in blocks}
+    txns = [(T_WR_REQ, i, 2 * b, data[b]) for i, b in enumerate(blocks)]
+    txns += [(T_RD_REQ, i, 2 * b, 0) for i, b in enumerate(blocks)] + [(T_WR_ACK, 99, 0, 0)]
+    answers, _, counters, headers = run(txns, block=True, cycles=1500)
+    acks = [a for a in answers if a[1] == T_WR_ACK]
+    reads = {a[2]: a[4] for a in answers if a[1] == T_RD_RSP}
+    assert len(acks) == 40 and reads == {i: data[b] for i, b in enumerate(blocks)}
+    assert [a[1:3] for a in answers if a[1] == T_ERR] == [(T_ERR, 99)]
+    assert counters[4:] == [40, 40] and counters[:3] == [0, 0, 0]
+    requests = [(REQUEST_HEADER.value(h, "cmd"), REQUEST_HEADER.value(h, "tag"), REQUEST_HEADER.value(h, "adrs"))
+                for h in headers if REQUEST_HEADER.value(h, "cmd") in (read_cmd(128), write_cmd(128))]
+    assert requests == [(write_cmd(128), 384 + i, 128 * b) for i, b in enumerate(blocks)] + \
+        [(read_cmd(128), 384 + i, 128 * b) for i, b in enumerate(blocks)]
+
+
+@pytest.mark.parametrize("lanes,rate,op", [(16, 15, T_RD_REQ), (16, 15, T_WR_REQ), (8, 15, T_RD_REQ)])
+def test_blocks_fill_the_link(lanes, rate, op):
+    """128 B reads or writes one after the other on the block port move 8/9 of the link's FLITs as data
+    (9 FLITs carry 128 B): 26.7 GB/s at 16 x 15 Gb/s, where 64 B lines stop at one a cycle (16 GB/s)."""
+    txns = [(op, i % 128, 2 * (i % (STORAGE // 128)), i) for i in range(400)]
+    answers, taken, _, _ = run(txns, rate=rate, block=True, cycles=2500, lanes=lanes)
+    assert len(answers) == 400
+    middle = [a[0] for a in answers][100:300]
+    gbps = (len(middle) - 1) * 128 / ((middle[-1] - middle[0]) / CLK) / 1e9
+    assert gbps == pytest.approx(lanes * rate / 8 * 8 / 9, rel=0.03)

@@ -1,8 +1,13 @@
-"""PBB (litex/cores/pbb/core.py) on ReMAT's second port, against the link responder."""
+"""PBB (litex/cores/pbb/core.py) on ReMAT's second port, against the link responder, and in direct mode on a
+128 B block port, against a block memory."""
 
 import pytest
 from migen import *
 
+from litex.soc.interconnect import stream
+
+from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
+from monet.cores.hmc.host import block_txn_layout
 from monet.cores.pbb.core import *
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
@@ -14,7 +19,9 @@ from .link_responder import link_responder, program_bfct
 class Bench(Module):
     def __init__(self, max_outstanding):
         self.submodules.remat = ReMAT(n_ports=2, n_sections=8, section_bits=16, tags=32)
-        self.submodules.pbb = PBB(self.remat.ports[1], max_outstanding=max_outstanding, buckets=16)
+        self.block_sink, self.block_source = stream.Endpoint(block_txn_layout), stream.Endpoint(block_txn_layout)
+        self.submodules.pbb = PBB(self.remat.ports[1], max_outstanding=max_outstanding, buckets=16,
+                                  block_port=(self.block_sink, self.block_source))
 
 
 def start_and_wait(pbb, settings):
@@ -29,8 +36,37 @@ def start_and_wait(pbb, settings):
         yield
 
 
-def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32):
-    """Programs the BFCT (all sections rw, identity), then runs the PBB `runs` times with `settings`."""
+def block_memory(dut, cycles, delay, requests, limit=1 << 14):
+    """Generator: answers the block port's requests after `delay` cycles, in order, from a 128 B block
+    memory of `limit` bytes (a block beyond it is answered T_ERR); appends (type, tag, laddr) per request."""
+    memory, pending = {}, []
+    yield dut.block_sink.ready.eq(1)
+    for cycle in range(cycles):
+        if (yield dut.block_sink.valid):
+            typ, tag, laddr = (yield dut.block_sink.type), (yield dut.block_sink.tag), (yield dut.block_sink.laddr)
+            requests.append((typ, tag, laddr))
+            if laddr * 64 >= limit:
+                answer = (T_ERR, 0)
+            elif typ == T_WR_REQ:
+                memory[laddr] = yield dut.block_sink.data
+                answer = (T_WR_ACK, 0)
+            else:
+                answer = (T_RD_RSP, memory.get(laddr, 0))
+            pending.append((cycle + delay, tag, *answer))
+        if pending and pending[0][0] <= cycle:
+            _, tag, typ, data = pending.pop(0)
+            yield dut.block_source.valid.eq(1)
+            yield dut.block_source.tag.eq(tag)
+            yield dut.block_source.type.eq(typ)
+            yield dut.block_source.data.eq(data)
+        else:
+            yield dut.block_source.valid.eq(0)
+        yield
+
+
+def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32, blocks=None):
+    """Programs the BFCT (all sections rw, identity), then runs the PBB `runs` times with `settings`; the
+    block port's requests are appended to `blocks` if given."""
     dut = Bench(max_outstanding)
     results, on_link, peak = [], [], [0]
 
@@ -47,7 +83,8 @@ def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32):
                 r["hist"].append((yield h))
             results.append(r)
 
-    run_simulation(dut, [control(), link_responder(dut.remat, cycles, delay, on_link, peak)])
+    run_simulation(dut, [control(), link_responder(dut.remat, cycles, delay, on_link, peak),
+                         block_memory(dut, cycles, delay, [] if blocks is None else blocks)])
     return results, on_link, peak[0]
 
 
@@ -243,8 +280,9 @@ def test_the_line_pattern_is_keyed_by_knuths_multiplicative_hash():
 
 # The control block's registers as the firmware's csr.h lays them out (one 32-bit word each; cycles and
 # lat_sum two, most significant first).
-START, MODE, READ_RATIO, PATTERN, BASE_REG, SPAN, STRIDE, COUNT, OUTSTANDING, SEED, CHECK, SHIFT, SIZE_LOG2 = range(13)
-BUSY, CYCLES_HI, CYCLES_LO, COMPLETED, ERRORS, BUS_ERRORS, LAT_MIN, LAT_MAX = range(13, 21)
+START, MODE, READ_RATIO, PATTERN, BASE_REG, SPAN, STRIDE, COUNT, OUTSTANDING, SEED, CHECK, SHIFT, SIZE_LOG2, \
+    DIRECT = range(14)
+BUSY, CYCLES_HI, CYCLES_LO, COMPLETED, ERRORS, BUS_ERRORS, LAT_MIN, LAT_MAX = range(14, 22)
 
 
 def test_the_cpu_runs_the_pbb_through_its_registers():
@@ -279,3 +317,23 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
     assert (regs["completed"], regs["errors"], regs["bus_errors"]) == (10, 0, 2**31 - 1 + 10)
     assert regs["cycles_hi"] == 0 and 10 <= regs["cycles_lo"] < 100
     assert regs["lat_min_empty"] == 2**32 - 1 and regs["lat_max"] == 2**31 + 7
+
+
+@pytest.mark.parametrize("pattern", [PATTERN_SEQ, PATTERN_RANDOM])
+def test_direct_mode_moves_checked_128_byte_blocks(pattern):
+    """Direct mode: each transaction one 128 B block on the block port (an even first line, the two pattern
+    lines as its data), none on ReMAT's port; written blocks read back clean, a block outside the memory
+    is a bus error, and read data from another seed fail the check."""
+    direct = dict(BASE, direct=1, pattern=pattern, count=30)
+    write, read = dict(direct, mode=MODE_WRITE), dict(direct, mode=MODE_READ)
+    blocks = []
+    (w, r, other, outside), on_link, _ = run_pbb(
+        [write, read, dict(read, seed=8), dict(read, pattern=PATTERN_SEQ, base=1 << 14, count=4)],
+        runs=4, cycles=2500, blocks=blocks)
+    assert on_link == []
+    assert w["completed"] == r["completed"] == 30 and r["errors"] == r["bus_errors"] == 0
+    assert other["errors"] == 30 and outside["bus_errors"] == 4
+    writes = [laddr for typ, _, laddr in blocks if typ == T_WR_REQ]
+    assert len(writes) == 30 and all(laddr % 2 == 0 for laddr in writes)
+    if pattern == PATTERN_SEQ:
+        assert writes[:3] == [0, 2, 4]
