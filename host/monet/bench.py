@@ -237,7 +237,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     payload = run["completed"] * (size if direct else min(size, link_model.LINE_BYTES))
     seconds = run["cycles"] * link_model.CLK_PS * 1e-12
     bw = payload / seconds / 1e9
-    capacity = link_model.payload_capacity_GBps(lanes, rate_gbps)
+    # The link figures are our link's: none where the run did not cross it (local memory, native HMC).
+    over_link = placement == "remote" and not hmc_native
+    capacity = link_model.payload_capacity_GBps(lanes, rate_gbps) if over_link else None
     # Cycles the data's direction was busy (a mix's data go both ways).
     data_busy = {"read": run["busy_b2a"], "write": run["busy_a2b"], "mixed": run["busy_a2b"] + run["busy_b2a"]}[op]
     line_bits = data_busy * link_model.CLK_PS * 1e-3 * lanes * rate_gbps
@@ -257,9 +259,9 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         "cycles": run["cycles"],
         "bandwidth_GBps": bw,
         "payload_capacity_GBps": capacity,
-        "link_utilisation": bw / (2 * lanes * rate_gbps / 8),
-        "payload_utilisation": bw / capacity,
-        "link_efficiency": payload * 8 / line_bits if line_bits else None,
+        "link_utilisation": bw / (2 * lanes * rate_gbps / 8) if over_link else None,
+        "payload_utilisation": bw / capacity if over_link else None,
+        "link_efficiency": payload * 8 / line_bits if line_bits and over_link else None,
         # The paper's memory utilisation: achieved against the memory's peak (DDR4 only: the SRAM has none).
         "memory_peak_GBps": MEMORY_PEAK_GBPS.get(memory),
         "memory_utilisation": bw / MEMORY_PEAK_GBPS[memory] if memory in MEMORY_PEAK_GBPS else None,

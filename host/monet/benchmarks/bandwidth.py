@@ -60,7 +60,8 @@ class Bandwidth(Benchmark):
                                 point["distance_m"] == 8 and point["lanes"] == 8 and point["size"] == 64,
                                 "8 lanes at 8 m")]
         # The link's targets, on the SRAM (a line a cycle): with DDR4 the memory's own limits come first.
-        if point["size"] == 64 and point["lanes"] == 8 and point["rate_gbps"] == 15.0 and point["memory"] == "sram":
+        if point["size"] == 64 and point["lanes"] == 8 and point["rate_gbps"] == 15.0 and point["memory"] == "sram" \
+                and result["payload_utilisation"] is not None:
             goal, util = PAYLOAD_UTILISATION_TARGET[point["pattern"]], result["payload_utilisation"]
             return [Verdict(f"payload utilisation {util:.1%} (target >= {goal:.0%} for 64 B {point['pattern']})",
                             util >= goal)]

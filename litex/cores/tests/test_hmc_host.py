@@ -138,7 +138,7 @@ def test_blocks_read_back_what_was_written():
         [(read_cmd(128), 384 + i, 128 * b) for i, b in enumerate(blocks)]
 
 
-@pytest.mark.parametrize("lanes,rate,op", [(16, 15, T_RD_REQ), (16, 15, T_WR_REQ), (8, 15, T_RD_REQ)])
+@pytest.mark.parametrize("lanes,rate,op", [(16, 15, T_RD_REQ), (8, 15, T_WR_REQ)])
 def test_blocks_fill_the_link(lanes, rate, op):
     """128 B reads or writes one after the other on the block port move 8/9 of the link's FLITs as data
     (9 FLITs carry 128 B): 26.7 GB/s at 16 x 15 Gb/s, where 64 B lines stop at one a cycle (16 GB/s)."""
