@@ -15,7 +15,7 @@
 #include "link.h"
 #include "pbb.h"
 
-/* pbb op=read|write|mixed [ratio=R] pattern=seq|stride|random addr= span= stride= count= outstanding=
+/* pbb op=read|write|mixed [ratio=R mix=random|even] pattern=seq|stride|random addr= span= stride= count= outstanding=
  *     seed= check=0|1 shift= size= direct=0|1 : one run of the benchmark block, waited out, with link
  *     occupancy. direct=1: 128 B blocks on the HMC controller's block port (the HMC must be the memory). */
 static void cmd_pbb(struct args *a) {
@@ -30,6 +30,9 @@ static void cmd_pbb(struct args *a) {
     if (s.mode == 3) { error("op must be read, write or mixed"); return; }
     if (s.pattern == 3) { error("pattern must be seq, stride or random"); return; }
     s.read_ratio  = arg_u32(a, "ratio", 128);
+    const char *mix = arg_str(a, "mix", "random");
+    if (strcmp(mix, "random") && strcmp(mix, "even")) { error("mix must be random or even"); return; }
+    s.mix_even = !strcmp(mix, "even");
     s.base        = arg_u32(a, "addr", 0);
     s.span        = arg_u32(a, "span", 1u << 20);
     s.stride      = arg_u32(a, "stride", 256);
@@ -80,4 +83,4 @@ static void cmd_pbb(struct args *a) {
     printf("}\n");
 }
 
-define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 direct=0|1 timeout=cycles");
+define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= mix=random|even pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 direct=0|1 timeout=cycles");

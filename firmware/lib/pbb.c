@@ -15,6 +15,7 @@ void pbb_start(const struct pbb_settings *s) {
     hal_write32(CSR_PBB_CHECK_ADDR, s->check);
     hal_write32(CSR_PBB_SHIFT_ADDR, s->shift);
     hal_write32(CSR_PBB_SIZE_LOG2_ADDR, s->size_log2);
+    hal_write32(CSR_PBB_MIX_EVEN_ADDR, s->mix_even);
 #ifdef CSR_PBB_DIRECT_ADDR
     hal_write32(CSR_PBB_DIRECT_ADDR, s->direct);
 #endif

@@ -15,6 +15,7 @@
 struct pbb_settings {
     uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift, size_log2;
     uint32_t direct;   /* 128 B blocks on the HMC controller's block port (count counts blocks) */
+    uint32_t mix_even; /* mixed: reads spread evenly instead of at random */
 };
 
 struct pbb_result {

@@ -194,6 +194,7 @@ def pbb_port_refusal(pbb_port, memory, placement, hmc_native, size):
                     f"128 B blocks of the local HMC: memory hmc, placement local, hmc_native 0, size 128")
     return None
 MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
+MIXES = ("random", "even")   # a mix's reads: at random, or spread evenly (the ratio's running sum)
 
 
 def pbb_read_ratio(read_percent):
@@ -203,10 +204,11 @@ def pbb_read_ratio(read_percent):
 
 def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="seq", count=20000, seed=1,
               check=False, profile="ours", memory="sram", size=64, cycles_per_line=64, hmc_width="full",
-              placement="remote", hmc_native=0, read_percent=MIXED_READ_PERCENT, pbb_port="remat"):
+              placement="remote", hmc_native=0, read_percent=MIXED_READ_PERCENT, pbb_port="remat", mix="random"):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
     port). Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines. `op`
-    mixed: each access a read with probability `read_percent` %, a write otherwise (both count).
+    mixed: each access a read with probability `read_percent` %, a write otherwise (both count); `mix` even
+    spreads the reads evenly instead (reads and writes alternate at 50 %).
     `pbb_port` hmc: the block on the HMC controller's 128 B block port instead, each access one RD128 or
     WR128 (local HMC only; PbbPortError otherwise)."""
     refusal = pbb_port_refusal(pbb_port, memory, placement, hmc_native, size)
@@ -228,7 +230,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
     run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
-        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, pattern=pattern, addr=0, span=span,
+        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, mix=mix if op == "mixed" else None,
+        pattern=pattern, addr=0, span=span,
         count=count * transactions_per_access, size=size, outstanding=outstanding, seed=seed, check=check,
         shift=shift, direct=1 if direct else None, timeout=budget, wait=max(300, lines // 100)))
     if run.get("timed_out"):
@@ -250,7 +253,8 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
         "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,
-        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "distance_m": distance_m, "lanes": lanes,
+        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "mix": mix if op == "mixed" else None,
+        "distance_m": distance_m, "lanes": lanes,
         "rate_gbps": rate_gbps, "profile": profile,
         "memory": memory,
         "pbb_port": pbb_port,

@@ -21,17 +21,21 @@ def test_write_then_checked_read_under_load(sim, pattern):
     assert wrong["errors"] > 0
 
 
-@pytest.mark.parametrize("read_percent", [20, 80])
-def test_a_mix_reads_and_writes_in_its_proportion_and_keeps_every_byte(sim, read_percent):
+@pytest.mark.parametrize("read_percent,mix", [(20, "random"), (80, "even")])
+def test_a_mix_reads_and_writes_in_its_proportion_and_keeps_every_byte(sim, read_percent, mix):
     # The mix's writes are the checked pattern itself, so checked reads find it wherever they land.
     bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=4000, seed=5)
     before = sim.fw.memcard()
-    r = bench.bandwidth(sim, "mixed", 128, 8, 8, 15.0, count=4000, seed=5, check=True, read_percent=read_percent)
+    r = bench.bandwidth(sim, "mixed", 128, 8, 8, 15.0, count=4000, seed=5, check=True, read_percent=read_percent,
+                        mix=mix)
     after = sim.fw.memcard()
     reads, writes = after["reads"] - before["reads"], after["writes"] - before["writes"]
     assert reads + writes == r["transactions"] == 4000 and r["errors"] == 0 and r["bus_errors"] == 0
-    assert reads / 4000 == pytest.approx(read_percent / 100, abs=0.03)
-    assert r["read_percent"] == read_percent
+    if mix == "even":       # one read each time the ratio's running sum passes 256: exactly
+        assert reads == 4000 * bench.pbb_read_ratio(read_percent) // 256
+    else:
+        assert reads / 4000 == pytest.approx(read_percent / 100, abs=0.03)
+    assert r["read_percent"] == read_percent and r["mix"] == mix
     # Both directions carry data: the mix's efficiency counts the line bits of both.
     assert 0 < r["link_efficiency"] <= 64 / 66 + 1e-9
 

@@ -26,6 +26,9 @@ class Bandwidth(Benchmark):
         Param("read_percent", "mixed: percent of the accesses that are reads (53: the thesis's best mix for 128 B "
               "on an HMC link)", low=1, high=99, integer=True, default=bench.MIXED_READ_PERCENT, flag="--read-percent",
               only_with=("op", "mixed")),
+        Param("mix", "mixed: random (each access a read with probability --read-percent) or even (reads spread "
+              "evenly: reads and writes alternate at 50 %)", choices=bench.MIXES, default="random",
+              only_with=("op", "mixed")),
         Param("pattern", "seq or random addresses", choices=("seq", "random"), default="seq"),
         Param("size", "bytes per access: 8..64 one line transaction, 128 two", choices=bench.SIZES, default=64),
         Param("outstanding", "transactions in flight (at most ReMAT's tags)", low=1, high=REMOTE_TAGS, integer=True,
@@ -50,6 +53,7 @@ class Bandwidth(Benchmark):
                                hmc_width=point["hmc_width"],
                                placement=point["placement"], hmc_native=point["hmc_native"],
                                read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT),
+                               mix=point.get("mix", "random"),
                                pbb_port=point.get("pbb_port", "remat"))
 
     def verdicts(self, point, result):
@@ -139,9 +143,10 @@ def hmc_link_verdicts(point, gbps):
 
 
 def op_label(point):
-    """read, write, or mixed with its share of reads."""
+    """read, write, or mixed with its share of reads (and "even" where they were spread evenly)."""
     if point["op"] == "mixed":
-        return f"mixed {point.get('read_percent', bench.MIXED_READ_PERCENT)} % reads"
+        even = ", even" if point.get("mix") == "even" else ""
+        return f"mixed {point.get('read_percent', bench.MIXED_READ_PERCENT)} % reads{even}"
     return point["op"]
 
 

@@ -5,7 +5,8 @@
 
 """Programmable benchmark block (PBB): a traffic generator and checker on a ReMAT master port.
 
-Issues `count` line transactions (read, write or mixed by a read ratio) with sequential, strided or
+Issues `count` line transactions (read, write or mixed by a read ratio: at random, or with `mix_even` spread
+evenly, a read whenever the ratio's running sum passes 256) with sequential, strided or
 seeded-random (xorshift32) addresses inside a span of the ReMAT window, keeping up to `outstanding` in flight.
 Access size 2**size_log2 bytes, 8 to 128: below a line, each access is one line transaction whose byte
 mask covers the access (a write carries the mask on the link; a read returns the line and only the
@@ -69,6 +70,7 @@ class PBB(LiteXModule):
         self.start       = Signal()
         self.mode        = Signal(2)
         self.read_ratio  = Signal(8)    # mixed: a transaction is a read when a random byte < read_ratio.
+        self.mix_even    = Signal()     # mixed: reads spread evenly (the ratio's running sum) instead
         self.pattern     = Signal(2)
         self.base        = Signal(32)   # window byte offset, line aligned.
         self.span        = Signal(32)   # bytes; addresses wrap inside; a power of two for random.
@@ -132,12 +134,16 @@ class PBB(LiteXModule):
         req = port.req
         addr = Signal(32)
         we   = Signal()
+        ratio_acc = Signal(8)    # mix_even: the read ratio's running sum; a carry out of it is a read
+        ratio_sum = Signal(9)
         self.comb += [
             addr.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
                                     Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
                                         lfsr & (self.span - 1) & ~align),
                                     offset)),
-            we.eq((self.mode == MODE_WRITE) | ((self.mode == MODE_MIXED) & (lfsr[24:32] >= self.read_ratio))),
+            ratio_sum.eq(ratio_acc + self.read_ratio),
+            we.eq((self.mode == MODE_WRITE) |
+                  ((self.mode == MODE_MIXED) & Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))),
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
         self.comb += set_h
@@ -207,6 +213,7 @@ class PBB(LiteXModule):
                 inflight.eq(0),
                 offset.eq(0),
                 second.eq(0),
+                ratio_acc.eq(0),
                 lfsr.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
                 self.cycles.eq(0),
                 self.completed.eq(0),
@@ -224,7 +231,10 @@ class PBB(LiteXModule):
                 If(accepted,
                     issued.eq(issued + 1),
                     second.eq(burst & ~second & ~self.direct),
-                    If(~burst | second | self.direct, lfsr.eq(lfsr_next)),
+                    If(~burst | second | self.direct,
+                        lfsr.eq(lfsr_next),
+                        ratio_acc.eq(ratio_sum[:8]),
+                    ),
                     If(offset + step >= self.span,
                         offset.eq(offset + step - self.span)
                     ).Else(
@@ -286,6 +296,7 @@ class PBB(LiteXModule):
         self._check       = CSRStorage(1, description="Compare read data with the address-keyed pattern.")
         self._shift       = CSRStorage(4, description="Histogram bucket width: 2**shift cycles.")
         self._size_log2   = CSRStorage(3, reset=6, description="Access size: 2**size_log2 bytes, 3..7 (8..128 B).")
+        self._mix_even    = CSRStorage(1, description="Mixed: reads spread evenly instead of at random.")
         if self.with_block_port:
             self._direct = CSRStorage(1, description="128 B blocks on the HMC controller's block port.")
             self.comb += self.direct.eq(self._direct.storage)
@@ -313,6 +324,7 @@ class PBB(LiteXModule):
             self.check.eq(self._check.storage),
             self.shift.eq(self._shift.storage),
             self.size_log2.eq(self._size_log2.storage),
+            self.mix_even.eq(self._mix_even.storage),
             self._busy.status.eq(self.busy),
             self._cycles.status.eq(self.cycles),
             self._completed.status.eq(self.completed),

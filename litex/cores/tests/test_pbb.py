@@ -165,6 +165,23 @@ def test_mixed_ratio():
     assert r["completed"] == 80 and 45 <= reads <= 75
 
 
+@pytest.mark.parametrize("read_ratio,size_log2,period", [(128, 6, "wr"), (192, 6, "wrrr"), (136, 7, None)])
+def test_an_even_mix_spreads_the_reads(read_ratio, size_log2, period):
+    """mix_even: a read whenever the ratio's running sum passes 256, so reads and writes alternate at 50 %
+    and 3 of every 4 are reads at 75 % (a 128 B access keeps its choice for both lines)."""
+    (r,), on_link, _ = run_pbb([dict(BASE, mode=MODE_MIXED, read_ratio=read_ratio, mix_even=1, size_log2=size_log2,
+                                     count=64, check=0)], cycles=2500)
+    kinds = "".join("r" if typ == 1 else "w" for typ, _, _ in on_link)
+    assert r["completed"] == 64
+    if period:
+        assert kinds == period * (64 // len(period))
+    else:
+        accesses = kinds[::2]
+        assert kinds[1::2] == accesses and accesses.count("r") == 32 * 136 // 256   # 17 of 32
+        # 17 reads in 32 with no two writes together: 136/256 is above a half.
+        assert "ww" not in accesses
+
+
 def test_pattern_model_matches_hardware():
     laddr, seed = 0x12345, 0xDEADBEEF
 
@@ -281,8 +298,8 @@ def test_the_line_pattern_is_keyed_by_knuths_multiplicative_hash():
 # The control block's registers as the firmware's csr.h lays them out (one 32-bit word each; cycles and
 # lat_sum two, most significant first).
 START, MODE, READ_RATIO, PATTERN, BASE_REG, SPAN, STRIDE, COUNT, OUTSTANDING, SEED, CHECK, SHIFT, SIZE_LOG2, \
-    DIRECT = range(14)
-BUSY, CYCLES_HI, CYCLES_LO, COMPLETED, ERRORS, BUS_ERRORS, LAT_MIN, LAT_MAX = range(14, 22)
+    MIX_EVEN, DIRECT = range(15)
+BUSY, CYCLES_HI, CYCLES_LO, COMPLETED, ERRORS, BUS_ERRORS, LAT_MIN, LAT_MAX = range(15, 23)
 
 
 def test_the_cpu_runs_the_pbb_through_its_registers():
