@@ -43,10 +43,8 @@ from monet.cores.hmc import packet as hmc
 from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS, read_cmd, write_cmd
 
 HOST_TOKENS = 255     # openHMC's RX input buffer default (LOG_MAX_RX_TOKENS = 8)
-LINE_FLITS  = LINE_BYTES // hmc.FLIT_BYTES
 OWN_TAG     = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: a read-modify-write's read
 BLOCK_BYTES = hmc.MAX_DATA_BYTES      # 128 B, the largest HMC access
-BLOCK_FLITS = BLOCK_BYTES // hmc.FLIT_BYTES
 BLOCK_TAG_BITS = TAG_BITS - 1
 BLOCK_TAGS  = 2**BLOCK_TAG_BITS
 BLOCK_TAG   = OWN_TAG | BLOCK_TAGS    # HMC tags 384-511 (bits 8 and 7 set): the block port's
@@ -58,6 +56,17 @@ block_txn_layout = [
     ("laddr", LADDR_BITS),          # requests (and error answers): the block's first line, even
     ("data",  8 * BLOCK_BYTES),
 ]
+
+
+def send_request(request, write, n_bytes, tag, adrs):
+    """The header and LNG of an RD or WR of `n_bytes` on the link layer's `request` (a WR carries its data:
+    LNG = DLN = its FLITs + 1). `write` is a bool or a Migen expression choosing between the two."""
+    flits = n_bytes // hmc.FLIT_BYTES + 1
+    read_header = REQUEST_HEADER.pack(cmd=read_cmd(n_bytes), lng=1, dln=1, tag=tag, adrs=adrs)
+    write_header = REQUEST_HEADER.pack(cmd=write_cmd(n_bytes), lng=flits, dln=flits, tag=tag, adrs=adrs)
+    if isinstance(write, bool):
+        return [request.header.eq(write_header if write else read_header), request.lng.eq(flits if write else 1)]
+    return [request.header.eq(Mux(write, write_header, read_header)), request.lng.eq(Mux(write, flits, 1))]
 
 
 class HMCHostController(LiteXModule):
@@ -111,24 +120,15 @@ class HMCHostController(LiteXModule):
             If(rmw_state == 1,
                 # The line's read, under the controller's own tag.
                 request.valid.eq(1),
-                request.header.eq(REQUEST_HEADER.pack(cmd=read_cmd(LINE_BYTES), lng=1, dln=1, tag=OWN_TAG,
-                                                      adrs=Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr))),
-                request.lng.eq(1),
+                *send_request(request, False, LINE_BYTES, OWN_TAG, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
             ).Elif(rmw_state == 3,
                 request.valid.eq(1),
-                request.header.eq(REQUEST_HEADER.pack(cmd=write_cmd(LINE_BYTES), lng=LINE_FLITS + 1,
-                                                      dln=LINE_FLITS + 1, tag=rmw.tag,
-                                                      adrs=Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr))),
+                *send_request(request, True, LINE_BYTES, rmw.tag, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
                 request.data.eq(merged),
-                request.lng.eq(LINE_FLITS + 1),
             ).Elif(rmw_state == 0,
                 request.valid.eq(sink.valid & (is_read | is_write & full_line)),
-                request.header.eq(Mux(is_read,
-                    REQUEST_HEADER.pack(cmd=read_cmd(LINE_BYTES), lng=1, dln=1, tag=sink.tag, adrs=adrs),
-                    REQUEST_HEADER.pack(cmd=write_cmd(LINE_BYTES), lng=LINE_FLITS + 1, dln=LINE_FLITS + 1,
-                                        tag=sink.tag, adrs=adrs))),
+                *send_request(request, ~is_read, LINE_BYTES, sink.tag, adrs),
                 request.data.eq(sink.data),
-                request.lng.eq(Mux(is_read, 1, LINE_FLITS + 1)),
                 # A request is taken when the link takes its packet; a partial write when the RMW register is
                 # free; anything else when the error answer register is.
                 If(is_read | is_write & full_line,
@@ -233,12 +233,8 @@ class HMCHostController(LiteXModule):
             bad_block.eq(block_sink.valid & ~is_read & ~is_write),
             If(free & block_sink.valid & (is_read | is_write),
                 request.valid.eq(1),
-                request.header.eq(Mux(is_read,
-                    REQUEST_HEADER.pack(cmd=read_cmd(BLOCK_BYTES), lng=1, dln=1, tag=tag, adrs=adrs),
-                    REQUEST_HEADER.pack(cmd=write_cmd(BLOCK_BYTES), lng=BLOCK_FLITS + 1, dln=BLOCK_FLITS + 1,
-                                        tag=tag, adrs=adrs))),
+                *send_request(request, ~is_read, BLOCK_BYTES, tag, adrs),
                 request.data.eq(block_sink.data),
-                request.lng.eq(Mux(is_read, 1, BLOCK_FLITS + 1)),
                 block_sink.ready.eq(request.ready),
             ),
         ]
