@@ -129,8 +129,8 @@ class FirmwareConsole:
         """Dependent loads around a seeded random cycle of lines: cycles, instret, ReMAT latency, the end."""
 
     @command
-    def pbb(self, op=None, ratio=None, mix=None, pattern=None, addr=None, span=None, stride=None, count=None, outstanding=None,
-            seed=None, check=None, shift=None, size=None, direct=None, timeout=None):
+    def pbb(self, op=None, ratio=None, mix=None, pattern=None, addr=None, span=None, stride=None, count=None,
+            outstanding=None, seed=None, check=None, shift=None, size=None, direct=None, timeout=None):
         """One run of the benchmark block, waited out (`timeout` in cycles): counters, histogram, link
         occupancy. `direct=1`: 128 B blocks on the HMC controller's block port (`count` counts blocks)."""
 

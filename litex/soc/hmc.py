@@ -27,9 +27,9 @@ class HMCMemoryPath(LiteXModule):
     The link's width and lane rate are the channels' `flit_ps`; its SerDes (and any fiber) their `delay`,
     both run-time CSRs (add_control), so one build serves half and full width, 10 to 15 Gb/s, and the HMC
     link stretched over a fiber. `block_sink` / `block_source` are the controller's 128 B block port (RD128,
-    WR128; hmc/host.py), for a benchmark block beside the HMC. The link comes up by itself after reset (the token exchange): requests
-    wait for it. The path runs in clock domain `domain` (the memory card's gated `hmc`); its CSRs stay in
-    the system clock's.
+    WR128; hmc/host.py), for a benchmark block beside the HMC. The link comes up by itself after reset (the
+    token exchange): requests wait for it. The path runs in clock domain `domain` (the memory card's gated
+    `hmc`); its CSRs stay in the system clock's.
 
     Latency, request taken to answer offered: the host's link layer 1 cycle out and 2 in, each channel's
     FLIT time (at least a cycle) and `delay`, the device's link layer (2 in, 1 out) and its vault time
