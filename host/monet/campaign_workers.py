@@ -125,12 +125,21 @@ class _CloseTargets(WorkerPlugin):
         WorkerTargets.current().close()
 
 
+def _refuse_a_closed_port(scheduler):
+    """Raises ConnectionRefusedError at once where nothing listens on a tcp:// scheduler's port: Dask's client
+    would retry for its whole timeout before saying the same."""
+    host, sep, port = scheduler.removeprefix("tcp://").rpartition(":")
+    if scheduler.startswith("tcp://") and sep and port.isdigit():
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+
+
 @contextmanager
 def connect(workers=None, scheduler=None):
     """A Dask client: to a LocalCluster of `workers` processes on loopback (closed again on leaving), or to
     the scheduler at `scheduler`."""
     if scheduler:
         try:
+            _refuse_a_closed_port(scheduler)
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as e:
             raise WorkerError(f"cannot reach the Dask scheduler at {scheduler!r} ({e}); accepted: the address a "

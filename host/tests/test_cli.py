@@ -84,10 +84,10 @@ def test_latency_table_without_json(sim_build):
 
 
 def test_memtest_json_reports_zero_errors(sim_build):
-    r = monet("bench", "memtest", "--bytes", "16384", "--seed", "5", "--json")
+    r = monet("bench", "memtest", "--bytes", "4096", "--seed", "5", "--json")
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout)
-    assert result["bytes"] == 16384 and result["errors"] == 0 and len(result["windows"]) >= 2
+    assert result["bytes"] == 4096 and result["errors"] == 0 and len(result["windows"]) >= 2
 
 
 def test_a_command_that_outlasts_its_timeout_fails_clearly(sim_build):
