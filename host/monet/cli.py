@@ -180,10 +180,11 @@ def cmd_demo(args):
 
 
 def _add_option(parser, param, default=None, required=False):
+    text = param.help + ("" if default is None or required else f" (default {value_text(default)})") + \
+        f"; accepted: {param.accepted}"
     parser.add_argument(param.flag, dest=param.name, type=param.parse, default=default, required=required,
                         metavar=param.flag.lstrip("-").upper().replace("-", "_"),
-                        help=param.help + ("" if default is None or required else f" (default {value_text(default)})")
-                        + f"; accepted: {param.accepted}")
+                        help=text.replace("%", "%%"))   # argparse formats help with %: "53 %" is text here
 
 
 def _add_benchmark(bench_parsers, benchmark):

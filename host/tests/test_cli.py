@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from monet.benchmarks import REGISTRY
+from monet.cli import main
 from monet.sim import SimError, SimTarget
 
 
@@ -45,6 +47,14 @@ def test_bad_values_are_refused_with_the_accepted_ones(args, accepted):
 def test_reliability_commands_refuse_bad_values(args, accepted):
     r = monet(*args)
     assert r.returncode == 2 and accepted in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_benchmark_prints_its_help(name, capsys):
+    """Help texts go through argparse's %-formatting: a "%" in one ("53 %") once made --help a traceback."""
+    with pytest.raises(SystemExit) as end:
+        main(["bench", name, "--help"])
+    assert end.value.code == 0 and "accepted:" in capsys.readouterr().out
 
 
 def test_link_budget_gives_the_paper_hops_at_12_5_and_15_gbps():

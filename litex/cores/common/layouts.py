@@ -92,5 +92,10 @@ hmc_packet_layout = [
     ("header", 64),
     ("data",   HMC_PAYLOAD_BITS),   # the payload, FLIT 0's upper half first: its bit 0 is packet bit 64
     ("tail",   64),
-    ("lng",    4),                  # FLITs on the wire
+    ("lng",    4),                  # FLITs on the wire (this packet's; a second packet adds its own)
+    # A second packet of one FLIT in the same cycle (a read request after a write, a write response after a
+    # read response): its header and tail. The link layer sequences, checks and retries the two as a pair.
+    ("second",        1),
+    ("second_header", 64),
+    ("second_tail",   64),
 ]

@@ -7,7 +7,8 @@
 
 Requests arriving on the link become vault requests (command, length, tag, address, payload); vault
 responses become response packets (RD_RS with their data, WR_RS, ERROR with ERRSTAT) with the request's
-source link ID. `tx` and `rx` face the host through an HMC channel (phy/hmc_channel.py).
+source link ID. Pairs go through whole: a pair's second request (a read) enters the vaults' second port
+with or after its first, and a second 1-FLIT response leaves as the pair's second packet. `tx` and `rx` face the host through an HMC channel (phy/hmc_channel.py).
 
 Tokens and retry buffer default to the thesis's measured device (s.3.1.6): 219 tokens for host-to-HMC
 traffic, a 192-FLIT retry buffer at 10 Gb/s and 256 FLITs at 12.5 and 15 Gb/s (`retry_flits`, a build
@@ -41,15 +42,29 @@ class HMCDevice(LiteXModule):
 
         # # #
 
+        # A request pair's second packet (a read) goes to the vaults' second port, in the cycle its first is
+        # taken or later; the pair leaves the input buffer once both are taken.
         request, response = link.source, vaults.source
+        first_taken = Signal()      # the pair's first request went in an earlier cycle
+        take_first, take_second = Signal(), Signal()
         self.comb += [
-            vaults.sink.valid.eq(request.valid),
-            request.ready.eq(vaults.sink.ready),
-            vaults.sink.cmd.eq(REQUEST_HEADER.get(request.header, "cmd")),
-            vaults.sink.lng.eq(REQUEST_HEADER.get(request.header, "lng")),
-            vaults.sink.tag.eq(REQUEST_HEADER.get(request.header, "tag")),
-            vaults.sink.adrs.eq(REQUEST_HEADER.get(request.header, "adrs")),
-            vaults.sink.slid.eq(REQUEST_TAIL.get(request.tail, "slid")),
+            vaults.sink.valid.eq(request.valid & ~first_taken),
+            take_first.eq(vaults.sink.valid & vaults.sink.ready),
+            vaults.sink2.valid.eq(request.valid & request.second & (first_taken | vaults.sink.ready)),
+            take_second.eq(vaults.sink2.valid & vaults.sink2.ready),
+            request.ready.eq((first_taken | take_first) & (~request.second | take_second)),
+        ]
+        self.sync += first_taken.eq(request.valid & ~request.ready & (first_taken | take_first))
+        for port, header, tail in ((vaults.sink, request.header, request.tail),
+                                   (vaults.sink2, request.second_header, request.second_tail)):
+            self.comb += [
+                port.cmd.eq(REQUEST_HEADER.get(header, "cmd")),
+                port.lng.eq(REQUEST_HEADER.get(header, "lng")),
+                port.tag.eq(REQUEST_HEADER.get(header, "tag")),
+                port.adrs.eq(REQUEST_HEADER.get(header, "adrs")),
+                port.slid.eq(REQUEST_TAIL.get(tail, "slid")),
+            ]
+        self.comb += [
             vaults.sink.data.eq(request.data),
 
             link.sink.valid.eq(response.valid),
@@ -59,4 +74,8 @@ class HMCDevice(LiteXModule):
             link.sink.data.eq(response.data),
             link.sink.tail.eq(RESPONSE_TAIL.pack(errstat=response.errstat)),
             link.sink.lng.eq(response.lng),
+            link.sink.second.eq(response.second),
+            link.sink.second_header.eq(RESPONSE_HEADER.pack(cmd=response.second_cmd, lng=1, dln=1,
+                                                            tag=response.second_tag, slid=response.second_slid)),
+            link.sink.second_tail.eq(RESPONSE_TAIL.pack(errstat=response.second_errstat)),
         ]

@@ -29,7 +29,8 @@ HMC tags 384-511). The line port and the read-modify-write go first; the block p
 they leave.
 
 Latency: none of its own on the request path (a request goes to the link layer's register in the cycle it
-is taken) or on the response path; the link layer adds 1 cycle out and 2 in (link.py).
+is taken) or on the response path, where a pair of responses (the device's WR_RS beside another response)
+goes up one after the other, the second a cycle later; the link layer adds 1 cycle out and 2 in (link.py).
 """
 
 from migen import *
@@ -38,7 +39,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
-from monet.cores.hmc.link import HMCLinkLayer
+from monet.cores.hmc.link import HMCLinkLayer, PairSplitter
 from monet.cores.hmc import packet as hmc
 from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS, read_cmd, write_cmd
 
@@ -161,8 +162,10 @@ class HMCHostController(LiteXModule):
             ),
         ]
 
-        # Responses.
-        response = link.source
+        # Responses, a pair's two one after the other.
+        self.splitter = splitter = PairSplitter()
+        self.comb += link.source.connect(splitter.sink)
+        response = splitter.source
         r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
         own, block, block_ready = Signal(), Signal(), Signal()   # block: an answer to the block port
         self.comb += [

@@ -30,10 +30,14 @@ out of order and requests to one vault in order. The data itself is read or writ
 taken, in arrival order (what a single link's ordering guarantees), and the read data waits in the
 request's queue slot.
 
-sink: requests (`request_layout`), one taken a cycle while its vault's queue has room. source: responses
-(`response_layout`): RD_RS with the data from FLIT 0 up, WR_RS, or ERROR with ERRSTAT for a command the
-device does not execute, an LNG that is not the command's, or an access crossing a 128 B block (posted
-writes get no response; a bad one is dropped and counted). `storage_bytes` of data exist; higher addresses
+sink: requests (`request_layout`), one taken a cycle while its vault's queue has room. sink2: a second
+port for 1-FLIT requests (reads; the link layer's pairs), taken in the same cycle when its vault is not the
+one `sink` takes (the two never meet in a queue, bank or bus), else a cycle later; `sink` is the earlier
+of the two in arrival order. source: responses (`response_layout`): RD_RS with the data from FLIT 0 up,
+WR_RS, or ERROR with ERRSTAT for a command the device does not execute, an LNG that is not the command's,
+or an access crossing a 128 B block (posted writes get no response; a bad one is dropped and counted).
+Beside a response, a second due vault's 1-FLIT response (WR_RS or ERROR) may leave in the same cycle
+(`second`, picked round robin after the first). `storage_bytes` of data exist; higher addresses
 alias onto them, with their own vault and bank timing.
 
 Latency: a response is on `source` exactly ceil((frontend + DRAM + backend) / tCK-per-cycle) cycles after
@@ -77,6 +81,12 @@ response_layout = [
     ("errstat", 7),
     ("slid",    3),
     ("data",    8 * MAX_DATA_BYTES),
+    # A second response of one FLIT (WR_RS or ERROR) retired in the same cycle, from another vault.
+    ("second",         1),
+    ("second_cmd",     6),
+    ("second_tag",     TAG_BITS),
+    ("second_errstat", 7),
+    ("second_slid",    3),
 ]
 
 
@@ -111,40 +121,21 @@ def round_robin_pick(requests, grant, last):
     return pick
 
 
-class HMCVaults(LiteXModule):
-    def __init__(self, clk_freq=250e6, storage_bytes=64 * 1024, queue_depth=4):
-        self.sink   = sink   = stream.Endpoint(request_layout)
-        self.source = source = stream.Endpoint(response_layout)
-        self.reads  = Signal(32)   # requests taken, by kind
-        self.writes = Signal(32)
-        self.errors = Signal(32)
-
-        # # #
-
+class _Port:
+    """One request port's decode and DRAM timing (combinational), against the vaults' bank and bus state."""
+    def __init__(self, module, sink, now, bank_ready, bus_ready):
         t = timings_tck()
-        tpc = ticks_per_cycle(clk_freq)
         block_bits, vault_bits, bank_bits = log2_int(MAX_DATA_BYTES), log2_int(VAULTS), log2_int(BANKS)
-        blocks = storage_bytes // MAX_DATA_BYTES
-        assert blocks >= 1 and blocks & (blocks - 1) == 0, "storage_bytes must be a power of two of 128 B blocks"
-        depth_bits = log2_int(queue_depth)
-        flit_count = MAX_DATA_BYTES // FLIT_BYTES
-
-        now  = Signal(TIME_BITS)
-        lead = Signal(TIME_BITS)
-        self.sync += now.eq(now + tpc)
-        self.comb += lead.eq(now + QUEUE_LEAD_CYCLES * tpc)
-
-        # Decode.
-        vault      = Signal(vault_bits)
-        bank       = Signal(bank_bits)
-        first_flit = Signal(3)
-        flits      = Signal(4)     # payload FLITs asked for or carried, 1..8
-        end_flit   = Signal(5)     # first_flit + flits, widened: above 8 crosses the block
+        self.vault      = vault      = Signal(vault_bits)
+        self.bank       = bank       = Signal(bank_bits)
+        self.first_flit = first_flit = Signal(3)
+        self.flits      = flits      = Signal(4)     # payload FLITs asked for or carried, 1..8
+        self.end_flit   = end_flit   = Signal(5)     # first_flit + flits, widened: above 8 crosses the block
         expect_lng = Signal(4)
-        is_read, is_write, is_posted = Signal(), Signal(), Signal()
-        posted_type = Signal()      # posted writes of any kind get no response, even an ERROR
-        errstat    = Signal(7)
-        self.comb += [
+        self.is_read, self.is_write, self.is_posted = is_read, is_write, is_posted = Signal(), Signal(), Signal()
+        self.posted_type = posted_type = Signal()    # posted writes of any kind get no response, even an ERROR
+        self.errstat = errstat = Signal(7)
+        module.comb += [
             vault.eq(sink.adrs[block_bits:block_bits + vault_bits]),
             bank.eq(sink.adrs[block_bits + vault_bits:block_bits + vault_bits + bank_bits]),
             first_flit.eq(sink.adrs[4:block_bits]),
@@ -159,20 +150,19 @@ class HMCVaults(LiteXModule):
                 errstat.eq(ERRSTAT_INVALID_CMD)
             ).Elif(sink.lng != expect_lng,
                 errstat.eq(ERRSTAT_INVALID_LNG)
-            ).Elif(end_flit > flit_count,
+            ).Elif(end_flit > MAX_DATA_BYTES // FLIT_BYTES,
                 errstat.eq(ERRSTAT_CROSSES_BLOCK)
             ),
         ]
 
-        # Timing.
-        bank_ready = Array(Signal(TIME_BITS, name=f"bank_ready{i}") for i in range(VAULTS * BANKS))
-        bus_ready  = Array(Signal(TIME_BITS, name=f"bus_ready{i}") for i in range(VAULTS))
-        arrive, act_at, first_data, data_start, data_end = (Signal(TIME_BITS, name=n) for n in
-                                                            ("arrive", "act_at", "first_data", "data_start", "data_end"))
-        burst_time, ras_end, read_pre, write_pre, precharge, due = (Signal(TIME_BITS, name=n) for n in
-                                                   ("burst_time", "ras_end", "read_pre", "write_pre", "precharge", "due"))
-        this_bank = Signal(vault_bits + bank_bits)
-        self.comb += [
+        arrive, act_at, first_data, data_start = (Signal(TIME_BITS, name=n) for n in
+                                                  ("arrive", "act_at", "first_data", "data_start"))
+        burst_time, ras_end, read_pre, write_pre = (Signal(TIME_BITS, name=n) for n in
+                                                    ("burst_time", "ras_end", "read_pre", "write_pre"))
+        data_end, precharge, due = (Signal(TIME_BITS, name=n) for n in ("data_end", "precharge", "due"))
+        self.data_end, self.precharge, self.due = data_end, precharge, due
+        self.this_bank = this_bank = Signal(vault_bits + bank_bits)
+        module.comb += [
             this_bank.eq(Cat(bank, vault)),
             arrive.eq(now + t["frontend"]),
             act_at.eq(Mux(bank_ready[this_bank] > arrive, bank_ready[this_bank], arrive)),
@@ -192,6 +182,35 @@ class HMCVaults(LiteXModule):
             due.eq(Mux(errstat != 0, arrive, data_end + t["backend"])),
         ]
 
+
+class HMCVaults(LiteXModule):
+    def __init__(self, clk_freq=250e6, storage_bytes=64 * 1024, queue_depth=4):
+        self.sink   = sink   = stream.Endpoint(request_layout)
+        self.sink2  = sink2  = stream.Endpoint(request_layout)   # 1-FLIT requests (reads); its data is unused
+        self.source = source = stream.Endpoint(response_layout)
+        self.reads  = Signal(32)   # requests taken, by kind
+        self.writes = Signal(32)
+        self.errors = Signal(32)
+
+        # # #
+
+        t = timings_tck()
+        tpc = ticks_per_cycle(clk_freq)
+        block_bits, vault_bits = log2_int(MAX_DATA_BYTES), log2_int(VAULTS)
+        blocks = storage_bytes // MAX_DATA_BYTES
+        assert blocks >= 1 and blocks & (blocks - 1) == 0, "storage_bytes must be a power of two of 128 B blocks"
+        depth_bits = log2_int(queue_depth)
+        flit_count = MAX_DATA_BYTES // FLIT_BYTES
+
+        now  = Signal(TIME_BITS)
+        lead = Signal(TIME_BITS)
+        self.sync += now.eq(now + tpc)
+        self.comb += lead.eq(now + QUEUE_LEAD_CYCLES * tpc)
+
+        bank_ready = Array(Signal(TIME_BITS, name=f"bank_ready{i}") for i in range(VAULTS * BANKS))
+        bus_ready  = Array(Signal(TIME_BITS, name=f"bus_ready{i}") for i in range(VAULTS))
+        ports = [_Port(self, s, now, bank_ready, bus_ready) for s in (sink, sink2)]
+
         # Vault queues: per vault a ring of `queue_depth` entries; an entry's slot holds its read data.
         entry_layout = [("due", TIME_BITS), ("respond", 1), ("cmd", 6), ("lng", 4), ("tag", TAG_BITS),
                         ("errstat", 7), ("slid", 3)]
@@ -202,89 +221,112 @@ class HMCVaults(LiteXModule):
             q.count = Signal(depth_bits + 1, name=f"vault{v}_count")
             self.comb += q.count.eq(q.wp - q.rp)
             queues.append(q)
-        take = Signal()
-        respond = Signal()
+        # The second port takes a request in the cycle the first takes one only for another vault: the two
+        # never touch one queue, bank or bus in a cycle.
+        takes = [Signal(name=f"take{i}") for i in range(2)]
+        has_room = Array(q.count < queue_depth for q in queues)
         self.comb += [
-            sink.ready.eq(Array(q.count < queue_depth for q in queues)[vault]),
-            take.eq(sink.valid & sink.ready),
-            respond.eq(~posted_type),
+            sink.ready.eq(has_room[ports[0].vault]),
+            takes[0].eq(sink.valid & sink.ready),
+            sink2.ready.eq(has_room[ports[1].vault] & ~(takes[0] & (ports[0].vault == ports[1].vault))),
+            takes[1].eq(sink2.valid & sink2.ready),
         ]
-        for v, q in enumerate(queues):
-            entry = q.entries[q.wp[:depth_bits]]
-            self.sync += If(take & (vault == v),
-                q.wp.eq(q.wp + 1),
-                entry.due.eq(due),
-                entry.respond.eq(respond),
-                entry.cmd.eq(Mux(errstat != 0, ERROR, Mux(is_read, RD_RS, WR_RS))),
-                entry.lng.eq(Mux(is_read & (errstat == 0), flits + 1, 1)),
-                entry.tag.eq(sink.tag),
-                entry.errstat.eq(errstat),
-                entry.slid.eq(sink.slid),
+        for port, take, s in zip(ports, takes, (sink, sink2)):
+            for v, q in enumerate(queues):
+                entry = q.entries[q.wp[:depth_bits]]
+                self.sync += If(take & (port.vault == v),
+                    q.wp.eq(q.wp + 1),
+                    entry.due.eq(port.due),
+                    entry.respond.eq(~port.posted_type),
+                    entry.cmd.eq(Mux(port.errstat != 0, ERROR, Mux(port.is_read, RD_RS, WR_RS))),
+                    entry.lng.eq(Mux(port.is_read & (port.errstat == 0), port.flits + 1, 1)),
+                    entry.tag.eq(s.tag),
+                    entry.errstat.eq(port.errstat),
+                    entry.slid.eq(s.slid),
+                )
+            self.sync += If(take & (port.errstat == 0),
+                bank_ready[port.this_bank].eq(port.precharge + t["tRP"]),
+                bus_ready[port.vault].eq(port.data_end),
             )
-        self.sync += If(take & (errstat == 0),
-            bank_ready[this_bank].eq(precharge + t["tRP"]),
-            bus_ready[vault].eq(data_end),
-        )
-        self.sync += If(take,
-            If(errstat != 0, self.errors.eq(self.errors + 1)
-            ).Elif(is_read, self.reads.eq(self.reads + 1)
-            ).Else(self.writes.eq(self.writes + 1)),
-        )
+        counted = {name: Signal(2, name=f"{name}_taken") for name in ("reads", "writes", "errors")}
+        self.comb += [
+            counted["errors"].eq(sum((take & (port.errstat != 0) for port, take in zip(ports, takes)), Constant(0, 2))),
+            counted["reads"].eq(sum((take & (port.errstat == 0) & port.is_read for port, take in zip(ports, takes)),
+                                    Constant(0, 2))),
+            counted["writes"].eq(sum((take & (port.errstat == 0) & ~port.is_read for port, take in zip(ports, takes)),
+                                     Constant(0, 2))),
+        ]
+        self.sync += [getattr(self, name).eq(getattr(self, name) + n) for name, n in counted.items()]
 
         # Data: written or read when the request is taken; read data lands in the request's slot a cycle later.
+        # The first port writes (a 1-FLIT request carries no data); both read.
         self.specials.storage = storage = Memory(8 * MAX_DATA_BYTES, blocks)
         self.specials.store_w = store_w = storage.get_port(write_capable=True, we_granularity=FLIT_BITS)
-        self.specials.store_r = store_r = storage.get_port()
         self.specials.slots   = slots   = Memory(8 * MAX_DATA_BYTES, VAULTS * queue_depth)
-        self.specials.slot_w  = slot_w  = slots.get_port(write_capable=True)
         self.specials.slot_r  = slot_r  = slots.get_port()
-        block = sink.adrs[block_bits:block_bits + log2_int(blocks)] if blocks > 1 else 0
+
+        def block(s):
+            return s.adrs[block_bits:block_bits + log2_int(blocks)] if blocks > 1 else 0
         placed = Array((Cat(Constant(0, FLIT_BITS * k), sink.data) if k else sink.data)[:8 * MAX_DATA_BYTES]
                        for k in range(flit_count))
+        first = ports[0]
         self.comb += [
-            store_w.adr.eq(block),
-            store_w.dat_w.eq(placed[first_flit]),
-            store_w.we.eq(Cat(*[take & (is_write | is_posted) & (errstat == 0) & (first_flit <= f) & (end_flit > f)
-                                for f in range(flit_count)])),
-            store_r.adr.eq(block),
+            store_w.adr.eq(block(sink)),
+            store_w.dat_w.eq(placed[first.first_flit]),
+            store_w.we.eq(Cat(*[takes[0] & (first.is_write | first.is_posted) & (first.errstat == 0) &
+                                (first.first_flit <= f) & (first.end_flit > f) for f in range(flit_count)])),
         ]
-        read_taken = Signal()
-        read_slot  = Signal(vault_bits + depth_bits)
-        read_first = Signal(3)
-        self.sync += [
-            read_taken.eq(take & is_read & (errstat == 0)),
-            read_slot.eq(Cat(Array(q.wp[:depth_bits] for q in queues)[vault], vault)),
-            read_first.eq(first_flit),
-        ]
-        self.comb += [
-            slot_w.adr.eq(read_slot),
-            slot_w.dat_w.eq(Array(store_r.dat_r[FLIT_BITS * k:] for k in range(flit_count))[read_first]),
-            slot_w.we.eq(read_taken),
-        ]
+        wp_of = Array(q.wp[:depth_bits] for q in queues)
+        for i, (port, take, s) in enumerate(zip(ports, takes, (sink, sink2))):
+            store_r = storage.get_port()
+            slot_w  = slots.get_port(write_capable=True)
+            self.specials += store_r, slot_w
+            read_taken = Signal(name=f"read_taken{i}")
+            read_slot  = Signal(vault_bits + depth_bits, name=f"read_slot{i}")
+            read_first = Signal(3, name=f"read_first{i}")
+            self.sync += [
+                read_taken.eq(take & port.is_read & (port.errstat == 0)),
+                read_slot.eq(Cat(wp_of[port.vault], port.vault)),
+                read_first.eq(port.first_flit),
+            ]
+            self.comb += [
+                store_r.adr.eq(block(s)),
+                slot_w.adr.eq(read_slot),
+                slot_w.dat_w.eq(Array(store_r.dat_r[FLIT_BITS * k:] for k in range(flit_count))[read_first]),
+                slot_w.we.eq(read_taken),
+            ]
 
         # Responses: a vault whose head is due (two cycles early) is picked round robin; its slot is read; the
-        # response enters the output FIFO the next cycle.
+        # response enters the output FIFO the next cycle. Beside a response, a second one of one FLIT (WR_RS
+        # or ERROR) from another due vault leaves with it, picked round robin too.
         out = stream.SyncFIFO(response_layout, 4, buffered=False)
         self.submodules += out
+        heads   = Array(q.entries[q.rp[:depth_bits]] for q in queues)
         due_now = Signal(VAULTS)
-        retire  = Signal()
-        grant   = Signal(vault_bits)
-        last    = Signal(vault_bits)    # the vault picked last: the search starts after it
+        due_one = Signal(VAULTS)    # due, answering, one FLIT, and not the vault picked first
+        retire, retire2 = Signal(), Signal()
+        grant, grant2 = Signal(vault_bits), Signal(vault_bits)
+        last, last2 = Signal(vault_bits), Signal(vault_bits)   # the vaults picked last: the searches start after
         self.comb += [
             due_now.eq(Cat(*[(q.count != 0) & (q.entries[q.rp[:depth_bits]].due <= lead) for q in queues])),
             retire.eq((due_now != 0) & (out.level < 3)),
             Case(last, {l: round_robin_pick(due_now, grant, l) for l in range(VAULTS)}),
+            due_one.eq(Cat(*[due_now[v] & (grant != v) & q.entries[q.rp[:depth_bits]].respond &
+                             (q.entries[q.rp[:depth_bits]].lng == 1) for v, q in enumerate(queues)])),
+            retire2.eq(retire & heads[grant].respond & (due_one != 0)),
+            Case(last2, {l: round_robin_pick(due_one, grant2, l) for l in range(VAULTS)}),
         ]
-        self.sync += If(retire, last.eq(grant))
-        head = Array(q.entries[q.rp[:depth_bits]] for q in queues)[grant]
-        picked = Record(entry_layout)
-        picked_valid = Signal()
+        self.sync += [If(retire, last.eq(grant)), If(retire2, last2.eq(grant2))]
+        picked, picked2 = Record(entry_layout), Record(entry_layout)
+        picked_valid, picked2_valid = Signal(), Signal()
         self.sync += [
             picked_valid.eq(retire),
-            picked.eq(head),
+            picked.eq(heads[grant]),
+            picked2_valid.eq(retire2),
+            picked2.eq(heads[grant2]),
         ]
         for v, q in enumerate(queues):
-            self.sync += If(retire & (grant == v), q.rp.eq(q.rp + 1))
+            self.sync += If((retire & (grant == v)) | (retire2 & (grant2 == v)), q.rp.eq(q.rp + 1))
         self.comb += [
             slot_r.adr.eq(Cat(Array(q.rp[:depth_bits] for q in queues)[grant], grant)),
             out.sink.valid.eq(picked_valid & picked.respond),
@@ -294,5 +336,10 @@ class HMCVaults(LiteXModule):
             out.sink.errstat.eq(picked.errstat),
             out.sink.slid.eq(picked.slid),
             out.sink.data.eq(Mux(picked.cmd == RD_RS, slot_r.dat_r, 0)),
+            out.sink.second.eq(picked2_valid),
+            out.sink.second_cmd.eq(picked2.cmd),
+            out.sink.second_tag.eq(picked2.tag),
+            out.sink.second_errstat.eq(picked2.errstat),
+            out.sink.second_slid.eq(picked2.slid),
             out.source.connect(source),
         ]

@@ -8,12 +8,12 @@
 HMC lanes scramble instead of coding (no 64b/66b overhead): a FLIT takes 128 / (lanes x rate) ns, so a
 16-lane link at 10 Gb/s moves a FLIT in 0.8 ns, five a 4 ns cycle. Whole packets go by (records of
 `hmc_packet_layout`); each is held for its FLITs' time (channel.py's WireTime), so throughput is exact
-and a packet arrives once its last FLIT has (the receiver checks the CRC of the whole packet). At most one packet a cycle: 250 M packets/s at 250 MHz, which limits nothing the
-benchmarks send (a 128 B read's request is 1 FLIT, its response 9).
+and a packet arrives once its last FLIT has (the receiver checks the CRC of the whole packet). A record a
+cycle at most, which may hold a second 1-FLIT packet (the link layer's pairs): its FLIT counts too.
 
-Bit errors: a packet of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's
+Bit errors: a record of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's
 probability from `flit_threshold(ber)`; exact while it is small), and a hit flips one uniformly drawn bit of
-the packet. The draws are seeded (`seed`, loaded on `seed_load`) and repeatable.
+its FLITs (a pair's second packet comes after the first's). The draws are seeded (`seed`, loaded on `seed_load`) and repeatable.
 
 Delay: `delay` cycles after serialization (TX and RX SerDes plus fiber, set at run time), in order.
 
@@ -63,8 +63,10 @@ class HMCChannel(LiteXModule):
         self.busy_cycles = wire.busy_cycles
         packet     = Record(packet_layout)
         serialized = stream.Endpoint(packet_layout)
+        sink_flits = Signal(4)
         self.comb += [
-            wire.cost.eq(sink.lng * self.flit_ps),
+            sink_flits.eq(sink.lng + sink.second),
+            wire.cost.eq(sink_flits * self.flit_ps),
             wire.offered.eq(sink.valid),
             sink.ready.eq(wire.accept),
             serialized.valid.eq(wire.done),
@@ -73,7 +75,7 @@ class HMCChannel(LiteXModule):
         ]
         self.sync += If(wire.take,
             packet.eq(sink.payload),
-            self.flits.eq(self.flits + sink.lng),
+            self.flits.eq(self.flits + sink_flits),
         )
 
         # Bit errors: one draw a packet, on its way out of the serializer.
@@ -83,25 +85,37 @@ class HMCChannel(LiteXModule):
                      ).Elif(serialized.valid & serialized.ready, state.eq(step))
         threshold = Signal(THRESHOLD_BITS + 4)
         hit       = Signal()
-        packet_bits = Signal(11)
-        position  = Signal(11)     # the bit hit, 0 .. 128 x lng - 1 (packet bit order)
+        packet_flits = Signal(4)
+        packet_bits = Signal(11)   # the first packet's
+        record_bits = Signal(11)   # with the second's
+        position  = Signal(11)     # the bit hit, 0 .. record_bits - 1 (packet bit order, the second after)
         draw      = Signal(16)
         scaled    = Signal(27)
         tail_at   = Signal(11)
         payload_at = Signal(11)
+        second_at = Signal(11)
         hit_packet = Record(packet_layout)
         self.comb += [
-            threshold.eq(packet.lng * self.flit_threshold),
+            packet_flits.eq(packet.lng + packet.second),
+            threshold.eq(packet_flits * self.flit_threshold),
             hit.eq(state[:THRESHOLD_BITS] < threshold),
             draw.eq(state[THRESHOLD_BITS:THRESHOLD_BITS + 16]),
             packet_bits.eq(packet.lng * FLIT_BITS),
-            scaled.eq(draw * packet_bits),
+            record_bits.eq(packet_flits * FLIT_BITS),
+            scaled.eq(draw * record_bits),
             position.eq(scaled[16:]),
             tail_at.eq(packet_bits - 64),
             payload_at.eq(position - 64),
+            second_at.eq(position - packet_bits),
             hit_packet.eq(packet),
             If(hit,
-                If(position < 64,
+                If(position >= packet_bits,
+                    If(second_at < 64,
+                        hit_packet.second_header.eq(packet.second_header ^ (Constant(1, 64) << second_at[:6]))
+                    ).Else(
+                        hit_packet.second_tail.eq(packet.second_tail ^ (Constant(1, 64) << second_at[:6]))
+                    )
+                ).Elif(position < 64,
                     hit_packet.header.eq(packet.header ^ (Constant(1, 64) << position[:6]))
                 ).Elif(position >= tail_at,
                     hit_packet.tail.eq(packet.tail ^ (Constant(1, 64) << (position - tail_at)[:6]))

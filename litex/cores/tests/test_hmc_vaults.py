@@ -25,7 +25,7 @@ def adrs(vault=0, bank=0, row=0, flit=0):
 
 
 def read(tag, address, n_bytes):
-    return dict(cmd=hmc.read_cmd(n_bytes), lng=1, tag=tag, adrs=address, data=0)
+    return dict(cmd=hmc.read_cmd(n_bytes), lng=1, tag=tag, adrs=address)
 
 
 def write(tag, address, payload, posted=False):
@@ -33,9 +33,11 @@ def write(tag, address, payload, posted=False):
     return dict(cmd=cmd, lng=hmc.request_flits(cmd), tag=tag, adrs=address, data=int.from_bytes(payload, "little"))
 
 
-def run(requests, stall_every=0, gap=0, cycles=None):
-    """Offers `requests` (one a cycle as taken, or `gap` idle cycles between them); returns the cycle each was
-    taken, the responses (cycle, cmd, lng, tag, errstat, data) and the counters (reads, writes, errors)."""
+def run(requests, stall_every=0, gap=0, cycles=None, second=(), taken2=None):
+    """Offers `requests` (one a cycle as taken, or `gap` idle cycles between them), and `second` on the second
+    port (the cycles they are taken go into `taken2`); returns the cycle each request was taken, the
+    responses (cycle, cmd, lng, tag, errstat, data; a second response after the first of its cycle) and the
+    counters (reads, writes, errors)."""
     taken, responses, counters = [], [], []
     cycles = cycles or 40 * len(requests) + 200
 
@@ -52,14 +54,19 @@ def run(requests, stall_every=0, gap=0, cycles=None):
         for cycle in range(cycles):
             if (yield DUT.sink.valid) and (yield DUT.sink.ready):
                 taken.append(cycle)
+            if (yield DUT.sink2.valid) and (yield DUT.sink2.ready):
+                taken2.append(cycle)
             if (yield DUT.source.valid) and (yield DUT.source.ready):
                 responses.append((cycle, (yield DUT.source.cmd), (yield DUT.source.lng), (yield DUT.source.tag),
                                   (yield DUT.source.errstat), (yield DUT.source.data)))
+                if (yield DUT.source.second):
+                    responses.append((cycle, (yield DUT.source.second_cmd), 1, (yield DUT.source.second_tag),
+                                      (yield DUT.source.second_errstat), 0))
             yield DUT.source.ready.eq(int(not (stall_every and cycle % stall_every == 0)))
             yield
         counters.extend([(yield DUT.reads), (yield DUT.writes), (yield DUT.errors)])
 
-    run_simulation(DUT, [send(), receive()])
+    run_simulation(DUT, [send(), offer(DUT.sink2, second), receive()])
     assert len(taken) == len(requests), "not every request was taken"
     return taken, responses, counters
 
@@ -180,3 +187,31 @@ def test_errors():
         (hmc.ERROR, 1, hmc.ERRSTAT_INVALID_CMD), (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK)]
     assert got[7][5].to_bytes(128, "little")[:48] == bytes(range(48))
     assert counters == [1, 1, 5]
+
+
+def test_the_second_port_takes_a_read_beside_a_write_and_answers_in_pairs():
+    """Writes on the first port and reads on the second (of blocks four vaults behind): both are taken in one
+    cycle where their vaults differ, each read returns the block as it was when the read was taken, and
+    WR_RS responses leave beside RD_RS ones. Offered together for one vault, the read waits a cycle."""
+    rng = random.Random(8)
+    data = [bytes(rng.getrandbits(8) for _ in range(128)) for _ in range(64)]
+    writes = [write(i, adrs(vault=i % 16, row=i // 16), data[i]) for i in range(64)]
+    reads = [read(100 + i, adrs(vault=(i - 4) % 16, row=(i - 4) // 16 % 4), 128) for i in range(64)]
+    taken2 = []
+    taken, responses, counters = run(writes, second=reads, taken2=taken2)
+    assert counters == [64, 64, 0] and len(taken2) == 64
+    written_at = {(i % 16, i // 16): taken[i] for i in range(64)}
+    got = by_tag(responses)
+    for i in range(64):
+        block = ((i - 4) % 16, (i - 4) // 16 % 4)
+        fresh = written_at[block] < taken2[i]
+        expect = data[block[1] * 16 + block[0]] if fresh else bytes(128)
+        assert got[100 + i][5].to_bytes(128, "little") == expect, i
+    assert len(set(taken) & set(taken2)) >= 56, "a write and a read should be taken in most cycles"
+    cycles = [r[0] for r in responses]
+    assert len(cycles) - len(set(cycles)) >= 32, "WR_RS should leave beside RD_RS"
+
+    same_vault = [write(0, adrs(vault=3), data[0])], [read(1, adrs(vault=3, row=1), 128)]
+    taken2 = []
+    taken, _, _ = run(same_vault[0], second=same_vault[1], taken2=taken2)
+    assert taken2[0] == taken[0] + 1
