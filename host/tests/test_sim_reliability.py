@@ -67,7 +67,7 @@ def test_prbs_measures_the_injected_ber(sim, lanes, ber):
 
 def test_ber_cli_prints_the_figures_asked_for(sim_build):
     out = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "ber", "--ber", "1e-6", "--distance", "36",
-                          "--lanes", "8", "--rate", "15", "--bits", "1e6", "--json"],
+                          "--lanes", "8", "--rate", "15", "--bits", "1e7", "--json"],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)

@@ -51,12 +51,29 @@ BLOCK_TAGS  = 2**BLOCK_TAG_BITS
 BLOCK_TAG   = OWN_TAG | BLOCK_TAGS    # HMC tags 384-511 (bits 8 and 7 set): the block port's
 
 # A 128 B block transaction: T_RD_REQ / T_WR_REQ in, T_RD_RSP / T_WR_ACK / T_ERR out; laddr is its first line.
+# `second`: a request may carry a block read after it (`second_tag`, `second_laddr`), which leaves in the
+# same cycle (the link layer's pair); an answer may carry a second, data-less answer (`second_type`
+# T_WR_ACK or T_ERR, `second_tag`) that came in the same cycle.
 block_txn_layout = [
     ("type",  4),
     ("tag",   BLOCK_TAG_BITS),
     ("laddr", LADDR_BITS),          # requests (and error answers): the block's first line, even
     ("data",  8 * BLOCK_BYTES),
+    ("second",       1),
+    ("second_type",  4),
+    ("second_tag",   BLOCK_TAG_BITS),
+    ("second_laddr", LADDR_BITS),
 ]
+
+
+def block_answer(cmd):
+    """The block port's answer type for a response command."""
+    return Mux(cmd == RD_RS, T_RD_RSP, Mux(cmd == WR_RS, T_WR_ACK, T_ERR))
+
+
+def is_block_tag(tag):
+    """True for the block port's HMC tags (bits 8 and 7 set)."""
+    return tag[-2:] == BLOCK_TAG >> BLOCK_TAG_BITS
 
 
 def send_request(request, write, n_bytes, tag, adrs):
@@ -165,6 +182,9 @@ class HMCHostController(LiteXModule):
         # Responses, a pair's two one after the other.
         self.splitter = splitter = PairSplitter()
         self.comb += link.source.connect(splitter.sink)
+        if with_block_port:    # a pair of block answers goes up whole
+            self.comb += splitter.keep.eq(is_block_tag(RESPONSE_HEADER.get(link.source.header, "tag")) &
+                                          is_block_tag(RESPONSE_HEADER.get(link.source.second_header, "tag")))
         response = splitter.source
         r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
         own, block, block_ready = Signal(), Signal(), Signal()   # block: an answer to the block port
@@ -172,7 +192,7 @@ class HMCHostController(LiteXModule):
             r_cmd.eq(RESPONSE_HEADER.get(response.header, "cmd")),
             r_tag.eq(RESPONSE_HEADER.get(response.header, "tag")),
             own.eq(r_tag == OWN_TAG),
-            block.eq(r_tag[-2:] == BLOCK_TAG >> BLOCK_TAG_BITS) if with_block_port else block.eq(0),
+            block.eq(is_block_tag(r_tag)) if with_block_port else block.eq(0),
             laddr_r.adr.eq(r_tag[:TAG_BITS]),
         ]
         # The read-modify-write's read comes back: merge and send the write (or answer the write's error).
@@ -202,7 +222,7 @@ class HMCHostController(LiteXModule):
                 source.laddr.eq(bad.laddr),
             ).Else(
                 source.valid.eq(response.valid),
-                source.type.eq(Mux(r_cmd == RD_RS, T_RD_RSP, Mux(r_cmd == WR_RS, T_WR_ACK, T_ERR))),
+                source.type.eq(block_answer(r_cmd)),
                 source.tag.eq(r_tag),
                 source.laddr.eq(laddr_r.dat_r),
                 source.data.eq(response.data[:LINE_BITS]),
@@ -220,30 +240,38 @@ class HMCHostController(LiteXModule):
             self.block_responses(response, response.valid & block, r_cmd, r_tag)
 
     def block_requests(self, request, free):
-        """The block port's requests, RD128 / WR128, in the cycles `free` leaves to it; a block request of
-        another type is answered T_ERR on `block_source` at once."""
+        """The block port's requests, RD128 / WR128 (and a second RD128 in the same cycle), in the cycles
+        `free` leaves to it; a block request of another type is answered T_ERR on `block_source` at once (its
+        second with it)."""
         self.block_sink   = block_sink   = stream.Endpoint(block_txn_layout)
         self.block_source = stream.Endpoint(block_txn_layout)
         self.block_reads  = Signal(32)
         self.block_writes = Signal(32)
         is_read, is_write = Signal(), Signal()
         self.bad_block = bad_block = Signal()   # a block request that is not a request, answered now
-        tag  = Cat(block_sink.tag, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 2))
-        adrs = Cat(Constant(0, log2_int(BLOCK_BYTES)), block_sink.laddr[1:])
+        def tag(t):
+            return Cat(t, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 2))
+
+        def adrs(laddr):
+            return Cat(Constant(0, log2_int(BLOCK_BYTES)), laddr[1:])
+        second = Record([("header", 64), ("lng", 4)])
         self.comb += [
             is_read.eq(block_sink.type == T_RD_REQ),
             is_write.eq(block_sink.type == T_WR_REQ),
             bad_block.eq(block_sink.valid & ~is_read & ~is_write),
+            send_request(second, False, BLOCK_BYTES, tag(block_sink.second_tag), adrs(block_sink.second_laddr)),
             If(free & block_sink.valid & (is_read | is_write),
                 request.valid.eq(1),
-                *send_request(request, ~is_read, BLOCK_BYTES, tag, adrs),
+                *send_request(request, ~is_read, BLOCK_BYTES, tag(block_sink.tag), adrs(block_sink.laddr)),
                 request.data.eq(block_sink.data),
+                request.second.eq(block_sink.second),
+                request.second_header.eq(second.header),
                 block_sink.ready.eq(request.ready),
             ),
         ]
-        self.sync += If(block_sink.valid & block_sink.ready,
-            If(is_read, self.block_reads.eq(self.block_reads + 1)),
-            If(is_write, self.block_writes.eq(self.block_writes + 1)),
+        self.sync += If(block_sink.valid & block_sink.ready & ~bad_block,
+            self.block_reads.eq(self.block_reads + is_read + block_sink.second),
+            self.block_writes.eq(self.block_writes + is_write),
         )
 
     def block_responses(self, response, from_link, r_cmd, r_tag):
@@ -251,15 +279,22 @@ class HMCHostController(LiteXModule):
         block_sink, block_source = self.block_sink, self.block_source
         self.comb += If(from_link,
             block_source.valid.eq(1),
-            block_source.type.eq(Mux(r_cmd == RD_RS, T_RD_RSP, Mux(r_cmd == WR_RS, T_WR_ACK, T_ERR))),
+            block_source.type.eq(block_answer(r_cmd)),
             block_source.tag.eq(r_tag[:BLOCK_TAG_BITS]),
             block_source.data.eq(response.data),
+            block_source.second.eq(response.second),
+            block_source.second_type.eq(block_answer(RESPONSE_HEADER.get(response.second_header, "cmd"))),
+            block_source.second_tag.eq(RESPONSE_HEADER.get(response.second_header, "tag")[:BLOCK_TAG_BITS]),
         ).Elif(self.bad_block,
             block_source.valid.eq(1),
             block_source.type.eq(T_ERR),
             block_source.tag.eq(block_sink.tag),
             block_source.laddr.eq(block_sink.laddr),
+            block_source.second.eq(block_sink.second),
+            block_source.second_type.eq(T_ERR),
+            block_source.second_tag.eq(block_sink.second_tag),
             block_sink.ready.eq(block_source.ready),
         )
-        self.sync += If(block_source.valid & block_source.ready & (block_source.type == T_ERR),
-            self.errors.eq(self.errors + 1))
+        self.sync += If(block_source.valid & block_source.ready,
+            self.errors.eq(self.errors + (block_source.type == T_ERR) +
+                           (block_source.second & (block_source.second_type == T_ERR))))

@@ -446,11 +446,13 @@ class HMCLinkLayer(LiteXModule):
 
 class PairSplitter(LiteXModule):
     """Pairs as single packets, for a receiver that takes one packet a cycle: a pair's second packet
-    follows its first a cycle later, as a 1-FLIT record of its own. Latency: none (combinational); a pair
-    takes two cycles."""
+    follows its first a cycle later, as a 1-FLIT record of its own; unless `keep` (set from `sink`'s
+    fields) passes the pair whole, to a receiver that takes both at once. Latency: none (combinational); a
+    split pair takes two cycles."""
     def __init__(self):
         self.sink   = sink   = stream.Endpoint(packet_layout)
         self.source = source = stream.Endpoint(packet_layout)
+        self.keep   = Signal()
 
         # # #
 
@@ -462,7 +464,9 @@ class PairSplitter(LiteXModule):
             ).Else(
                 source.header.eq(sink.header), source.data.eq(sink.data), source.tail.eq(sink.tail),
                 source.lng.eq(sink.lng),
+                source.second.eq(sink.second & self.keep),
+                source.second_header.eq(sink.second_header), source.second_tail.eq(sink.second_tail),
             ),
-            sink.ready.eq(source.ready & (first_sent | ~sink.second)),
+            sink.ready.eq(source.ready & (first_sent | ~sink.second | self.keep)),
         ]
-        self.sync += If(source.valid & source.ready, first_sent.eq(sink.second & ~first_sent))
+        self.sync += If(source.valid & source.ready, first_sent.eq(sink.second & ~self.keep & ~first_sent))

@@ -17,6 +17,7 @@ Timing constants (a vault's DRAM runs at tCK = 0.8 ns, 1250 MHz; every value is 
 | frontend, backend | 4 ns each | gem5 `HMC_2500_x32` static_frontend/backend_latency (vault controller) |
 | page policy | closed, 256 B page | the thesis s.3.1.2 |
 | address map | offset [6:0], vault [10:7], bank [13:11] | HMC-Sim's low-interleave map for a 128 B maximum block (reference s.1.1) |
+| link data | 40 GB/s of read and written data through one link's crossbar port | the paper s.3.2: "40 GB/s per link or quadrant (10 GB/s per vault x 4)" |
 
 Gem5's model times writes with tCL like reads (no separate tCWL); so does this one. Refresh is not modelled
 (gem5's tRFC = 59 ns every tREFI = 3.9 us, 1.5 % of a vault's time).
@@ -62,6 +63,10 @@ TIMINGS_NS = {"tBURST": 3.2, "tRCD": 10.2, "tCL": 9.9, "tRP": 7.7, "tRAS": 21.6,
               "frontend": 4.0, "backend": 4.0}
 BURST_BYTES = 32
 VAULTS, BANKS = 16, 8
+# A link's share of the crossbar: the paper's "40 GB/s per link or quadrant (10 GB/s per vault x 4)" (s.3.2).
+# Our address map spreads a link's blocks over all 16 vaults, so the vaults' own 10 GB/s would allow 160.
+LINK_DATA_GBPS = 40
+CREDIT_FRACTION = 16    # credits are 1/16 of a data FLIT
 TIME_BITS = 40    # tCK since reset: 880 s at 1250 MHz
 QUEUE_LEAD_CYCLES = 2
 
@@ -184,7 +189,7 @@ class _Port:
 
 
 class HMCVaults(LiteXModule):
-    def __init__(self, clk_freq=250e6, storage_bytes=64 * 1024, queue_depth=4):
+    def __init__(self, clk_freq=250e6, storage_bytes=64 * 1024, queue_depth=4, link_data_gbps=LINK_DATA_GBPS):
         self.sink   = sink   = stream.Endpoint(request_layout)
         self.sink2  = sink2  = stream.Endpoint(request_layout)   # 1-FLIT requests (reads); its data is unused
         self.source = source = stream.Endpoint(response_layout)
@@ -225,12 +230,26 @@ class HMCVaults(LiteXModule):
         # never touch one queue, bank or bus in a cycle.
         takes = [Signal(name=f"take{i}") for i in range(2)]
         has_room = Array(q.count < queue_depth for q in queues)
+        # The link's crossbar port: requests move their data FLITs (read or written) at `link_data_gbps` at
+        # most; credits accrue each cycle and hold two 128 B requests' worth, so an idle link adds no delay.
+        earn  = round(link_data_gbps * 1e9 / clk_freq / FLIT_BYTES * CREDIT_FRACTION)
+        most  = 2 * flit_count * CREDIT_FRACTION
+        credits = Signal(max=most + earn + 1, reset=most)
+        costs   = [Signal(max=most // 2 + 1, name=f"cost{i}") for i in range(2)]
+        need2, spent = Signal(max=most + 1), Signal(max=most + 1)   # sums widened before they are compared
+        after   = Signal(max=2 * most + earn + 1)
         self.comb += [
-            sink.ready.eq(has_room[ports[0].vault]),
+            [cost.eq(port.flits * CREDIT_FRACTION) for cost, port in zip(costs, ports)],
+            sink.ready.eq(has_room[ports[0].vault] & (credits >= costs[0])),
             takes[0].eq(sink.valid & sink.ready),
-            sink2.ready.eq(has_room[ports[1].vault] & ~(takes[0] & (ports[0].vault == ports[1].vault))),
+            need2.eq(Mux(takes[0], costs[0], 0) + costs[1]),
+            sink2.ready.eq(has_room[ports[1].vault] & ~(takes[0] & (ports[0].vault == ports[1].vault)) &
+                           (credits >= need2)),
             takes[1].eq(sink2.valid & sink2.ready),
+            spent.eq(Mux(takes[0], costs[0], 0) + Mux(takes[1], costs[1], 0)),
+            after.eq(credits + earn - spent),
         ]
+        self.sync += credits.eq(Mux(after > most, most, after))
         for port, take, s in zip(ports, takes, (sink, sink2)):
             for v, q in enumerate(queues):
                 entry = q.entries[q.wp[:depth_bits]]

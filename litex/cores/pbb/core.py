@@ -17,14 +17,19 @@ next. Hardware counters: cycles, bytes, data errors,
 bus errors, latency min/max/sum/count and a latency histogram of `buckets` buckets of 2**shift cycles
 (the last bucket collects everything above), from which the host computes percentiles.
 
-Issue: one request a cycle. Latency counted from the port accepting a request to its response. Responses may
+Issue: one request a cycle (in direct mode a read may go beside it: two a cycle). Latency counted from the
+port accepting a request to its response. Responses may
 come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
 lowest free id, freed by its response.
 
 Direct mode (`block_port`, the `direct` setting): the block drives an HMC controller's 128 B block port
 (hmc/host.py) instead of ReMAT, as the paper's benchmark block measures its local HMC (burst length 1,
 128 B): every transaction is one 128 B block (two pattern lines, an RD128 or WR128), `count` and the
-results count blocks, and ReMAT's port is left idle.
+results count blocks, and ReMAT's port is left idle. When the transaction after the one being issued is a
+read and there is room for both (count, outstanding, a second free id), it leaves in the same cycle as the
+block request's second (an HMC pair: a write or read and a read, one FLIT more on the link), as a host
+controller handling several FLITs a cycle sends them; a data-less answer (write ack or error) that comes
+beside another is counted with it.
 """
 
 from migen import *
@@ -58,6 +63,18 @@ def line_pattern_reference(laddr, seed):
         rot = ((h >> i) | (h << (32 - i))) & 0xFFFFFFFF if i else h
         value |= (rot ^ seed ^ ((GOLDEN * (i + 1)) & 0xFFFFFFFF)) << (32 * i)
     return value
+
+
+def xorshift32(x, out):
+    """`out` = one xorshift32 step of `x` (13, 17, 5), as a statement list."""
+    x1, x2 = Signal(32), Signal(32)
+    return [x1.eq(x ^ (x << 13)), x2.eq(x1 ^ (x1 >> 17)), out.eq(x2 ^ (x2 << 5))]
+
+
+def wrapped_step(offset, step, span, out):
+    """`out` = offset + step, wrapped into [0, span) (the sum widened before the compare)."""
+    total = Signal(33)
+    return [total.eq(offset + step), If(total >= span, out.eq(total - span)).Else(out.eq(total))]
 
 
 class PBB(LiteXModule):
@@ -103,18 +120,17 @@ class PBB(LiteXModule):
         id_bits  = log2_int(max_outstanding)
         id_free  = Signal(max_outstanding, reset=2**max_outstanding - 1)
         free_id  = Signal(id_bits)
+        free_id2 = Signal(id_bits)   # the next free id after it (a pair's second transaction)
+        two_free = Signal()
         self.comb += [If(id_free[i], free_id.eq(i)) for i in reversed(range(max_outstanding))]
+        self.comb += [If(id_free[i] & (free_id != i), free_id2.eq(i), two_free.eq(1))
+                      for i in reversed(range(max_outstanding))]
         issued   = Signal(32)
         inflight = Signal(9)
         offset   = Signal(32)
         lfsr      = Signal(32, reset=1)   # xorshift32 state (random addresses, mixed read/write choice).
-        lfsr_next = Signal(32)
-        x1, x2 = Signal(32), Signal(32)
-        self.comb += [
-            x1.eq(lfsr ^ (lfsr << 13)),
-            x2.eq(x1 ^ (x1 >> 17)),
-            lfsr_next.eq(x2 ^ (x2 << 5)),
-        ]
+        lfsr_next, lfsr_next2 = Signal(32), Signal(32)   # one and two steps on (a pair uses two)
+        self.comb += [xorshift32(lfsr, lfsr_next), xorshift32(lfsr_next, lfsr_next2)]
 
         # Access size: the alignment of random addresses, the byte mask below a line, and the two halves of
         # a 128 B access (the random address and the read/write choice hold for its second line).
@@ -135,15 +151,21 @@ class PBB(LiteXModule):
         addr = Signal(32)
         we   = Signal()
         ratio_acc = Signal(8)    # mix_even: the read ratio's running sum; a carry out of it is a read
-        ratio_sum = Signal(9)
+        ratio_sum, ratio_sum2 = Signal(9), Signal(9)
+        offset_next, offset_next2 = Signal(32), Signal(32)
+        addr2 = Signal(32)       # the transaction after this one (direct mode pairs a read with it)
+        we2   = Signal()
         self.comb += [
             addr.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
                                     Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
                                         lfsr & (self.span - 1) & ~align),
                                     offset)),
+            addr2.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
+                                     Cat(Constant(0, 7), lfsr_next[7:]) & (self.span - 1), offset_next)),
             ratio_sum.eq(ratio_acc + self.read_ratio),
-            we.eq((self.mode == MODE_WRITE) |
-                  ((self.mode == MODE_MIXED) & Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))),
+            ratio_sum2.eq(ratio_sum[:8] + self.read_ratio),
+            we.eq(self.is_write(ratio_sum, lfsr)),
+            we2.eq(self.is_write(ratio_sum2, lfsr_next)),
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
         self.comb += set_h
@@ -163,9 +185,22 @@ class PBB(LiteXModule):
         id_read = Array(Signal(name=f"id_read{i}") for i in range(max_outstanding))
         id_off  = Array(Signal(6, name=f"id_off{i}") for i in range(max_outstanding))
         step = Signal(32)
-        self.comb += step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
-                                 Mux(self.direct, 2 * LINE_BYTES,
-                                     Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES))))
+        self.comb += [
+            step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
+                        Mux(self.direct, 2 * LINE_BYTES, Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES)))),
+            wrapped_step(offset, step, self.span, offset_next),
+            wrapped_step(offset_next, step, self.span, offset_next2),
+        ]
+        # Direct mode: when the transaction after this one is a read and room is left for two, it leaves in
+        # the same cycle as the block port's second request (an HMC pair).
+        pair_room = Signal()
+        issued2, inflight2 = Signal(33), Signal(10)
+        self.comb += [
+            issued2.eq(issued + 2),
+            inflight2.eq(inflight + 2),
+            pair_room.eq((issued2 <= self.count) & (inflight2 <= self.outstanding) & (inflight2 <= max_outstanding) &
+                         two_free),
+        ]
 
         # Response side ------------------------------------------------------------------------------------
         rsp = port.rsp
@@ -173,15 +208,23 @@ class PBB(LiteXModule):
         rsp_valid = Signal()    # a response from either port (only the mode's port answers)
         rsp_err   = Signal()
         rid     = Signal(id_bits)
-        latency = Signal(32)
-        self.comb += [rsp_valid.eq(rsp.valid), rsp_err.eq(rsp.err), rid.eq(rsp.id), latency.eq(now - id_time[rid])]
+        rsp2_valid, rsp2_err, rid2 = Signal(), Signal(), Signal(id_bits)   # direct mode: a second, data-less answer
+        latency, latency2 = Signal(32), Signal(32)
+        self.comb += [rsp_valid.eq(rsp.valid), rsp_err.eq(rsp.err), rid.eq(rsp.id), latency.eq(now - id_time[rid]),
+                      latency2.eq(now - id_time[rid2])]
         set_h2, expected = line_pattern(id_line[rid], self.seed)
         self.comb += set_h2
-        bucket = Signal(max=buckets)
-        shifted = Signal(32)
+        bucket, bucket2 = Signal(max=buckets), Signal(max=buckets)
+        for lat, b in ((latency, bucket), (latency2, bucket2)):
+            shifted = Signal(32)
+            self.comb += [
+                shifted.eq(lat >> self.shift),
+                b.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
+            ]
+        lat_low, lat_high = Signal(32), Signal(32)   # the cycle's answers' lowest and highest latency
         self.comb += [
-            shifted.eq(latency >> self.shift),
-            bucket.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
+            lat_low.eq(Mux(rsp2_valid & (latency2 < latency), latency2, latency)),
+            lat_high.eq(Mux(rsp2_valid & (latency2 > latency), latency2, latency)),
         ]
         # Only the access's bytes are compared (the whole line for 64 B and more).
         check_bytes = Signal(LINE_BYTES)
@@ -194,13 +237,20 @@ class PBB(LiteXModule):
         ]
 
         accepted = Signal()
+        paired   = Signal()     # the accepted transaction took the next one with it
         self.comb += accepted.eq(req.valid & req.ready)
         if block_port is not None:
-            self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, rid, rsp_valid, rsp_err,
-                                  expected, id_line, id_read, mismatch, accepted)
+            pair = Record([("valid", 1), ("addr", 32), ("id", id_bits)])
+            self.comb += [pair.valid.eq(pair_room & ~we2), pair.addr.eq(addr2), pair.id.eq(free_id2)]
+            answers = [(rsp_valid, rsp_err, rid), (rsp2_valid, rsp2_err, rid2)]
+            self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, pair, answers,
+                                  expected, id_line, id_read, mismatch, accepted, paired)
         # Ids: taken on issue, given back by the response (in the same cycle if need be).
         alloc, release = Signal(max_outstanding), Signal(max_outstanding)
-        self.comb += [If(accepted, alloc.eq(1 << free_id)), If(rsp_valid, release.eq(1 << rid))]
+        self.comb += [
+            alloc.eq(Mux(accepted, 1 << free_id, 0) | Mux(paired, 1 << free_id2, 0)),
+            release.eq(Mux(rsp_valid, 1 << rid, 0) | Mux(rsp2_valid, 1 << rid2, 0)),
+        ]
         self.sync += If(self.start,
             id_free.eq(2**max_outstanding - 1),
         ).Else(
@@ -229,39 +279,56 @@ class PBB(LiteXModule):
                     If(self.completed == self.count, self.busy.eq(0)),
                 ),
                 If(accepted,
-                    issued.eq(issued + 1),
+                    issued.eq(issued + 1 + paired),
                     second.eq(burst & ~second & ~self.direct),
-                    If(~burst | second | self.direct,
-                        lfsr.eq(lfsr_next),
-                        ratio_acc.eq(ratio_sum[:8]),
-                    ),
-                    If(offset + step >= self.span,
-                        offset.eq(offset + step - self.span)
+                    If(paired,
+                        lfsr.eq(lfsr_next2),
+                        ratio_acc.eq(ratio_sum2[:8]),
+                        offset.eq(offset_next2),
                     ).Else(
-                        offset.eq(offset + step)
+                        If(~burst | second | self.direct,
+                            lfsr.eq(lfsr_next),
+                            ratio_acc.eq(ratio_sum[:8]),
+                        ),
+                        offset.eq(offset_next),
                     ),
                     id_time[free_id].eq(now),
                     id_line[free_id].eq(addr[6:]),
                     id_read[free_id].eq(~we),
                     id_off[free_id].eq(addr[:6]),
                 ),
-                inflight.eq(inflight + accepted - rsp_valid),
+                If(paired,
+                    id_time[free_id2].eq(now),
+                    id_line[free_id2].eq(addr2[6:]),
+                    id_read[free_id2].eq(1),
+                    id_off[free_id2].eq(0),
+                ),
+                inflight.eq(inflight + accepted + paired - rsp_valid - rsp2_valid),
                 If(rsp_valid,
-                    self.completed.eq(self.completed + 1),
-                    self.lat_sum.eq(self.lat_sum + latency),
-                    If(latency < self.lat_min, self.lat_min.eq(latency)),
-                    If(latency > self.lat_max, self.lat_max.eq(latency)),
-                    self.hist[bucket].eq(self.hist[bucket] + 1),
-                    If(rsp_err, self.bus_errors.eq(self.bus_errors + 1)),
+                    self.completed.eq(self.completed + 1 + rsp2_valid),
+                    self.lat_sum.eq(self.lat_sum + latency + Mux(rsp2_valid, latency2, 0)),
+                    If(lat_low < self.lat_min, self.lat_min.eq(lat_low)),
+                    If(lat_high > self.lat_max, self.lat_max.eq(lat_high)),
+                    self.hist[bucket].eq(self.hist[bucket] + 1 + (rsp2_valid & (bucket2 == bucket))),
+                    self.bus_errors.eq(self.bus_errors + rsp_err + (rsp2_valid & rsp2_err)),
                     If(mismatch, self.errors.eq(self.errors + 1)),
                 ),
+                If(rsp2_valid & (bucket2 != bucket), self.hist[bucket2].eq(self.hist[bucket2] + 1)),
             )
         ]
 
-    def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, rid, rsp_valid, rsp_err,
-                         expected, id_line, id_read, mismatch, accepted):
-        """Direct mode: requests as 128 B blocks on `sink` (the block's two pattern lines), answers from
-        `source` checked whole. Overrides the ReMAT port's response signals while a block answer is there."""
+    def is_write(self, ratio_sum, lfsr):
+        """Whether a transaction is a write, from the even mix's running sum or the random draw."""
+        return (self.mode == MODE_WRITE) | ((self.mode == MODE_MIXED) &
+                                            Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))
+
+    def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, pair, answers,
+                         expected, id_line, id_read, mismatch, accepted, paired):
+        """Direct mode: requests as 128 B blocks on `sink` (the block's two pattern lines), with `pair` (the
+        next transaction, a read) as the request's second when it is valid; answers from `source` checked
+        whole, a second data-less answer beside one counted too. Overrides the ReMAT port's response
+        signals while a block answer is there."""
+        (rsp_valid, rsp_err, rid), (rsp2_valid, rsp2_err, rid2) = answers
         set_h, wdata_next = line_pattern(addr[6:] + 1, self.seed)
         set_h2, expected_next = line_pattern(id_line[rid] + 1, self.seed)
         self.comb += [set_h, set_h2]
@@ -271,12 +338,18 @@ class PBB(LiteXModule):
             sink.tag.eq(free_id),
             sink.laddr.eq(addr[6:]),
             sink.data.eq(Cat(wdata, wdata_next)),
+            sink.second.eq(pair.valid),
+            sink.second_tag.eq(pair.id),
+            sink.second_laddr.eq(pair.addr[6:]),
             source.ready.eq(1),
-            If(sink.valid & sink.ready, accepted.eq(1)),
+            If(sink.valid & sink.ready, accepted.eq(1), paired.eq(pair.valid)),
             If(source.valid,
                 rsp_valid.eq(1),
                 rsp_err.eq(source.type == T_ERR),
                 rid.eq(source.tag),
+                rsp2_valid.eq(source.second),
+                rsp2_err.eq(source.second_type == T_ERR),
+                rid2.eq(source.second_tag),
                 mismatch.eq(self.check & id_read[rid] & ~rsp_err &
                             ((source.data ^ Cat(expected, expected_next)) != 0)),
             ),

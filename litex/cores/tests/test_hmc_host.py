@@ -27,8 +27,10 @@ DUT = HMCMemoryPath(storage_bytes=STORAGE)   # host controller, two HMC channels
 
 def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
     """Sends (type, tag, laddr, mask, data) transactions after the link is up (with `block`, (type, tag,
-    laddr, data) on the block port); returns the answers (cycle, type, tag, laddr, data), the cycle each
-    request was taken, the host's counters and the headers of the requests it sent."""
+    laddr, data) on the block port, or (type, tag, laddr, data, second_tag, second_laddr) with a block read
+    beside it); returns the answers (cycle, type, tag, laddr, data; a second answer after the first of its
+    cycle), the cycle each request was taken, the host's counters and the headers of the requests it sent
+    (a pair's second after its first)."""
     answers, taken, counters, headers = [], [], [], []
     cycle = [0]
     sink, source = (DUT.block_sink, DUT.block_source) if block else (DUT.sink, DUT.source)
@@ -40,7 +42,8 @@ def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
         for _ in range(settle):
             yield
         if block:
-            yield from offer(sink, [dict(zip(("type", "tag", "laddr", "data"), txn)) for txn in txns])
+            fields = ("type", "tag", "laddr", "data", "second_tag", "second_laddr")
+            yield from offer(sink, [dict(zip(fields, txn), second=int(len(txn) > 4)) for txn in txns])
         else:
             yield from send_transactions(sink, txns)
 
@@ -53,8 +56,12 @@ def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
             if (yield source.valid):
                 answers.append((c, (yield source.type), (yield source.tag), (yield source.laddr),
                                 (yield source.data)))
+                if block and (yield source.second):
+                    answers.append((c, (yield source.second_type), (yield source.second_tag), 0, 0))
             if (yield DUT.host.tx.valid) and (yield DUT.host.tx.ready):
                 headers.append((yield DUT.host.tx.header))
+                if (yield DUT.host.tx.second):
+                    headers.append((yield DUT.host.tx.second_header))
             yield
         for name in ("reads", "writes", "rmw_writes", "errors", "block_reads", "block_writes"):
             counters.append((yield getattr(DUT.host, name)))
@@ -148,3 +155,24 @@ def test_blocks_fill_the_link(lanes, rate, op):
     middle = [a[0] for a in answers][100:300]
     gbps = (len(middle) - 1) * 128 / ((middle[-1] - middle[0]) / CLK) / 1e9
     assert gbps == pytest.approx(lanes * rate / 8 * 8 / 9, rel=0.03)
+
+
+def test_a_block_read_goes_beside_a_block_request_and_answers_come_in_pairs():
+    """A block request with a second block read leaves as one pair (an RD128 header after the WR128's, in
+    one cycle): every read returns the block as written before it, a write's WR_RS comes back beside a
+    read's data, and the counters count both."""
+    rng = random.Random(6)
+    data = {b: rng.getrandbits(1024) for b in range(80)}
+    txns = [(T_WR_REQ, i, 2 * b, data[b]) for i, b in enumerate(range(40))]
+    txns += [(T_WR_REQ, b % 128, 2 * b, data[b], 64 + b - 40, 2 * (b - 40)) for b in range(40, 80)]
+    answers, taken, counters, headers = run(txns, rate=15, block=True, cycles=1500)
+    acks = [a for a in answers if a[1] == T_WR_ACK]
+    reads = {a[2]: a[4] for a in answers if a[1] == T_RD_RSP}
+    assert len(acks) == 80 and reads == {64 + b: data[b] for b in range(40)}
+    assert counters[4:] == [40, 80] and counters[3] == 0
+    pairs = [(REQUEST_HEADER.value(h1, "cmd"), REQUEST_HEADER.value(h2, "cmd"), REQUEST_HEADER.value(h2, "tag"))
+             for h1, h2 in zip(headers, headers[1:])
+             if REQUEST_HEADER.value(h1, "cmd") == write_cmd(128) and REQUEST_HEADER.value(h2, "cmd") == read_cmd(128)]
+    assert pairs == [(write_cmd(128), read_cmd(128), 384 + 64 + i) for i in range(40)]
+    cycles = [a[0] for a in answers]
+    assert len(cycles) - len(set(cycles)) >= 10, "a WR_RS should come back beside a read's data"

@@ -191,8 +191,9 @@ def test_errors():
 
 def test_the_second_port_takes_a_read_beside_a_write_and_answers_in_pairs():
     """Writes on the first port and reads on the second (of blocks four vaults behind): both are taken in one
-    cycle where their vaults differ, each read returns the block as it was when the read was taken, and
-    WR_RS responses leave beside RD_RS ones. Offered together for one vault, the read waits a cycle."""
+    cycle where their vaults differ, up to the link's 40 GB/s; each read returns the block as it was when
+    the read was taken, and WR_RS responses leave beside RD_RS ones. Offered together for one vault, the
+    read waits a cycle."""
     rng = random.Random(8)
     data = [bytes(rng.getrandbits(8) for _ in range(128)) for _ in range(64)]
     writes = [write(i, adrs(vault=i % 16, row=i // 16), data[i]) for i in range(64)]
@@ -207,9 +208,12 @@ def test_the_second_port_takes_a_read_beside_a_write_and_answers_in_pairs():
         fresh = written_at[block] < taken2[i]
         expect = data[block[1] * 16 + block[0]] if fresh else bytes(128)
         assert got[100 + i][5].to_bytes(128, "little") == expect, i
-    assert len(set(taken) & set(taken2)) >= 56, "a write and a read should be taken in most cycles"
+    # Both ports together move the link's 40 GB/s of data (1.25 blocks a cycle), not the vaults' 160.
+    assert len(set(taken) & set(taken2)) >= 16, "a write and a read should be taken in one cycle"
+    first, last = min(taken + taken2), max(taken + taken2)
+    assert 34 <= 128 * 128 / ((last - first) / CLK) / 1e9 <= 40.5
     cycles = [r[0] for r in responses]
-    assert len(cycles) - len(set(cycles)) >= 32, "WR_RS should leave beside RD_RS"
+    assert len(cycles) - len(set(cycles)) >= 10, "WR_RS should leave beside RD_RS"
 
     same_vault = [write(0, adrs(vault=3), data[0])], [read(1, adrs(vault=3, row=1), 128)]
     taken2 = []

@@ -37,28 +37,42 @@ def start_and_wait(pbb, settings):
 
 
 def block_memory(dut, cycles, delay, requests, limit=1 << 14):
-    """Generator: answers the block port's requests after `delay` cycles, in order, from a 128 B block
-    memory of `limit` bytes (a block beyond it is answered T_ERR); appends (type, tag, laddr) per request."""
+    """Generator: answers the block port's requests (a pair's second, a read, after its first) after `delay`
+    cycles, in order, from a 128 B block memory of `limit` bytes (a block beyond it is answered T_ERR), a
+    data-less answer beside the one before it when both are due, as the HMC controller passes a pair;
+    appends (type, tag, laddr, paired) per request."""
     memory, pending = {}, []
+
+    def answer(typ, laddr):
+        if laddr * 64 >= limit:
+            return T_ERR, 0
+        if typ == T_WR_REQ:
+            memory[laddr] = yield dut.block_sink.data
+            return T_WR_ACK, 0
+        return T_RD_RSP, memory.get(laddr, 0)
+
     yield dut.block_sink.ready.eq(1)
     for cycle in range(cycles):
         if (yield dut.block_sink.valid):
-            typ, tag, laddr = (yield dut.block_sink.type), (yield dut.block_sink.tag), (yield dut.block_sink.laddr)
-            requests.append((typ, tag, laddr))
-            if laddr * 64 >= limit:
-                answer = (T_ERR, 0)
-            elif typ == T_WR_REQ:
-                memory[laddr] = yield dut.block_sink.data
-                answer = (T_WR_ACK, 0)
-            else:
-                answer = (T_RD_RSP, memory.get(laddr, 0))
-            pending.append((cycle + delay, tag, *answer))
+            paired = (yield dut.block_sink.second)
+            for typ, tag, laddr in [((yield dut.block_sink.type), (yield dut.block_sink.tag),
+                                     (yield dut.block_sink.laddr))] + \
+                    ([(T_RD_REQ, (yield dut.block_sink.second_tag), (yield dut.block_sink.second_laddr))]
+                     if paired else []):
+                requests.append((typ, tag, laddr, paired))
+                pending.append((cycle + delay, tag, *(yield from answer(typ, laddr))))
         if pending and pending[0][0] <= cycle:
             _, tag, typ, data = pending.pop(0)
             yield dut.block_source.valid.eq(1)
             yield dut.block_source.tag.eq(tag)
             yield dut.block_source.type.eq(typ)
             yield dut.block_source.data.eq(data)
+            beside = bool(pending) and pending[0][0] <= cycle and pending[0][2] != T_RD_RSP
+            yield dut.block_source.second.eq(int(beside))
+            if beside:
+                _, tag2, typ2, _ = pending.pop(0)
+                yield dut.block_source.second_tag.eq(tag2)
+                yield dut.block_source.second_type.eq(typ2)
         else:
             yield dut.block_source.valid.eq(0)
         yield
@@ -350,7 +364,24 @@ def test_direct_mode_moves_checked_128_byte_blocks(pattern):
     assert on_link == []
     assert w["completed"] == r["completed"] == 30 and r["errors"] == r["bus_errors"] == 0
     assert other["errors"] == 30 and outside["bus_errors"] == 4
-    writes = [laddr for typ, _, laddr in blocks if typ == T_WR_REQ]
+    writes = [laddr for typ, _, laddr, _ in blocks if typ == T_WR_REQ]
     assert len(writes) == 30 and all(laddr % 2 == 0 for laddr in writes)
     if pattern == PATTERN_SEQ:
         assert writes[:3] == [0, 2, 4]
+
+
+def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
+    """Direct mode: a read leaves in the same cycle as the block request before it (the block port's pair),
+    in the transactions' order; answers that come in pairs are counted, timed and checked like the rest."""
+    direct = dict(BASE, direct=1, count=40, outstanding=32)
+    blocks = []
+    (w, mixed, reads), _, _ = run_pbb(
+        [dict(direct, mode=MODE_WRITE), dict(direct, mode=MODE_MIXED, read_ratio=128, mix_even=1),
+         dict(direct, mode=MODE_READ)], runs=3, delay=8, cycles=3000, blocks=blocks)
+    for r in (w, mixed, reads):
+        assert r["completed"] == 40 and r["errors"] == r["bus_errors"] == 0 and sum(r["hist"]) == 40
+    mixed_blocks = blocks[40:80]
+    assert [laddr for _, _, laddr, _ in mixed_blocks] == [2 * i for i in range(40)]
+    assert "".join("w" if typ == T_WR_REQ else "r" for typ, _, _, _ in mixed_blocks) == "wr" * 20
+    assert sum(paired for _, _, _, paired in mixed_blocks) == 2 * 20, "every read should go beside its write"
+    assert sum(paired for _, _, _, paired in blocks[80:]) >= 2 * 15
