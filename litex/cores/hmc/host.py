@@ -233,11 +233,13 @@ class HMCHostController(LiteXModule):
         self.sync += [
             If(rmw_error & source.ready & ~(response.valid & own), rmw_error.eq(0)),
             If(bad_pending & ~rmw_error & source.ready & ~(response.valid & own), bad_pending.eq(0)),
-            If(source.valid & source.ready & (source.type == T_ERR), self.errors.eq(self.errors + 1)),
         ]
+        # Error answers of both ports, summed into one update (a line's and a block's can come in one cycle).
+        errors_now = [source.valid & source.ready & (source.type == T_ERR)]
         if with_block_port:
             self.comb += block_ready.eq(self.block_source.ready)
-            self.block_responses(response, response.valid & block, r_cmd, r_tag)
+            errors_now += self.block_responses(response, response.valid & block, r_cmd, r_tag)
+        self.sync += self.errors.eq(self.errors + sum(errors_now, Constant(0, 2)))
 
     def block_requests(self, request, free):
         """The block port's requests, RD128 / WR128 (and a second RD128 in the same cycle), in the cycles
@@ -275,7 +277,8 @@ class HMCHostController(LiteXModule):
         )
 
     def block_responses(self, response, from_link, r_cmd, r_tag):
-        """The block port's answers: the link's responses to its tags, else an error for a bad request."""
+        """The block port's answers: the link's responses to its tags, else an error for a bad request.
+        Returns the conditions that count an error answer this cycle."""
         block_sink, block_source = self.block_sink, self.block_source
         self.comb += If(from_link,
             block_source.valid.eq(1),
@@ -295,6 +298,6 @@ class HMCHostController(LiteXModule):
             block_source.second_tag.eq(block_sink.second_tag),
             block_sink.ready.eq(block_source.ready),
         )
-        self.sync += If(block_source.valid & block_source.ready,
-            self.errors.eq(self.errors + (block_source.type == T_ERR) +
-                           (block_source.second & (block_source.second_type == T_ERR))))
+        answered = block_source.valid & block_source.ready
+        return [answered & (block_source.type == T_ERR),
+                answered & block_source.second & (block_source.second_type == T_ERR)]

@@ -111,6 +111,32 @@ def test_what_is_not_a_request_is_answered_an_error():
     assert counters[3] == 1
 
 
+def test_error_answers_of_both_ports_in_one_cycle_count_twice():
+    """A line request that is not one (answered from a register a cycle after it is taken) and a block
+    request that is not one, offered a cycle later (answered at once), both answer T_ERR in one cycle."""
+    seen = []
+
+    def line():
+        yield from offer(DUT.sink, [dict(type=T_RD_RSP, tag=5, laddr=0, mask=0, data=0)])
+
+    def block():
+        yield
+        yield from offer(DUT.block_sink, [dict(type=T_WR_ACK, tag=6, laddr=0, data=0, second=0)])
+
+    def watch():
+        yield DUT.source.ready.eq(1)
+        yield DUT.block_source.ready.eq(1)
+        for cycle in range(8):
+            for name, source in (("line", DUT.source), ("block", DUT.block_source)):
+                if (yield source.valid) and (yield source.type) == T_ERR:
+                    seen.append((cycle, name))
+            yield
+        seen.append((yield DUT.host.errors))
+
+    run_simulation(DUT, [line(), block(), watch()])
+    assert seen[:-1] == [(2, "line"), (2, "block")] and seen[-1] == 2
+
+
 @pytest.mark.parametrize("rate", [10, 12.5])
 def test_unloaded_read_latency(rate):
     """Host link out (1) and channel (serialization + delay), device link in (2), the vaults, device link
