@@ -8,7 +8,8 @@
 Requests arriving on the link become vault requests (command, length, tag, address, payload); vault
 responses become response packets (RD_RS with their data, WR_RS, ERROR with ERRSTAT) with the request's
 source link ID. Pairs go through whole: a pair's second request (a read) enters the vaults' second port
-with or after its first, and a second 1-FLIT response leaves as the pair's second packet. `tx` and `rx` face the host through an HMC channel (phy/hmc_channel.py).
+with or after its first, and a second 1-FLIT response leaves as the pair's second packet. `tx` and `rx`
+face the host through an HMC channel (phy/hmc_channel.py).
 
 Tokens and retry buffer default to the thesis's measured device (s.3.1.6): 219 tokens for host-to-HMC
 traffic, a 192-FLIT retry buffer at 10 Gb/s and 256 FLITs at 12.5 and 15 Gb/s (`retry_flits`, a build

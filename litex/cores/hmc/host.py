@@ -66,8 +66,8 @@ block_txn_layout = [
 ]
 
 
-def block_answer(cmd):
-    """The block port's answer type for a response command."""
+def answer_type(cmd):
+    """The answer type (T_RD_RSP, T_WR_ACK, T_ERR) of a response command, on either port."""
     return Mux(cmd == RD_RS, T_RD_RSP, Mux(cmd == WR_RS, T_WR_ACK, T_ERR))
 
 
@@ -76,11 +76,16 @@ def is_block_tag(tag):
     return tag[-2:] == BLOCK_TAG >> BLOCK_TAG_BITS
 
 
+def read_request_header(n_bytes, tag, adrs):
+    """The header of an RD of `n_bytes` (1 FLIT: LNG = DLN = 1)."""
+    return REQUEST_HEADER.pack(cmd=read_cmd(n_bytes), lng=1, dln=1, tag=tag, adrs=adrs)
+
+
 def send_request(request, write, n_bytes, tag, adrs):
     """The header and LNG of an RD or WR of `n_bytes` on the link layer's `request` (a WR carries its data:
     LNG = DLN = its FLITs + 1). `write` is a bool or a Migen expression choosing between the two."""
     flits = n_bytes // hmc.FLIT_BYTES + 1
-    read_header = REQUEST_HEADER.pack(cmd=read_cmd(n_bytes), lng=1, dln=1, tag=tag, adrs=adrs)
+    read_header = read_request_header(n_bytes, tag, adrs)
     write_header = REQUEST_HEADER.pack(cmd=write_cmd(n_bytes), lng=flits, dln=flits, tag=tag, adrs=adrs)
     if isinstance(write, bool):
         return [request.header.eq(write_header if write else read_header), request.lng.eq(flits if write else 1)]
@@ -222,7 +227,7 @@ class HMCHostController(LiteXModule):
                 source.laddr.eq(bad.laddr),
             ).Else(
                 source.valid.eq(response.valid),
-                source.type.eq(block_answer(r_cmd)),
+                source.type.eq(answer_type(r_cmd)),
                 source.tag.eq(r_tag),
                 source.laddr.eq(laddr_r.dat_r),
                 source.data.eq(response.data[:LINE_BITS]),
@@ -256,18 +261,17 @@ class HMCHostController(LiteXModule):
 
         def adrs(laddr):
             return Cat(Constant(0, log2_int(BLOCK_BYTES)), laddr[1:])
-        second = Record([("header", 64), ("lng", 4)])
         self.comb += [
             is_read.eq(block_sink.type == T_RD_REQ),
             is_write.eq(block_sink.type == T_WR_REQ),
             bad_block.eq(block_sink.valid & ~is_read & ~is_write),
-            send_request(second, False, BLOCK_BYTES, tag(block_sink.second_tag), adrs(block_sink.second_laddr)),
             If(free & block_sink.valid & (is_read | is_write),
                 request.valid.eq(1),
                 *send_request(request, ~is_read, BLOCK_BYTES, tag(block_sink.tag), adrs(block_sink.laddr)),
                 request.data.eq(block_sink.data),
                 request.second.eq(block_sink.second),
-                request.second_header.eq(second.header),
+                request.second_header.eq(read_request_header(BLOCK_BYTES, tag(block_sink.second_tag),
+                                                             adrs(block_sink.second_laddr))),
                 block_sink.ready.eq(request.ready),
             ),
         ]
@@ -282,11 +286,11 @@ class HMCHostController(LiteXModule):
         block_sink, block_source = self.block_sink, self.block_source
         self.comb += If(from_link,
             block_source.valid.eq(1),
-            block_source.type.eq(block_answer(r_cmd)),
+            block_source.type.eq(answer_type(r_cmd)),
             block_source.tag.eq(r_tag[:BLOCK_TAG_BITS]),
             block_source.data.eq(response.data),
             block_source.second.eq(response.second),
-            block_source.second_type.eq(block_answer(RESPONSE_HEADER.get(response.second_header, "cmd"))),
+            block_source.second_type.eq(answer_type(RESPONSE_HEADER.get(response.second_header, "cmd"))),
             block_source.second_tag.eq(RESPONSE_HEADER.get(response.second_header, "tag")[:BLOCK_TAG_BITS]),
         ).Elif(self.bad_block,
             block_source.valid.eq(1),

@@ -267,15 +267,13 @@ class HMCVaults(LiteXModule):
                 bank_ready[port.this_bank].eq(port.precharge + t["tRP"]),
                 bus_ready[port.vault].eq(port.data_end),
             )
-        counted = {name: Signal(2, name=f"{name}_taken") for name in ("reads", "writes", "errors")}
-        self.comb += [
-            counted["errors"].eq(sum((take & (port.errstat != 0) for port, take in zip(ports, takes)), Constant(0, 2))),
-            counted["reads"].eq(sum((take & (port.errstat == 0) & port.is_read for port, take in zip(ports, takes)),
-                                    Constant(0, 2))),
-            counted["writes"].eq(sum((take & (port.errstat == 0) & ~port.is_read for port, take in zip(ports, takes)),
-                                     Constant(0, 2))),
-        ]
-        self.sync += [getattr(self, name).eq(getattr(self, name) + n) for name, n in counted.items()]
+        kinds = {"errors": lambda port: port.errstat != 0,
+                 "reads":  lambda port: (port.errstat == 0) & port.is_read,
+                 "writes": lambda port: (port.errstat == 0) & ~port.is_read}
+        for name, kind in kinds.items():
+            taken_now = Signal(2, name=f"{name}_taken")     # both ports' requests of this kind this cycle
+            self.comb += taken_now.eq(sum((take & kind(port) for port, take in zip(ports, takes)), Constant(0, 2)))
+            self.sync += getattr(self, name).eq(getattr(self, name) + taken_now)
 
         # Data: written or read when the request is taken; read data lands in the request's slot a cycle later.
         # The first port writes (a 1-FLIT request carries no data); both read.
@@ -320,18 +318,19 @@ class HMCVaults(LiteXModule):
         # or ERROR) from another due vault leaves with it, picked round robin too.
         out = stream.SyncFIFO(response_layout, 4, buffered=False)
         self.submodules += out
-        heads   = Array(q.entries[q.rp[:depth_bits]] for q in queues)
+        head_of = [q.entries[q.rp[:depth_bits]] for q in queues]
+        heads   = Array(head_of)
         due_now = Signal(VAULTS)
         due_one = Signal(VAULTS)    # due, answering, one FLIT, and not the vault picked first
         retire, retire2 = Signal(), Signal()
         grant, grant2 = Signal(vault_bits), Signal(vault_bits)
         last, last2 = Signal(vault_bits), Signal(vault_bits)   # the vaults picked last: the searches start after
         self.comb += [
-            due_now.eq(Cat(*[(q.count != 0) & (q.entries[q.rp[:depth_bits]].due <= lead) for q in queues])),
+            due_now.eq(Cat(*[(q.count != 0) & (head.due <= lead) for q, head in zip(queues, head_of)])),
             retire.eq((due_now != 0) & (out.level < 3)),
             Case(last, {l: round_robin_pick(due_now, grant, l) for l in range(VAULTS)}),
-            due_one.eq(Cat(*[due_now[v] & (grant != v) & q.entries[q.rp[:depth_bits]].respond &
-                             (q.entries[q.rp[:depth_bits]].lng == 1) for v, q in enumerate(queues)])),
+            due_one.eq(Cat(*[due_now[v] & (grant != v) & head.respond & (head.lng == 1)
+                             for v, head in enumerate(head_of)])),
             retire2.eq(retire & heads[grant].respond & (due_one != 0)),
             Case(last2, {l: round_robin_pick(due_one, grant2, l) for l in range(VAULTS)}),
         ]

@@ -156,12 +156,8 @@ class PBB(LiteXModule):
         addr2 = Signal(32)       # the transaction after this one (direct mode pairs a read with it)
         we2   = Signal()
         self.comb += [
-            addr.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
-                                    Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
-                                        lfsr & (self.span - 1) & ~align),
-                                    offset)),
-            addr2.eq(self.base + Mux(self.pattern == PATTERN_RANDOM,
-                                     Cat(Constant(0, 7), lfsr_next[7:]) & (self.span - 1), offset_next)),
+            addr.eq(self.address(lfsr, offset, burst, second, align)),
+            addr2.eq(self.address(lfsr_next, offset_next, 1, 0, align)),    # direct mode: a block
             ratio_sum.eq(ratio_acc + self.read_ratio),
             ratio_sum2.eq(ratio_sum[:8] + self.read_ratio),
             we.eq(self.is_write(ratio_sum, lfsr)),
@@ -316,6 +312,14 @@ class PBB(LiteXModule):
                 If(rsp2_valid & (bucket2 != bucket), self.hist[bucket2].eq(self.hist[bucket2] + 1)),
             )
         ]
+
+    def address(self, lfsr, offset, burst, second, align):
+        """A transaction's byte address: the sequential or strided offset, or a random one from `lfsr`
+        (a 128 B access's two lines, or one `align`ed access)."""
+        return self.base + Mux(self.pattern == PATTERN_RANDOM,
+                               Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
+                                   lfsr & (self.span - 1) & ~align),
+                               offset)
 
     def is_write(self, ratio_sum, lfsr):
         """Whether a transaction is a write, from the even mix's running sum or the random draw."""

@@ -11,9 +11,10 @@ HMC lanes scramble instead of coding (no 64b/66b overhead): a FLIT takes 128 / (
 and a packet arrives once its last FLIT has (the receiver checks the CRC of the whole packet). A record a
 cycle at most, which may hold a second 1-FLIT packet (the link layer's pairs): its FLIT counts too.
 
-Bit errors: a record of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's
-probability from `flit_threshold(ber)`; exact while it is small), and a hit flips one uniformly drawn bit of
-its FLITs (a pair's second packet comes after the first's). The draws are seeded (`seed`, loaded on `seed_load`) and repeatable.
+Bit errors: a record of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's probability
+from `flit_threshold(ber)`; exact while it is small), and a hit flips one uniformly drawn bit of its FLITs
+(a pair's second packet comes after the first's). The draws are seeded (`seed`, loaded on `seed_load`) and
+repeatable.
 
 Delay: `delay` cycles after serialization (TX and RX SerDes plus fiber, set at run time), in order.
 
