@@ -86,11 +86,11 @@ def map_remote_windows(target, info=None, bfct_target=TARGET_REMOTE0):
     """Maps one BFCT section per memory-card section, read/write, identity, to `bfct_target` (a link's
     `bfct_target`: the link, or the local port); returns their offsets. `info` is the firmware's `info`
     answer, asked for when not given."""
-    info = info or target.fw.info()
+    info = info or target.fw.facts()
     section = info["section_bytes"]
     count = min(info["sections"], info["memcard_bytes"] // section)
     for idx in range(count):
-        target.fw.bfct(idx, en=1, r=1, w=1, target=bfct_target, base=idx)
+        target.fw.set_bfct(idx, en=1, r=1, w=1, target=bfct_target, base=idx)
     return [idx * section for idx in range(count)]
 
 
@@ -218,7 +218,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     lines_per_access = 2 if size == 128 else 1
     transactions_per_access = 1 if direct else lines_per_access
     link = configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement, hmc_native)
-    info = target.fw.info()
+    info = target.fw.facts()
     windows = map_remote_windows(target, info, link["bfct_target"])
     mapped = len(windows) * info["section_bytes"]
     span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows

@@ -21,7 +21,10 @@ def command(method):
     def send(self, *args, wait=None, **kwargs):
         bound = signature.bind(self, *args, **kwargs)
         fields = {k: v for k, v in bound.arguments.items() if k != "self" and v is not None}
-        return self.send(" ".join([method.__name__] + [f"{k}={_text(v)}" for k, v in fields.items()]), wait)
+        answer = self.send(" ".join([method.__name__] + [f"{k}={_text(v)}" for k, v in fields.items()]), wait)
+        if method.__name__ == "bfct":
+            self.bfct_entries[answer["idx"]] = answer
+        return answer
 
     send.keys = keys
     return send
@@ -39,10 +42,29 @@ class ConsoleMismatch(RuntimeError):
 
 class FirmwareConsole:
     """`send(line, timeout)` is the target's transport: it returns the answer as a dict and raises on a
-    refusal (monet.sim.SimTarget.command)."""
+    refusal (monet.sim.SimTarget.command). `bfct_entries` holds each BFCT section as the firmware last answered
+    this client: only the `bfct` command writes the BFCT, so that is what the section holds while no line
+    writes it past this client."""
 
     def __init__(self, send):
         self.send = send
+        self.bfct_entries = {}
+        self._facts = None
+
+    def facts(self):
+        """The `info` answer, asked once: the SoC's facts do not change while it runs."""
+        if self._facts is None:
+            self._facts = self.info()
+        return self._facts
+
+    def set_bfct(self, idx, **fields):
+        """Programs BFCT section `idx` unless its last answer already shows `fields`, and returns the entry. A
+        sweep or a test's clean-up that maps the same sections again then costs no console round trip (a
+        line each way, 0.14 s in the sim; 2.3 s for 16 sections)."""
+        known = self.bfct_entries.get(idx)
+        if known is not None and all(known[key] == value for key, value in fields.items()):
+            return known
+        return self.bfct(idx, **fields)
 
     @classmethod
     def commands(cls):

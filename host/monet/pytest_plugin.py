@@ -37,7 +37,9 @@ def sim(sim_session):
     yield target
     if target.child.isalive():
         for name, fields in restore:
-            if name in target.commands_sent:
+            if name == "bfct":
+                target.fw.set_bfct(**fields)      # only the sections the test changed
+            elif name in target.commands_sent:
                 getattr(target.fw, name)(**fields)
 
 
@@ -59,7 +61,7 @@ def settings_commands(target):
     for name, fields in SETTINGS.items():
         answer = getattr(target.fw, name)()
         restore.append((name, {k: answer[k] for k in fields}))
-    for idx in range(target.fw.info()["sections"]):
+    for idx in range(target.fw.facts()["sections"]):
         answer = target.fw.bfct(idx)
         restore.append(("bfct", {"idx": idx, **{k: answer[k] for k in BFCT_FIELDS}}))
     return restore

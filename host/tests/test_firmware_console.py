@@ -22,7 +22,7 @@ class Drifted(FirmwareConsole):
 
 def test_lines_are_name_then_the_given_keys_lists_comma_separated():
     sent = []
-    fw = FirmwareConsole(lambda line, timeout: sent.append((line, timeout)) or {})
+    fw = FirmwareConsole(lambda line, timeout: sent.append((line, timeout)) or {"idx": 3})
     fw.link(lanes=8, skew=[0, 3, 7], pairing=True)
     fw.bfct(3, en=0)
     fw.pbb(op="read", count=16, check=False, wait=90)
@@ -63,3 +63,17 @@ def test_a_long_line_arrives_whole_and_an_overlong_one_is_refused(sim):
     with pytest.raises(SimError, match="more than 16 key=value arguments"):
         sim.command("info " + " ".join(f"k{i}=1" for i in range(17)))
     assert sim.fw.info()["tags"] > 0, "the console answers after a refusal"
+
+
+def test_a_bfct_section_that_already_holds_the_mapping_is_not_sent_again(sim):
+    idx = 5
+    entry = sim.fw.bfct(idx, en=1, r=1, w=1, target=0, base=idx)
+    sim.commands_sent.clear()
+    assert sim.fw.set_bfct(idx, en=1, r=1, w=1, target=0, base=idx) == entry
+    assert not sim.commands_sent, "a section that holds the mapping costs no console line"
+    # Every bfct answer is remembered, whoever sent it: after a plain `bfct` write, set_bfct writes again.
+    sim.fw.bfct(idx, en=0)
+    sim.commands_sent.clear()
+    assert sim.fw.set_bfct(idx, en=1)["en"] == 1
+    assert sim.commands_sent == {"bfct"}
+    assert sim.command(f"bfct idx={idx}") == sim.fw.bfct_entries[idx] == entry

@@ -45,7 +45,7 @@ class Chase(Benchmark):
         link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
                                     point["profile"], point["memory"], point["hmc_width"], point["placement"],
                                     point["hmc_native"])
-        info = target.fw.info()
+        info = target.fw.facts()
         bench.map_remote_windows(target, info, link["bfct_target"])
         answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],
                                  wait=max(300, point["loads"] // 200))

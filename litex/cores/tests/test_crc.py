@@ -1,4 +1,5 @@
-"""ParallelCRC (litex/cores/common/crc.py) against the bit-serial reference, over widths and data."""
+"""ParallelCRC (litex/cores/common/crc.py) against the bit-serial reference, over widths and data. Every engine
+the file tests is in one model, so the file costs one Verilator build rather than one per width."""
 
 import random
 import zlib
@@ -9,8 +10,25 @@ from migen import Module
 from monet.cores.common.crc import CRC32_POLY, ParallelCRC, crc_matrix, crc_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
+WIDTHS = [8, 64, 200, 640]
+MESSAGE_BYTES = [1, 3, 5, 7, 9, 80]
+CATALOGUE_WIDTH = 72             # "123456789"
+PIECES = [[64], [64, 576], [576, 64, 640, 64]]
 
-@pytest.mark.parametrize("width", [8, 64, 200, 640])
+
+class Engines(Module):
+    """A plain engine for every width the tests use and a running one (`with_state`) for every piece width."""
+    def __init__(self):
+        widths = set(WIDTHS) | {8 * n for n in MESSAGE_BYTES} | {CATALOGUE_WIDTH}
+        self.plain = {w: ParallelCRC(w) for w in sorted(widths)}
+        self.running = {w: ParallelCRC(w, with_state=True) for w in sorted({w for p in PIECES for w in p})}
+        self.submodules += list(self.plain.values()) + list(self.running.values())
+
+
+ENGINES = Engines()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 def test_parallel_crc_matches_serial_reference(width):
     rng = random.Random(width)
     values = [0, 2**width - 1] + [rng.getrandbits(width) for _ in range(6)]
@@ -19,7 +37,7 @@ def test_parallel_crc_matches_serial_reference(width):
 
 def crcs_from_the_engine(width, values):
     """CRCs of `values` computed by the Verilog of ParallelCRC(width), one value a cycle."""
-    dut = ParallelCRC(width)
+    dut = ENGINES.plain[width]
     got = []
 
     def gen():
@@ -27,7 +45,7 @@ def crcs_from_the_engine(width, values):
             yield dut.data.eq(v)
             yield
             got.append((yield dut.crc))
-    run_simulation(dut, gen())
+    run_simulation(ENGINES, gen())
     return got
 
 
@@ -36,7 +54,7 @@ def test_engine_gives_the_catalogue_check_value():
     CRC catalogue's check value for the ASCII string "123456789" is 0x0376E6E7: it comes from outside this
     code, so a wrong polynomial or init fails here even though the serial reference shares them."""
     message = int.from_bytes(b"123456789", "big")   # first byte first: the engine takes the top bit first
-    assert crcs_from_the_engine(72, [message]) == [0x0376E6E7]
+    assert crcs_from_the_engine(CATALOGUE_WIDTH, [message]) == [0x0376E6E7]
 
 
 def test_the_matrix_from_a_zero_register_gives_crc32_cksum():
@@ -65,7 +83,7 @@ def test_zlib_gives_the_catalogue_check_value_too():
     assert crc32_mpeg2(b"123456789") == 0x0376E6E7
 
 
-@pytest.mark.parametrize("nbytes", [1, 3, 5, 7, 9, 80])
+@pytest.mark.parametrize("nbytes", MESSAGE_BYTES)
 def test_engine_matches_zlib_on_messages_of_odd_lengths(nbytes):
     """Below 64 bits the engine folds an odd number of bits at some step (24: 12, 6, 3), which a wrong
     halving would get wrong; the answers come from zlib."""
@@ -89,15 +107,11 @@ def test_engine_detects_single_bit_flips():
     assert all(crc != crcs[0] for crc in crcs[1:])
 
 
-@pytest.mark.parametrize("pieces", [[64], [64, 576], [576, 64, 640, 64]])
+@pytest.mark.parametrize("pieces", PIECES)
 def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
     rng = random.Random(len(pieces))
     values = [rng.getrandbits(w) for w in pieces]
-    engines = {w: ParallelCRC(w, with_state=True) for w in set(pieces)}
-
-    class Top(Module):
-        def __init__(self):
-            self.submodules += list(engines.values())
+    engines = ENGINES.running
     got = []
 
     def gen():
@@ -108,7 +122,7 @@ def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
             yield
             state = yield engines[w].crc
         got.append(state)
-    run_simulation(Top(), gen())
+    run_simulation(ENGINES, gen())
     whole, width = 0, 0
     for w, v in zip(pieces, values):
         whole, width = (whole << w) | v, width + w
