@@ -24,16 +24,20 @@ def sim_session(sim_build):
     target = SimTarget(sim_build)
     bench.configure_link(target, 8, 8, 15.0)
     bench.map_remote_windows(target)
-    yield target, settings_commands(target)
+    restore = settings_commands(target)
+    target.pause()
+    yield target, restore
     target.close()
 
 
 @pytest.fixture
 def sim(sim_session):
     """The session's sim for one test. Whatever the test changes (link, channel errors, retry, BFCT) and however
-    it ends, the next test finds the session's settings."""
+    it ends, the next test finds the session's settings. Between tests the sim is paused: idle, it would
+    take a core from the worker's other tests for the rest of the run."""
     target, restore = sim_session
     target.commands_sent.clear()
+    target.resume()
     yield target
     if target.child.isalive():
         for name, fields in restore:
@@ -41,6 +45,7 @@ def sim(sim_session):
                 target.fw.set_bfct(**fields)      # only the sections the test changed
             elif name in target.commands_sent:
                 getattr(target.fw, name)(**fields)
+        target.pause()                            # until the worker's next sim test
 
 
 # The console's settings commands and the fields of their answers that set them back; BFCT entries too.

@@ -1,6 +1,8 @@
 """A running sim: Vsim launched from a build, its firmware console driven over the simulated UART (a pty)."""
 
 import json
+import os
+import signal
 import time
 
 import pexpect
@@ -20,7 +22,26 @@ class SimTarget(ConsoleSession):
         self.child = None
         self.responsive = True  # False once an answer did not come: then close() does not ask, it ends Vsim.
         self.commands_sent = set()   # names of the console commands sent (what a fixture must put back)
+        self.paused = False
         self._boot(boot_timeout)
+
+    def pause(self):
+        """Stops Vsim until the next command (or resume()). An idle sim still runs its clock, a full core's
+        worth of CPU: a sim kept for later, like a test session's between its tests, is stopped meanwhile.
+        Its cycles stop with it, so nothing it measures changes."""
+        if not self.paused and self.child is not None and self.child.isalive():
+            os.kill(self.child.pid, signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self):
+        if self.paused:
+            self.paused = False
+            if self.child is not None and self.child.isalive():
+                os.kill(self.child.pid, signal.SIGCONT)
+
+    def close(self):
+        self.resume()
+        super().close()
 
     def _boot(self, timeout):
         self.started = time.time()
@@ -65,6 +86,7 @@ class SimTarget(ConsoleSession):
         """Sends one console line (monet.firmware_console writes them); returns its JSON answer. A firmware
         error raises SimError."""
         self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
+        self.resume()
         self.child.sendline(line)
         answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)
         if "error" in answer:
