@@ -174,6 +174,25 @@ def cmd_sim_speed(args):
     return 0
 
 
+def cmd_board_estimate(args):
+    from monet.soc import estimate
+    cores = [name for name in args.cores.split(",") if name] if args.cores else None
+    try:
+        result = estimate.estimate_card(args.card, cores, log=_log)
+    except estimate.EstimateError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(f"{args.card} card, {result['part']} ({result['yosys']}, synth_xilinx -family {result['family']}); "
+              f"logic levels: LUTs, MUXFs and CARRY8s between registers, goal <= {result['goal_levels']} at 250 MHz")
+        print_table(estimate.table_rows(result), estimate.TABLE_HEADERS)
+        print("PASS" if result["pass"] else "FAIL: " + ", ".join(
+            c["name"] for c in result["cores"] if not c["meets_goal"]) + f" above {result['goal_levels']} levels")
+    return 0 if result["pass"] else 1
+
+
 def cmd_demo(args):
     from monet.demo import run_demo
     return run_demo(args.out)
@@ -258,6 +277,14 @@ def make_parser():
     ss = sim.add_parser("speed", help="cycles/s of the model on three fixed workloads (idle, CPU remote, PBB busy)")
     ss.add_argument("--json", action="store_true")
     ss.set_defaults(func=cmd_sim_speed)
+
+    board = sub.add_parser("board", help="the board targets").add_subparsers(dest="board", required=True)
+    be = board.add_parser("estimate", help="Yosys resources and logic depth of a card's cores (UltraScale+), "
+                          "against the goal of 8 levels at 250 MHz; exit 1 when a core is deeper")
+    be.add_argument("--card", choices=("compute", "memory"), default="compute", help="the card (default compute)")
+    be.add_argument("--cores", default=None, metavar="NAME,...", help="only these cores (default: all the card's)")
+    be.add_argument("--json", action="store_true", help="print one JSON object")
+    be.set_defaults(func=cmd_board_estimate)
 
     demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
     demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")

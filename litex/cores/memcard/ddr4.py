@@ -92,7 +92,8 @@ def peak_GBps(clk_freq):
 
 
 class DDR4Memory(LiteXModule):
-    """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model.
+    """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model
+    (`with_phy_model`; without it, `dfi` is left for a board's PHY).
 
     sink: requests (only in-range T_RD_REQ / T_WR_REQ; the memory card answers the rest).
     source: responses (T_RD_RSP with the line, T_WR_ACK once the controller took the write's data), with
@@ -111,7 +112,8 @@ class DDR4Memory(LiteXModule):
     row miss, at 0.41 (6.6 GB/s: tRRD and tFAW bound the activations). A refresh (tRFC = 66 cycles, every tREFI = 1950
     cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus.
     """
-    def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32):
+    def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32,
+                 with_phy_model=True):
         request_layout  = txn_layout + [("stamp", stamp_bits)]
         self.sink       = sink   = stream.Endpoint(request_layout)
         self.source     = source = stream.Endpoint(request_layout)
@@ -121,11 +123,14 @@ class DDR4Memory(LiteXModule):
 
         self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
         settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
-        self.phy        = phy        = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
+        if with_phy_model:
+            self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
         self.controller = controller = LiteDRAMController(settings, module.geom_settings, module.timing_settings,
                                                           clk_freq)
         self.crossbar   = crossbar   = LiteDRAMCrossbar(controller.interface)
-        self.comb += controller.dfi.connect(phy.dfi)
+        self.dfi        = controller.dfi   # without the model, a board's PHY (USPDDRPHY) connects here
+        if with_phy_model:
+            self.comb += controller.dfi.connect(self.phy.dfi)
         ports = ports or module.nbanks
         assert module.nbanks % ports == 0
         self.ports = [crossbar.get_port() for _ in range(ports)]

@@ -1,0 +1,350 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Resources and logic depth of the board cores without Vivado (`monet board estimate`).
+
+Each core is converted alone by Migen, with its interface (the endpoints, records and signals it keeps as
+attributes) as the ports of its top, so that nothing it drives is optimised away and nothing it takes is a
+constant. Yosys (Debian's, `synth_xilinx -family xcup -flatten -noiopad`) maps it to UltraScale+ cells, and
+the netlist is read back: LUTs, flip-flops, block RAM in RAMB36 equivalents, LUT RAM, DSPs, and the deepest
+path between registers in logic levels, counted as Vivado counts them: each LUT, MUXF7/8/9 and LUT-RAM read
+a level, each CARRY8 a level. Yosys 0.23 maps carries to CARRY4 even for UltraScale+; two CARRY4 stand for
+one CARRY8, so a CARRY4 counts half a level and a path's count is rounded up.
+
+This is an estimate: Vivado's own synthesis packs and retimes differently, and routing is not modelled. The
+goal (DESIGN s.8, issue 14) is no core deeper than GOAL_LEVELS at 250 MHz on a ZynqMP -2 part.
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+from migen import Signal
+from migen.fhdl import verilog
+from migen.fhdl.module import Module
+from migen.fhdl.specials import _MemoryPort
+from migen.genlib.record import Record
+
+GOAL_LEVELS = 8
+FAMILY = "xcup"
+# The ZCU102's xczu9eg (DS891): what a card's cores must fit in.
+XCZU9EG = {"luts": 274_080, "ffs": 548_160, "bram36": 912, "dsps": 2_520}
+YOSYS_SCRIPT = "read_verilog top.v; synth_xilinx -family {family} -top top -flatten -noiopad; write_json net.json"
+
+# Cells that end a path (their outputs start one): registers, block RAM, shift registers, DSPs.
+SEQUENTIAL_PREFIXES = ("FD", "RAMB", "SRL", "DSP48", "BUFG")
+LEVEL_WEIGHT = {"CARRY4": 0.5, "CARRY8": 1.0, "MUXF7": 1.0, "MUXF8": 1.0, "MUXF9": 1.0}
+LUT_RAM_PREFIXES = ("RAM32", "RAM64", "RAM128", "RAM256")
+# A LUT RAM's read address reaches its data output through the LUT; its write inputs end at the RAM.
+LUT_RAM_READ_PORTS = ("ADDR", "DPRA", "A")
+
+
+class EstimateError(RuntimeError):
+    """Yosys is missing or failed, or a core could not be converted."""
+
+
+@dataclass
+class CoreEstimate:
+    name: str
+    luts: int = 0
+    ffs: int = 0
+    bram36: float = 0.0
+    lutram_cells: int = 0
+    dsps: int = 0
+    carry_cells: int = 0
+    levels: int = 0
+    deepest_end: str = ""         # the register (or port) the deepest path ends at
+    deepest_path: list = field(default_factory=list)   # its cells from the start, with a net each drives
+    seconds: float = 0.0
+    cells: dict = field(default_factory=dict)
+
+    @property
+    def meets_goal(self):
+        return self.levels <= GOAL_LEVELS
+
+
+def interface_signals(module):
+    """The signals of a core's interface: every Signal, Record (stream endpoints included) or object with
+    `flatten()` (a DFI interface) the core keeps as an attribute, in a list of them, a memory port's signals
+    or a plain object of ours that holds endpoints (a ReMAT port); not its submodules'."""
+    signals = set()
+
+    def add(value):
+        if isinstance(value, Signal):
+            signals.add(value)
+        elif isinstance(value, Module):
+            return
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                add(item)
+        elif isinstance(value, _MemoryPort):
+            add([s for s in (value.adr, value.dat_r, value.we, value.dat_w, value.re) if s is not None])
+        elif isinstance(value, Record) or callable(getattr(value, "flatten", None)):
+            signals.update(s for s in value.flatten() if isinstance(s, Signal))
+        elif type(value).__module__.startswith("monet.") and hasattr(value, "__dict__"):
+            for item in vars(value).values():
+                add(item)
+
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            add(value)
+    return signals
+
+
+def _yosys():
+    path = shutil.which("yosys")
+    if path is None:
+        raise EstimateError("yosys is not installed: `make setup` installs Debian's (apt package yosys)")
+    return path
+
+
+def synthesize(name, module, workdir=None):
+    """Converts `module` with its interface as ports, synthesises it with Yosys and returns its CoreEstimate."""
+    started = time.time()
+    conv = verilog.convert(module, ios=interface_signals(module), name="top")
+    folder = tempfile.mkdtemp(prefix=f"monet-estimate-{name}-", dir=workdir)
+    try:
+        with open(os.path.join(folder, "top.v"), "w") as f:
+            f.write(conv.main_source)
+        for data_name, content in conv.data_files.items():
+            with open(os.path.join(folder, data_name), "w") as f:
+                f.write(content)
+        run = subprocess.run([_yosys(), "-q", "-l", "yosys.log", "-p", YOSYS_SCRIPT.format(family=FAMILY)],
+                             cwd=folder, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise EstimateError(f"yosys failed on core {name!r} (in {folder}):\n{run.stderr[-2000:]}")
+        with open(os.path.join(folder, "net.json")) as f:
+            netlist = json.load(f)
+    except EstimateError:
+        raise
+    except (OSError, ValueError) as e:
+        raise EstimateError(f"core {name!r}: could not read Yosys's netlist in {folder} ({e})") from None
+    shutil.rmtree(folder, ignore_errors=True)
+    estimate = read_netlist(name, netlist["modules"]["top"])
+    estimate.seconds = round(time.time() - started, 1)
+    return estimate
+
+
+def _level(cell_type):
+    """The logic levels a cell adds to a path through it, or None for a cell that ends paths."""
+    if cell_type.startswith(SEQUENTIAL_PREFIXES):
+        return None
+    if cell_type.startswith("LUT") or cell_type.startswith(LUT_RAM_PREFIXES):
+        return 1.0
+    return LEVEL_WEIGHT.get(cell_type, 0.0)      # INV, GND, VCC... fold into the LUTs around them
+
+
+def _through(cell_type, port):
+    """Whether an input port of a cell is on a combinational path to its outputs."""
+    if cell_type.startswith(LUT_RAM_PREFIXES):
+        return port.startswith(("ADDR", "DPRA")) or port[0] == "A" and port[1:].isdigit()
+    return True
+
+
+def read_netlist(name, top):
+    """Counts the cells of a synthesised netlist (Yosys JSON, one flattened module) and its deepest path."""
+    cells = top["cells"]
+    counts = {}
+    for cell in cells.values():
+        counts[cell["type"]] = counts.get(cell["type"], 0) + 1
+    estimate = CoreEstimate(name, cells=dict(sorted(counts.items())))
+    for cell_type, n in counts.items():
+        if cell_type.startswith("LUT"):
+            estimate.luts += n
+        elif cell_type.startswith("FD"):
+            estimate.ffs += n
+        elif cell_type.startswith("RAMB36"):
+            estimate.bram36 += n
+        elif cell_type.startswith("RAMB18"):
+            estimate.bram36 += n / 2
+        elif cell_type.startswith(LUT_RAM_PREFIXES):
+            estimate.lutram_cells += n
+        elif cell_type.startswith("DSP48"):
+            estimate.dsps += n
+        elif cell_type.startswith("CARRY"):
+            estimate.carry_cells += n
+    estimate.levels, estimate.deepest_end, estimate.deepest_path = _deepest_path(cells, top)
+    return estimate
+
+
+def _deepest_path(cells, top):
+    """(levels, name of the path's end) of the deepest path from a register or port to a register or port."""
+    driver = {}                     # net bit -> the combinational cell driving it
+    for cname, cell in cells.items():
+        if _level(cell["type"]) is None:
+            continue
+        for port, direction in cell["port_directions"].items():
+            if direction == "output":
+                for bit in cell["connections"][port]:
+                    driver[bit] = cname
+    depth, visiting, came_from = {}, set(), {}
+
+    def arrival(cname):
+        """Levels from a path's start to this cell's outputs (iterative: paths are thousands of cells deep; a
+        combinational loop, which synthesis should not leave, is cut where it closes)."""
+        stack = [cname]
+        while stack:
+            current = stack[-1]
+            if current in depth:
+                stack.pop()
+                continue
+            cell = cells[current]
+            pending, best, best_src = [], 0.0, None
+            for port, direction in cell["port_directions"].items():
+                if direction != "input" or not _through(cell["type"], port):
+                    continue
+                for bit in cell["connections"][port]:
+                    src = driver.get(bit)
+                    if src is None or src in visiting and src not in depth:
+                        continue
+                    if src in depth:
+                        if depth[src] > best:
+                            best, best_src = depth[src], src
+                    else:
+                        pending.append(src)
+            if pending and current not in visiting:
+                visiting.add(current)
+                stack.extend(pending)
+                continue
+            depth[current] = best + _level(cell["type"])
+            came_from[current] = best_src
+            stack.pop()
+        return depth[cname]
+
+    names = {bit: net for net, info in top["netnames"].items() if not info.get("hide_name")
+             for bit in info["bits"] if isinstance(bit, int)}
+    deepest, end, last = 0.0, "", None
+    # Path ends: the inputs of cells that end paths (a LUT RAM's write inputs too) and the output ports.
+    ends = []
+    for cname, cell in cells.items():
+        if _level(cell["type"]) is None or cell["type"].startswith(LUT_RAM_PREFIXES):
+            ends += [(bit, cname) for port, direction in cell["port_directions"].items() if direction == "input"
+                     for bit in cell["connections"][port]]
+    ends += [(bit, pname) for pname, port in top["ports"].items() if port["direction"] == "output"
+             for bit in port["bits"]]
+    def named(cname, direction):
+        """A public net on the cell's outputs or inputs, for the report."""
+        cell = cells[cname]
+        return next((names[bit] for port, d in cell["port_directions"].items() if d == direction
+                     for bit in cell["connections"][port] if bit in names), "")
+
+    for bit, where in ends:
+        src = driver.get(bit)
+        if src is not None and arrival(src) > deepest:
+            deepest, last = arrival(src), src
+            end = names.get(bit) or (named(where, "output") if where in cells else where) or where
+    path = []
+    while last is not None:
+        first = last
+        path.append(cells[last]["type"] + (f" {named(last, 'output')}" if named(last, "output") else ""))
+        last = came_from.get(last)
+    if path:
+        path.append(f"from {named(first, 'input') or '?'}")
+    return math.ceil(deepest), end, path[::-1]
+
+
+def as_json(estimates):
+    return [dict(asdict(e), meets_goal=e.meets_goal) for e in estimates]
+
+
+def _with_ports(core, **ports):
+    """`core` holding `ports` (endpoints it was given rather than made) as attributes, so that they are part
+    of its interface."""
+    for name, value in ports.items():
+        setattr(core, name, value)
+    return core
+
+
+def _pbb():
+    from monet.cores.hmc.host import block_txn_layout
+    from monet.cores.pbb.core import PBB
+    from monet.cores.remat.port import RematPort
+    from litex.soc.interconnect import stream
+    port, block = RematPort(), (stream.Endpoint(block_txn_layout), stream.Endpoint(block_txn_layout))
+    return _with_ports(PBB(port, max_outstanding=128, buckets=64, block_port=block), port=port, block_port=block)
+
+
+def _compute_card():
+    from monet.cores.hmc.host import HMCHostController
+    from monet.cores.link.core import LinkEndpoint
+    from monet.cores.remat.core import ReMAT
+    return {
+        # Two AXI HP ports of the PS and the benchmark block; 16 sections of 256 MB; the link and the card's
+        # own memory as targets.
+        "remat": lambda: ReMAT(n_sections=16, section_bits=28, tags=128, n_ports=3, n_targets=2),
+        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256, credit_limit=127),
+        "pbb": _pbb,
+        "hmc_host": lambda: HMCHostController(with_block_port=True),
+    }
+
+
+def _memory_card():
+    from monet.cores.link.core import LinkEndpoint
+    from monet.cores.memcard.ddr4 import DDR4Memory, MTA8ATF51264HZ
+    return {
+        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256),
+        # The whole 512 MB module, without the sim's PHY model: a board's USPDDRPHY takes its DFI.
+        "ddr4": lambda: DDR4Memory(MTA8ATF51264HZ.nbanks * MTA8ATF51264HZ.ncols * MTA8ATF51264HZ.nrows * 8,
+                                   250e6, depth=128, with_phy_model=False),
+    }
+
+
+CARDS = {"compute": _compute_card, "memory": _memory_card}
+
+
+def card_cores(card):
+    """{core name: a function that makes the core with the card's parameters}."""
+    if card not in CARDS:
+        raise EstimateError(f"unknown card {card!r}: accepted are {', '.join(CARDS)}")
+    return CARDS[card]()
+
+
+def yosys_version():
+    run = subprocess.run([_yosys(), "-V"], capture_output=True, text=True)
+    return run.stdout.strip()
+
+
+def estimate_card(card, cores=None, log=print):
+    """Synthesises the card's cores (all, or those named) one after the other, logging each as it ends; returns
+    the result: each core's figures, the card's totals against the xczu9eg, the goal and Yosys's version."""
+    makers = card_cores(card)
+    cores = list(makers) if not cores else cores
+    unknown = [name for name in cores if name not in makers]
+    if unknown:
+        raise EstimateError(f"card {card!r} has no core {', '.join(map(repr, unknown))}: accepted are "
+                            f"{', '.join(makers)}")
+    from monet.soc.conversion import use_fast_grouping
+    use_fast_grouping()
+    version = yosys_version()
+    estimates = []
+    for i, name in enumerate(cores, 1):
+        log(f"estimate: {card} card, {name} ({i}/{len(cores)}): Yosys synth_xilinx -family {FAMILY}")
+        estimates.append(synthesize(name, makers[name]()))
+        e = estimates[-1]
+        log(f"estimate: {name}: {e.luts} LUTs, {e.ffs} FFs, {e.levels} levels ({e.seconds} s)")
+    totals = {key: sum(getattr(e, key) for e in estimates) for key in ("luts", "ffs", "bram36", "dsps")}
+    return {
+        "card": card, "family": FAMILY, "part": "xczu9eg", "yosys": version, "goal_levels": GOAL_LEVELS,
+        "cores": as_json(estimates), "totals": totals,
+        "utilisation": {key: totals[key] / XCZU9EG[key] for key in totals},
+        "pass": all(e.meets_goal for e in estimates),
+    }
+
+
+def table_rows(result):
+    rows = [[c["name"], c["luts"], c["ffs"], f"{c['bram36']:g}", c["lutram_cells"], c["dsps"], c["levels"],
+             "PASS" if c["meets_goal"] else "FAIL", c["deepest_end"]] for c in result["cores"]]
+    t, u = result["totals"], result["utilisation"]
+    rows.append(["total", f"{t['luts']} ({u['luts']:.1%})", f"{t['ffs']} ({u['ffs']:.1%})",
+                 f"{t['bram36']:g} ({u['bram36']:.1%})", "", f"{t['dsps']}", "", "", ""])
+    return rows
+
+
+TABLE_HEADERS = ["core", "LUTs", "FFs", "BRAM36", "LUT RAM", "DSPs", "levels", f"<= {GOAL_LEVELS}", "deepest path ends at"]

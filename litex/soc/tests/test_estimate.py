@@ -1,0 +1,130 @@
+"""`monet board estimate` (litex/soc/estimate.py): a core's interface becomes its ports, so its logic survives
+synthesis; registers, LUT RAM and block RAM are counted; the depth between registers is counted in logic
+levels and names where the deepest path ends; a priority chain as long as ReMAT's tag search is found too
+deep while the same search registered in 16-bit slices is not; bad card or core names are refused."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from migen import Cat, If, Memory, Module, Signal
+
+from monet.soc import estimate
+
+pytestmark = pytest.mark.skipif(not estimate.shutil.which("yosys"), reason="yosys is installed by make setup")
+
+
+class Counter(Module):
+    """A 16-bit counter with an enable: 16 flip-flops and a carry chain, two CARRY8s (four CARRY4s)."""
+    def __init__(self):
+        self.enable = Signal()
+        self.count = Signal(16)
+        self.sync += If(self.enable, self.count.eq(self.count + 1))
+
+
+class FirstFree(Module):
+    """The lowest set bit of a `width`-bit mask, as ReMAT picks a free tag: a chain of `width` priorities.
+    With `slices`, each 16-bit slice's answer is registered first and the slices are chosen a cycle later."""
+    def __init__(self, width, slices=False):
+        self.mask = Signal(width)
+        self.first = Signal(max=width)
+        mask = Signal(width)
+        self.sync += mask.eq(self.mask)
+        if not slices:
+            found = Signal(max=width)
+            self.comb += [If(mask[t], found.eq(t)) for t in reversed(range(width))]
+            self.sync += self.first.eq(found)
+            return
+        n = width // 16
+        found = [Signal(4, name=f"found{s}") for s in range(n)]
+        some = Signal(n)
+        for s in range(n):
+            part = mask[16 * s:16 * (s + 1)]
+            self.sync += [If(part[t], found[s].eq(t)) for t in reversed(range(16))]
+            self.sync += some[s].eq(part != 0)
+        chosen = Signal(max=width)
+        self.comb += [If(some[s], chosen.eq(Cat(found[s], s))) for s in reversed(range(n))]
+        self.sync += self.first.eq(chosen)
+
+
+class SmallTable(Module):
+    """A 64 x 32 table read asynchronously (LUT RAM) at the sum of two registers, into a register."""
+    def __init__(self):
+        self.a, self.b = Signal(6), Signal(6)
+        a, b = Signal(6), Signal(6)
+        self.sync += a.eq(self.a), b.eq(self.b)
+        self.specials.table = table = Memory(32, 64)
+        self.write, read = table.get_port(write_capable=True), table.get_port(async_read=True)
+        self.specials += self.write, read
+        self.data = Signal(32)
+        self.comb += read.adr.eq(a + b)
+        self.sync += self.data.eq(read.dat_r)
+
+
+class LargeTable(Module):
+    """A 1024 x 36 table read through a register: block RAM."""
+    def __init__(self):
+        self.specials.table = table = Memory(36, 1024)
+        self.write, self.read = table.get_port(write_capable=True), table.get_port()
+        self.specials += self.write, self.read
+
+
+def test_the_interface_of_a_core_is_its_ports_and_its_logic_survives():
+    e = estimate.synthesize("counter", Counter())
+    assert e.ffs == 16 and e.carry_cells > 0
+    assert e.levels == 2
+    assert e.deepest_end == "count"
+
+
+def test_a_priority_chain_as_long_as_the_tag_search_is_too_deep_and_its_sliced_form_is_not():
+    chain = estimate.synthesize("first_free", FirstFree(128))
+    sliced = estimate.synthesize("first_free_sliced", FirstFree(128, slices=True))
+    assert chain.levels > estimate.GOAL_LEVELS and not chain.meets_goal
+    assert chain.deepest_end == "first"
+    assert chain.deepest_path[0].startswith("from ")
+    assert sliced.levels <= estimate.GOAL_LEVELS and sliced.meets_goal
+    assert sliced.ffs > chain.ffs          # the slices' registers
+
+
+def test_lut_ram_and_block_ram_are_counted_apart_and_a_lut_ram_read_is_a_level():
+    small = estimate.synthesize("small_table", SmallTable())
+    assert small.lutram_cells > 0 and small.bram36 == 0
+    # The sum's logic, then the LUT RAM's read: the read address is on the path to `data`.
+    assert small.levels >= 2 and small.deepest_end == "data"
+    large = estimate.synthesize("large_table", LargeTable())
+    assert large.bram36 == 1 and large.lutram_cells == 0
+
+
+def _monet(*args):
+    return subprocess.run([sys.executable, "-m", "monet.cli", "board", "estimate", *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_an_unknown_core_or_card_is_refused_with_the_accepted_names():
+    run = _monet("--card", "memory", "--cores", "ddr4,hmc_device")
+    assert run.returncode == 2
+    assert "card 'memory' has no core 'hmc_device': accepted are link, ddr4" in run.stderr
+    assert "Traceback" not in run.stderr
+    run = _monet("--card", "storage")
+    assert run.returncode == 2 and "invalid choice: 'storage' (choose from 'compute', 'memory')" in run.stderr
+
+
+def test_the_cli_prints_a_core_s_figures_and_its_verdict_in_json():
+    # ReMAT picks a free tag through a priority chain over its 128 tags: too deep today (issue 14).
+    run = _monet("--card", "compute", "--cores", "remat", "--json")
+    result = json.loads(run.stdout)
+    core, = result["cores"]
+    assert core["name"] == "remat" and core["luts"] > 1000 and core["ffs"] > 1000
+    assert result["yosys"].startswith("Yosys ") and result["part"] == "xczu9eg"
+    assert result["pass"] == core["meets_goal"] == (core["levels"] <= 8) is False
+    assert run.returncode == 1
+    assert "estimate: compute card, remat (1/1)" in run.stderr
+
+
+def test_a_core_given_its_ports_keeps_them_in_its_interface():
+    # The benchmark block is given ReMAT's port and the HMC block port; without them as ports, synthesis
+    # would keep 6 LUTs of it.
+    pbb = estimate.card_cores("compute")["pbb"]()
+    signals = estimate.interface_signals(pbb)
+    assert {pbb.port.req.valid, pbb.port.rsp.ready, pbb.block_port[0].valid, pbb.start} <= signals
