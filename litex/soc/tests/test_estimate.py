@@ -75,6 +75,13 @@ def test_the_interface_of_a_core_is_its_ports_and_its_logic_survives():
     assert e.ffs == 16 and e.carry_cells > 0
     assert e.levels == 2
     assert e.deepest_end == "count"
+    # The table the CLI prints: the core's row, then the totals against the part.
+    totals = {"luts": e.luts, "ffs": e.ffs, "bram36": 0, "dsps": 0}
+    rows = estimate.table_rows({"cores": estimate.as_json([e]), "totals": totals,
+                                "utilisation": {k: v / estimate.XCZU9EG[k] for k, v in totals.items()}})
+    assert rows[0] == ["counter", e.luts, 16, "0", 0, 0, 2, "PASS", "count"]
+    assert rows[1][0] == "total" and rows[1][2] == "16 (0.0%)"
+    assert len(rows[0]) == len(estimate.TABLE_HEADERS)
 
 
 def test_a_priority_chain_as_long_as_the_tag_search_is_too_deep_and_its_sliced_form_is_not():
