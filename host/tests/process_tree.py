@@ -1,7 +1,13 @@
 """Processes from /proc, for tests that kill a run and check what it leaves behind."""
 
+import os
 import time
 from pathlib import Path
+
+
+def _stat_fields(stat):
+    """The fields of a /proc/PID/stat after the command name (which may hold spaces and parentheses)."""
+    return stat.read_text().rsplit(")", 1)[1].split()
 
 
 def processes():
@@ -9,11 +15,17 @@ def processes():
     out = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            fields = _stat_fields(stat)
         except OSError:
             continue
         out[int(stat.parent.name)] = (int(fields[1]), fields[0])
     return out
+
+
+def cpu_seconds(pid):
+    """User and system CPU time process `pid` has used, in seconds."""
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def sims_below(pid):

