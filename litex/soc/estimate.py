@@ -19,6 +19,7 @@ goal (DESIGN s.8, issue 14) is no core deeper than GOAL_LEVELS at 250 MHz on a Z
 
 import json
 import math
+import re
 import os
 import shutil
 import subprocess
@@ -62,6 +63,7 @@ class CoreEstimate:
     levels: int = 0
     deepest_end: str = ""         # the register (or port) the deepest path ends at
     deepest_path: list = field(default_factory=list)   # its cells from the start, with a net each drives
+    over_goal: dict = field(default_factory=dict)      # every path end deeper than the goal: its levels
     seconds: float = 0.0
     cells: dict = field(default_factory=dict)
 
@@ -168,13 +170,14 @@ def read_netlist(name, top):
             estimate.dsps += n
         elif cell_type.startswith("CARRY"):
             estimate.carry_cells += n
-    estimate.levels, estimate.deepest_end, estimate.deepest_path = _deepest_path(cells, top)
+    estimate.levels, estimate.deepest_end, estimate.deepest_path, estimate.over_goal = _deepest_path(cells, top)
     return estimate
 
 
 def _deepest_path(cells, top):
     """(levels, the name of its end, its cells) of the deepest path from a register or port to a register or
-    port."""
+    port, and {end name: levels} of every end deeper than GOAL_LEVELS, deepest first (an array's registers under
+    one name ending in *): what is left to cut."""
     driver = {}                     # net bit -> the combinational cell driving it
     for cname, cell in cells.items():
         if _level(cell["type"]) is None:
@@ -235,12 +238,18 @@ def _deepest_path(cells, top):
         return next((names[bit] for port, d in cell["port_directions"].items() if d == direction
                      for bit in cell["connections"][port] if bit in names), "")
 
+    over_goal = {}
     for bit, where in ends:
         src = driver.get(bit)
         levels = arrival(src) if src is not None else 0.0
+        if levels <= GOAL_LEVELS and levels <= deepest:
+            continue
+        name = names.get(bit) or (named(where, "output") if where in cells else where) or where
+        if levels > GOAL_LEVELS:
+            group = re.sub(r"\d+$", "*", name)     # an array's registers (tag_addr0 .. tag_addr127) as one
+            over_goal[group] = max(over_goal.get(group, 0), math.ceil(levels))
         if levels > deepest:
-            deepest, last = levels, src
-            end = names.get(bit) or (named(where, "output") if where in cells else where) or where
+            deepest, last, end = levels, src, name
     path = []
     while last is not None:
         first, net = last, named(last, "output")
@@ -248,7 +257,7 @@ def _deepest_path(cells, top):
         last = came_from.get(last)
     if path:
         path.append(f"from {named(first, 'input') or '?'}")
-    return math.ceil(deepest), end, path[::-1]
+    return math.ceil(deepest), end, path[::-1], dict(sorted(over_goal.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def as_json(estimates):

@@ -6,19 +6,26 @@
 """ReMAT: remote memory access and translation.
 
 masters (ports) -> round-robin arbiter + BFCT lookup -> tagger -> streamer -> the section's target
-targets' answers -> response FIFO -> tag match -> the port that asked
+targets' answers (the link's first) -> answer stage (tag record read, registered) -> the port that asked
 
 Targets: 0 is the link (remote port 0); with `n_targets` > 1, target 1 is the compute card's local memory,
 on a transaction port of the same layout. Tags are shared by every target.
 
-Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 2 cycles back
-(response FIFO, tag match). A faulting access never reaches the link: it is answered at once with an
-error, counted, and its address and kind are latched.
+Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 1 cycle back
+(the registered answer stage, which reads the tag's record at the answer's tag). A faulting access never
+reaches the link: it is answered through the answer stage (1 cycle after stage A), counted, and its
+address and kind are latched. Counters and latency statistics follow an answer by a cycle (the 64-bit sum's
+high word by two), off its path.
+
+Logic depth (issue 14, `monet board estimate`): 7 LUT levels with 128 tags and 3 ports. Free tags come
+from a free list (a ring of ids in LUT RAM) rather than a priority search over the free mask, the tags'
+records are LUT RAM read at the answer's tag and at the scanned tag, and the timeout scan is three stages.
 
 Request timeout: an access not answered within `timeout` cycles (0: never) is answered with an error
 (FAULT_TIMEOUT), so a master never waits forever on a dead link. Its tag stays reserved until the late
 answer comes (then dropped), so a tag is never reused while an answer to it may still arrive. An access
-still waiting to be sent when its time runs out is answered the same way.
+still waiting to be sent when its time runs out is answered the same way. The scan finds an overdue tag
+within a lap of `tags` cycles (plus its 3 stages) of its timeout.
 """
 
 
@@ -29,6 +36,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.freelist import FreeList
 from monet.cores.common.layouts import *
 from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
 from monet.cores.remat.port import RematPort, port_req_layout
@@ -95,6 +103,10 @@ class ReMAT(LiteXModule):
         a_target = Signal(len(bfct.target))
         a_time  = Signal(32)
         a_ready = Signal()
+        # Stage A's wait, counted rather than subtracted from `now`, so that the timeout's comparison is the
+        # only carry chain before `a_expired`; it holds a cycle's comparison: exactly `a_age > timeout`.
+        a_age     = Signal(32)
+        a_expired = Signal()   # stage A's access waited too long for a tag or the link.
         # Only the granted port's request is taken; the grant moves on once it is taken or idle.
         granted = Signal()
         take    = Signal()
@@ -117,47 +129,57 @@ class ReMAT(LiteXModule):
                 a_time.eq(now),
             )
         ]
+        self.sync += [
+            a_age.eq(Mux(take, 1, a_age + 1)),
+            a_expired.eq(~take & (self.timeout != 0) & (a_age >= self.timeout)),
+        ]
 
-        # Stage B: tag allocation and streaming onto the link; faults go straight back. ---------------
-        free     = Signal(tags, reset=2**tags - 1)
-        free_tag = Signal(max=tags)
-        have_tag = Signal()
-        self.comb += have_tag.eq(free != 0)
-        self.comb += [If(free[t], free_tag.eq(t)) for t in reversed(range(tags))]
+        # Stage B: tag allocation and streaming onto the link; faults go back through the answer stage. ---
+        assert tags >= 4 and tags & (tags - 1) == 0, "tags: a power of two, 4 or more (the timeout scan's stages)"
+        self.free_tags = free_tags = FreeList(tags)
+        free_tag = free_tags.head
+        # What each tag in flight was for: written when its request is sent, read when it is answered (at the
+        # answer's tag) and by the timeout scan (at the scanned tag): LUT RAM.
+        port_bits = bits_for(max(n_ports - 1, 1))
+        tag_info_layout = [("port", port_bits), ("id", 8), ("time", 32), ("addr", 32)]
+        tag_info = Memory(layout_len(tag_info_layout), tags)    # not an attribute: it is not for the CSR space
+        info_write  = tag_info.get_port(write_capable=True)
+        info_answer = tag_info.get_port(async_read=True)
+        info_scan   = tag_info.get_port(async_read=True)
+        self.specials += tag_info, info_write, info_answer, info_scan
+        answered_info, scanned_info, sent_info = [Record(tag_info_layout) for _ in range(3)]
+        self.comb += [
+            answered_info.raw_bits().eq(info_answer.dat_r),
+            scanned_info.raw_bits().eq(info_scan.dat_r),
+            sent_info.port.eq(a_port), sent_info.id.eq(a_req.id), sent_info.time.eq(a_time),
+            sent_info.addr.eq(a_req.addr),
+            info_write.adr.eq(free_tag),
+            info_write.dat_w.eq(sent_info.raw_bits()),
+        ]
+        busy = Signal(tags)     # tags out (in flight or zombie)
 
-        tag_port = Array(Signal(max=max(n_ports, 2), name=f"tag_port{t}") for t in range(tags))
-        tag_id   = Array(Signal(8, name=f"tag_id{t}") for t in range(tags))
-        tag_time = Array(Signal(32, name=f"tag_time{t}") for t in range(tags))
-        tag_addr = Array(Signal(32, name=f"tag_addr{t}") for t in range(tags))
-
-        fault_rsp = Signal()  # stage A holds a faulting access that is being answered this cycle.
         to_link   = Signal()   # stage A's request goes to its target
         sent      = Signal()   # ... and the target takes it this cycle
-        a_age     = Signal(32)
-        a_expired = Signal()  # stage A's access waited too long for a tag or the link.
         a_bad     = Signal()
-        self.comb += [
-            a_age.eq(now - a_time),
-            a_expired.eq((self.timeout != 0) & (a_age > self.timeout)),
-            a_bad.eq((a_fault != FAULT_NONE) | a_expired),
-        ]
+        self.comb += a_bad.eq((a_fault != FAULT_NONE) | a_expired)
         # Pacing: a token bucket of one request, filled by issue_rate each cycle (0 cycles of latency). A
         # request goes in the cycle this cycle's fill completes its token and the fraction left over stays,
         # so requests leave at exactly `issue_rate` on average (3/8: gaps of 3, 3, 2); only an idle bucket
-        # is capped, at one request.
+        # is capped, at one request. Both next fills are made before `sent` chooses (sum < 2**17: bit 16 says
+        # whether the token is complete).
         tokens     = Signal(17)
-        tokens_sum = Signal(18)
-        tokens_out = Signal(18)
+        tokens_sum = Signal(17)
         paced      = Signal()
         self.comb += [
-            paced.eq((self.issue_rate == 0) | (tokens_sum >= 2**16)),
             tokens_sum.eq(tokens + self.issue_rate),
-            tokens_out.eq(tokens_sum - Mux(sent, 2**16, 0)),
+            paced.eq((self.issue_rate == 0) | tokens_sum[16]),
         ]
-        self.sync += tokens.eq(Mux(tokens_out > 2**16, 2**16, tokens_out))
+        self.sync += tokens.eq(Mux(tokens_sum[16] == sent, tokens_sum[:16], 2**16))
         self.comb += [
-            to_link.eq(a_valid & ~a_bad & have_tag & paced),
+            to_link.eq(a_valid & ~a_bad & free_tags.available & paced),
             sent.eq(to_link & Array(t.ready for t in self.sources)[a_target]),
+            free_tags.pop.eq(sent),
+            info_write.we.eq(sent),
         ]
         for i, target in enumerate(self.sources):
             self.comb += [
@@ -169,117 +191,150 @@ class ReMAT(LiteXModule):
                 target.data.eq(a_req.data),
             ]
 
-        # Responses: from the link (tag matched) or a fault from stage A. ---------------------------------
-        # The answers of every target in one FIFO (no more than `tags` are ever in it): the link's first.
-        self.rsp_fifo = rsp_fifo = stream.SyncFIFO(txn_layout, tags, buffered=False)
-        answer = If(self.sinks[0].valid, self.sinks[0].connect(rsp_fifo.sink))
-        for target in self.sinks[1:]:
-            answer = answer.Elif(target.valid, target.connect(rsp_fifo.sink))
-        self.comb += answer
-        link_rsp = rsp_fifo.source
-        rtag     = Signal(max=tags)
-        self.comb += rtag.eq(link_rsp.tag)
-        # Tags in flight past the timeout: one tag examined a cycle. An expired tag is a zombie until its late
-        # answer arrives, which is then dropped.
-        zombie    = Signal(tags)
-        scan      = Signal(max=tags)
-        scan_age  = Signal(32)
-        overdue   = Signal()
-        expire    = Signal()   # answer the scanned tag with a timeout error this cycle.
-        late      = Signal()   # the link answers a zombie: free the tag, tell no one.
-        is_free   = Array(free[t] for t in range(tags))
-        is_zombie = Array(zombie[t] for t in range(tags))
+        # Answers: the link's are always taken; another target's waits while the link's go first. -------
+        answer      = Signal()          # a target answers this cycle: its tag is freed
+        answer_tag  = Signal(max=tags)
+        answer_type = Signal(len(self.sink.type))
+        answer_data = Signal(LINE_BITS)
+        answer_late = Signal()          # ... for a zombie (looked up at each target's tag, then chosen)
+        zombie = Signal(tags)           # tags whose access timed out; their late answer is dropped
+        choice = None
+        for i, target in enumerate(self.sinks):
+            take_it = [answer_tag.eq(target.tag), answer_type.eq(target.type), answer_data.eq(target.data),
+                       answer_late.eq((zombie >> target.tag)[0])]
+            choice = If(target.valid, *take_it) if choice is None else choice.Elif(target.valid, *take_it)
+            self.comb += target.ready.eq(Cat(*[s.valid for s in self.sinks[:i]]) == 0 if i else 1)
         self.comb += [
-            scan_age.eq(now - tag_time[scan]),
-            overdue.eq((self.timeout != 0) & ~is_free[scan] & ~is_zombie[scan] & (scan_age > self.timeout)),
-            late.eq(link_rsp.valid & is_zombie[rtag]),
+            choice,
+            answer.eq(Cat(*[s.valid for s in self.sinks]) != 0),
+            info_answer.adr.eq(answer_tag),
+            free_tags.push.eq(answer),
+            free_tags.push_id.eq(answer_tag),
         ]
 
-        # Link responses go first, then a stage-A fault, then an expired tag.
-        self.comb += [
-            link_rsp.ready.eq(1),
-            fault_rsp.eq(a_valid & a_bad & ~link_rsp.valid),
-            expire.eq(overdue & ~link_rsp.valid & ~fault_rsp),
-            a_ready.eq((sent) | fault_rsp),
+        # Timeout scan: one tag a cycle, in three stages (read the tag's record and whether it is out, its
+        # group of 16 tags first; its age and its own bit; older than the timeout?), then answered with a
+        # timeout error if the answer stage is free; else the next lap finds it. A tag answered while it is in
+        # the scan's stages drops out of them. An expired tag is a zombie until its late answer arrives, which
+        # is then dropped.
+        scan = Signal(max=tags)
+        self.sync += scan.eq(scan + 1)
+        self.comb += info_scan.adr.eq(scan)
+        waiting = Signal(tags)      # tags in flight and not expired
+        self.comb += waiting.eq(busy & ~zombie)
+        group_bits = min(4, log2_int(tags))
+        groups = [waiting[g << group_bits:(g + 1) << group_bits] for g in range(tags >> group_bits)]
+
+        def answered(tag):
+            return answer & (answer_tag == tag)
+        s1_tag, s2_tag, s3_tag = Signal(max=tags), Signal(max=tags), Signal(max=tags)
+        s1_group = Signal(1 << group_bits)
+        s1_fresh, s2_out, s3_overdue = Signal(), Signal(), Signal()
+        s1_info, s2_info, s3_info = [Record(tag_info_layout) for _ in range(3)]
+        s2_age = Signal(32)
+        self.sync += [
+            s1_tag.eq(scan), s1_info.eq(scanned_info), s1_fresh.eq(~answered(scan)),
+            s1_group.eq(Array(groups)[scan[group_bits:]] if len(groups) > 1 else groups[0]),
+            s2_tag.eq(s1_tag), s2_info.eq(s1_info), s2_age.eq(now - s1_info.time),
+            s2_out.eq((s1_group >> s1_tag[:group_bits])[0] & s1_fresh & ~answered(s1_tag)),
+            s3_tag.eq(s2_tag), s3_info.eq(s2_info),
+            s3_overdue.eq(s2_out & (self.timeout != 0) & (s2_age > self.timeout) & ~answered(s2_tag)),
         ]
-        self.sync += If(~overdue | expire, scan.eq(Mux(scan == tags - 1, 0, scan + 1)))
-        rsp_port = Signal(max=max(n_ports, 2))
-        rsp_time = Signal(32)
-        rsp_err  = Signal()
-        rsp_any  = Signal()
-        rsp_id   = Signal(8)
+
+        # The answer stage: one answer a cycle to a port, registered (1 cycle): a target's answer first, then a
+        # stage-A fault, then an expired tag. -------------------------------------------------------------
+        fault_rsp = Signal()   # stage A's faulting access is answered this cycle
+        expire    = Signal()   # the scan's overdue tag is answered with a timeout error this cycle
         self.comb += [
-            rsp_any.eq((link_rsp.valid & ~late) | fault_rsp | expire),
-            If(link_rsp.valid,
-                rsp_port.eq(tag_port[rtag]), rsp_time.eq(tag_time[rtag]), rsp_err.eq(link_rsp.type == T_ERR),
-                rsp_id.eq(tag_id[rtag]),
+            fault_rsp.eq(a_valid & a_bad & ~answer),
+            expire.eq(s3_overdue & ~answer & ~fault_rsp),
+            a_ready.eq(sent | fault_rsp),
+        ]
+        rsp_valid = Signal()       # an answer for rsp_port ...
+        rsp_late  = Signal()       # ... unless it is a zombie's late answer
+        rsp_port  = Signal(port_bits)
+        rsp_id    = Signal(8)
+        rsp_err   = Signal()
+        rsp_data  = Signal(LINE_BITS)
+        rsp_time  = Signal(32)     # when the access was taken
+        rsp_fault = Signal(3)      # FAULT_* to count and latch
+        rsp_addr  = Signal(32)     # the access's window offset
+        ones = 2**LINE_BITS - 1
+        remote_error = answer_type == T_ERR
+        self.sync += [
+            rsp_valid.eq(answer | fault_rsp | expire),
+            rsp_late.eq(answer & answer_late),
+            If(answer,
+                rsp_port.eq(answered_info.port), rsp_id.eq(answered_info.id), rsp_err.eq(remote_error),
+                rsp_data.eq(Mux(remote_error, ones, answer_data)), rsp_time.eq(answered_info.time),
+                rsp_fault.eq(Mux(remote_error, FAULT_REMOTE, FAULT_NONE)), rsp_addr.eq(answered_info.addr),
             ).Elif(fault_rsp,
-                rsp_port.eq(a_port), rsp_time.eq(a_time), rsp_err.eq(1), rsp_id.eq(a_req.id),
+                rsp_port.eq(a_port), rsp_id.eq(a_req.id), rsp_err.eq(1), rsp_data.eq(ones),
+                rsp_fault.eq(Mux(a_fault != FAULT_NONE, a_fault, FAULT_TIMEOUT)), rsp_addr.eq(a_req.addr),
             ).Else(
-                rsp_port.eq(tag_port[scan]), rsp_time.eq(tag_time[scan]), rsp_err.eq(1), rsp_id.eq(tag_id[scan]),
+                rsp_port.eq(s3_info.port), rsp_id.eq(s3_info.id), rsp_err.eq(1),
+                rsp_data.eq(ones), rsp_fault.eq(FAULT_TIMEOUT), rsp_addr.eq(s3_info.addr),
             ),
         ]
+        delivered = Signal()
+        self.comb += delivered.eq(rsp_valid & ~rsp_late)
         for i, p in enumerate(self.ports):
             self.comb += [
-                p.rsp.valid.eq(rsp_any & (rsp_port == i)),
-                p.rsp.data.eq(Mux(rsp_err, 2**LINE_BITS - 1, link_rsp.data)),
+                p.rsp.valid.eq(delivered & (rsp_port == i)),
+                p.rsp.data.eq(rsp_data),
                 p.rsp.err.eq(rsp_err),
                 p.rsp.id.eq(rsp_id),
             ]
 
-        # Tag bookkeeping: allocate on send, free on response, in the same cycle if need be.
-        alloc = Signal(tags)
-        release = Signal(tags)
-        self.comb += [
-            If(sent, alloc.eq(1 << free_tag)),
-            If(link_rsp.valid, release.eq(1 << rtag)),
-        ]
-        expired = Signal(tags)
-        self.comb += If(expire, expired.eq(1 << scan))
+        # Tag bookkeeping: out on send, back on its answer, in the same cycle if need be.
+        def one_hot(strobe, tag):
+            return Mux(strobe, 1 << tag, 0)
         self.sync += [
-            zombie.eq((zombie | expired) & ~release),
-            free.eq((free & ~alloc) | release),
-            If(sent,
-                tag_port[free_tag].eq(a_port),
-                tag_id[free_tag].eq(a_req.id),
-                tag_time[free_tag].eq(a_time),
-                tag_addr[free_tag].eq(a_req.addr),
-            ),
-            self.outstanding.eq(self.outstanding + (sent) - link_rsp.valid),
+            busy.eq((busy | one_hot(sent, free_tag)) & ~one_hot(answer, answer_tag)),
+            zombie.eq((zombie | one_hot(expire, s3_tag)) & ~one_hot(answer, answer_tag)),
+            self.outstanding.eq(self.outstanding + sent - answer),
         ]
 
-        # Counters, fault latch and latency statistics (port request accepted -> response delivered).
-        latency = Signal(32)
-        self.comb += latency.eq(now - rsp_time)
-        remote_err = Signal()
-        self.comb += remote_err.eq(link_rsp.valid & ~late & (link_rsp.type == T_ERR))
+        # Counters, fault latch and latency statistics (port request accepted -> response delivered), a
+        # cycle after the answer: they are not on its path.
+        latency   = Signal(32)
+        timed     = Signal()       # `latency` is a good answer's
+        counted   = Signal(3)      # FAULT_* of the answer to count, if any
+        count_addr = Signal(32)
+        lat_sum_carry = Signal()   # the low word's carry, added to the high word a cycle later
+        lat_sum_low   = Signal(33)
+        self.sync += [
+            latency.eq(now - rsp_time),
+            timed.eq(delivered & (rsp_fault == FAULT_NONE)),
+            counted.eq(Mux(delivered, rsp_fault, FAULT_NONE)),
+            count_addr.eq(rsp_addr),
+        ]
+        self.comb += lat_sum_low.eq(self.lat_sum[:32] + latency)
         self.sync += [
             If(sent, self.requests.eq(self.requests + 1)),
-            If((fault_rsp & a_expired) | expire, self.timeouts.eq(self.timeouts + 1)),
-            If(fault_rsp,
+            If(counted == FAULT_TIMEOUT, self.timeouts.eq(self.timeouts + 1)),
+            If(counted != FAULT_NONE,
                 self.faults.eq(self.faults + 1),
-                self.fault_addr.eq(a_req.addr),
-                self.fault_kind.eq(Mux(a_fault != FAULT_NONE, a_fault, FAULT_TIMEOUT)),
-            ).Elif(expire,
-                self.faults.eq(self.faults + 1),
-                self.fault_addr.eq(tag_addr[scan]),
-                self.fault_kind.eq(FAULT_TIMEOUT),
-            ).Elif(remote_err,
-                self.faults.eq(self.faults + 1),
-                self.fault_addr.eq(tag_addr[rtag]),
-                self.fault_kind.eq(FAULT_REMOTE),
+                self.fault_addr.eq(count_addr),
+                self.fault_kind.eq(counted),
             ),
             If(self.lat_clear,
                 self.lat_min.eq(2**32 - 1),
                 self.lat_max.eq(0),
                 self.lat_sum.eq(0),
                 self.lat_count.eq(0),
-            ).Elif(link_rsp.valid & ~late & ~remote_err,
-                self.lat_last.eq(latency),
-                If(latency < self.lat_min, self.lat_min.eq(latency)),
-                If(latency > self.lat_max, self.lat_max.eq(latency)),
-                self.lat_sum.eq(self.lat_sum + latency),
-                self.lat_count.eq(self.lat_count + 1),
+                lat_sum_carry.eq(0),
+            ).Else(
+                self.lat_sum[32:].eq(self.lat_sum[32:] + lat_sum_carry),
+                lat_sum_carry.eq(0),
+                If(timed,
+                    self.lat_last.eq(latency),
+                    If(latency < self.lat_min, self.lat_min.eq(latency)),
+                    If(latency > self.lat_max, self.lat_max.eq(latency)),
+                    self.lat_sum[:32].eq(lat_sum_low[:32]),
+                    lat_sum_carry.eq(lat_sum_low[32]),
+                    self.lat_count.eq(self.lat_count + 1),
+                ),
             ),
         ]
 

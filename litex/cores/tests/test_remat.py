@@ -161,6 +161,18 @@ def test_late_answers_free_the_tags():
     assert [laddr for _, _, laddr in on_link] == [512, 513, 514, 515, 518, 519]
 
 
+@pytest.mark.parametrize("delay", range(58, 68))
+def test_an_answer_that_comes_as_its_tag_times_out_is_delivered_once(delay):
+    # The timeout scan looks at a tag over three stages: an answer arriving while the tag is in them must take
+    # it out of the scan, or the port would get the answer and then a timeout error for the same access (and
+    # the tag would be kept as a zombie for an answer that already came).
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=4, timeout=60)
+    reqs = {0: [(64 * i, 0, 0) for i in range(8)]}
+    responses, on_link, _ = run(dut, reqs, responder_delay=delay, cycles=700)
+    assert sorted(i for i, _, _ in responses[0]) == list(range(8))     # each access answered exactly once
+    assert len(on_link) >= 4    # (an access that waits for a tag past its timeout is not sent)
+
+
 # The control block's registers as the firmware's csr.h lays them out: the BFCT's index, entry, commit and
 # readback, then ReMAT's, one 32-bit word each (lat_sum two, most significant first).
 BFCT_INDEX, BFCT_ENTRY, BFCT_COMMIT = 0, 1, 2
