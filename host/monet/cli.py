@@ -188,7 +188,7 @@ def cmd_board_estimate(args):
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print(f"{args.card} card, {result['part']} ({result['yosys']}, synth_xilinx -family {result['family']}); "
+        print(f"{args.card} card, {result['part']} ({result['yosys']}, {result['synthesis']}); "
               f"logic levels: LUTs, MUXFs and CARRY8s between registers, goal <= {result['goal_levels']} at 250 MHz")
         print_table(estimate.table_rows(result), estimate.TABLE_HEADERS)
         # What is left to cut: each failing core's path ends above the goal, deepest first.

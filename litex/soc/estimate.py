@@ -7,8 +7,8 @@
 
 Each core is converted alone by Migen, with its interface (the endpoints, records and signals it keeps as
 attributes) as the ports of its top, so that nothing it drives is optimised away and nothing it takes is a
-constant. Yosys (Debian's, `synth_xilinx -family xcup -flatten -noiopad`) maps it to UltraScale+ cells, and
-the netlist is read back: LUTs, flip-flops, block RAM in RAMB36 equivalents, LUT RAM, DSPs, and the deepest
+constant. Yosys (Debian's, `synth_xilinx -family xcup -flatten -noiopad -nowidelut`) maps it to UltraScale+
+cells, and the netlist is read back: LUTs, flip-flops, block RAM in RAMB36 equivalents, LUT RAM, DSPs, and the deepest
 path between registers in logic levels, counted as Vivado counts them: each LUT, MUXF7/8/9 and LUT-RAM read
 a level, each CARRY8 a level. Yosys 0.23 maps carries to CARRY4 even for UltraScale+; two CARRY4 stand for
 one CARRY8, so a CARRY4 counts half a level and a path's count is rounded up.
@@ -36,7 +36,11 @@ GOAL_LEVELS = 8
 FAMILY = "xcup"
 # The ZCU102's xczu9eg (DS891): what a card's cores must fit in.
 XCZU9EG = {"luts": 274_080, "ffs": 548_160, "bram36": 912, "dsps": 2_520}
-YOSYS_SCRIPT = "read_verilog top.v; synth_xilinx -family {family} -top top -flatten -noiopad; write_json net.json"
+# -nowidelut: ABC's default library makes a LUT6 with MUXF7/MUXF8 behind it one 7- or 8-input LUT of unit delay,
+# so it maps for a depth that counts those as one level while they are two or three here (and in Vivado's
+# count); without wide LUTs it minimises the depth that is reported.
+SYNTHESIS = f"synth_xilinx -family {FAMILY} -top top -flatten -noiopad -nowidelut"
+YOSYS_SCRIPT = f"read_verilog top.v; {SYNTHESIS}; write_json net.json"
 
 # Cells that end a path (their outputs start one): registers, block RAM, shift registers, DSPs.
 SEQUENTIAL_PREFIXES = ("FD", "RAMB", "SRL", "DSP48", "BUFG")
@@ -118,7 +122,7 @@ def synthesize(name, module, workdir=None):
         for data_name, content in conv.data_files.items():
             with open(os.path.join(folder, data_name), "w") as f:
                 f.write(content)
-        run = subprocess.run([_yosys(), "-q", "-l", "yosys.log", "-p", YOSYS_SCRIPT.format(family=FAMILY)],
+        run = subprocess.run([_yosys(), "-q", "-l", "yosys.log", "-p", YOSYS_SCRIPT],
                              cwd=folder, capture_output=True, text=True)
         if run.returncode != 0:
             raise EstimateError(f"yosys failed on core {name!r} (in {folder}):\n{run.stderr[-2000:]}")
@@ -341,7 +345,8 @@ def estimate_card(card, cores=None, log=print):
         log(f"estimate: {name}: {e.luts} LUTs, {e.ffs} FFs, {e.levels} levels ({e.seconds} s)")
     totals = {key: sum(getattr(e, key) for e in estimates) for key in ("luts", "ffs", "bram36", "dsps")}
     return {
-        "card": card, "family": FAMILY, "part": "xczu9eg", "yosys": version, "goal_levels": GOAL_LEVELS,
+        "card": card, "family": FAMILY, "part": "xczu9eg", "yosys": version, "synthesis": SYNTHESIS,
+        "goal_levels": GOAL_LEVELS,
         "cores": as_json(estimates), "totals": totals,
         "utilisation": {key: totals[key] / XCZU9EG[key] for key in totals},
         "pass": all(e.meets_goal for e in estimates),

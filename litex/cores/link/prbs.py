@@ -14,6 +14,11 @@ The lock is verified on the next word, which must match exactly (a lock on a dam
 a sequence that drifts away slowly); counting starts after that. A word with more than `RELOCK_BITS`
 errors means a lost lock, not a noisy lane: it is not counted and the checker locks again (`relocks`
 counts lost verified locks; a lock that fails its verification is simply taken again).
+
+The checker works in three stages (CHECK_CYCLES = 2 cycles from a word to its verdict and counts), so that
+counting a word's 65 bits is off the path of the next word's prediction: 7 logic levels for a board at
+250 MHz (`monet board estimate`; 13 in one stage). A new lock is taken on the first word after the verdict
+that the old one is lost; the words received meanwhile are dropped, not counted.
 """
 
 from functools import reduce
@@ -32,6 +37,7 @@ PRBS_BITS   = 31
 PRBS_TAP    = 28
 WORD_BITS   = 64
 RELOCK_BITS = 16
+CHECK_CYCLES = 2   # from a received word to its verdict and counts (the checker's stages 1 and 2)
 
 
 def prbs31_step_terms(width=WORD_BITS):
@@ -68,16 +74,32 @@ def prbs31_word(state):
 
 
 def popcount(module, value, name):
-    """Number of set bits of `value`, in a signal."""
-    count = Signal(max=len(value) + 1, name=name)
-    module.comb += count.eq(reduce(add, [value[i] for i in range(len(value))]))
-    return count
+    """Number of set bits of `value`, in a signal: six-bit groups counted by LUTs, then their counts added in a
+    balanced tree (a chain of additions would be as deep as `value` is wide)."""
+    sums = []
+    for start in range(0, len(value), 6):
+        group = value[start:start + 6]
+        count = Signal(3, name=f"{name}_group{start // 6}")
+        module.comb += count.eq(reduce(add, [group[i] for i in range(len(group))]))
+        sums.append(count)
+    level = 0
+    while len(sums) > 1:
+        pairs = []
+        for i in range(0, len(sums) - 1, 2):
+            total = Signal(len(sums[i]) + 1, name=f"{name}_sum{level}_{i // 2}")
+            module.comb += total.eq(sums[i] + sums[i + 1])
+            pairs.append(total)
+        sums = pairs + sums[len(pairs) * 2:]
+        level += 1
+    total = Signal(max=len(value) + 1, name=name)
+    module.comb += total.eq(sums[0])
+    return total
 
 
 class LanePRBS(LiteXModule):
     """Sits between the striper and the PHY: passes traffic, or sends PRBS31 on every active lane
     (`tx_enable`), and checks PRBS31 on every received lane (`rx_enable`: received words then go to the
-    checkers only, not to the link). 0 cycles.
+    checkers only, not to the link). 0 cycles for traffic; the checkers count a word CHECK_CYCLES later.
 
     Counters: `words` (per lane, the same on every active lane), `errors[lane]` (bits), `relocks`.
     """
@@ -119,44 +141,71 @@ class LanePRBS(LiteXModule):
                 getattr(source, f"lane{lane}_used").eq(active[lane]),
             )
 
-        # Receive: per-lane checker, locked on the first word.
+        # Receive: per-lane checker, locked on the first word. Three stages, so that counting 65 bits is not
+        # on the path of the next word's prediction: the word's differences from the prediction (registered),
+        # their count (registered), the verdict. The prediction runs ahead as if every word were good; a
+        # verdict that the lock is lost (or failed its verification) takes a new lock on the next word and
+        # drops the words already in the stages (their `epoch` is the old one): they were compared with a
+        # sequence that no longer holds.
         lane0_word = Signal()
         for lane in range(MAX_LANES):
             tap = self.rx_taps[lane]
-            locked   = Signal(name=f"prbs_locked{lane}")
+            relock   = Signal(name=f"prbs_relock{lane}", reset=1)   # the next word is taken as the lock
             verified = Signal(name=f"prbs_verified{lane}")
+            epoch    = Signal(name=f"prbs_epoch{lane}")
             state  = Signal(PRBS_BITS, name=f"prbs_rx{lane}")
             got    = tap.data[:WORD_BITS]
             expect = Signal(WORD_BITS, name=f"prbs_expect{lane}")
-            diff   = Signal(WORD_BITS + 1, name=f"prbs_diff{lane}")
+            check  = Signal(name=f"prbs_check{lane}")
             self.comb += [
                 expect.eq(prbs31_word(state)),
-                diff.eq(Cat(got ^ expect, tap.ctrl[0])),
-            ]
-            wrong = popcount(self, diff, f"prbs_wrong{lane}")
-            check = Signal(name=f"prbs_check{lane}")
-            lost  = Signal(name=f"prbs_lost{lane}")
-            self.comb += [
                 check.eq(self.rx_enable & active[lane] & tap.valid & tap.used[0]),
-                lost.eq(locked & ((wrong > RELOCK_BITS) | (~verified & (wrong != 0)))),
+            ]
+            # Stage 1: the differences of a word compared with a prediction (not of a lock word).
+            diff     = Signal(WORD_BITS + 1, name=f"prbs_diff{lane}")
+            compared = Signal(name=f"prbs_compared{lane}")
+            epoch1   = Signal(name=f"prbs_epoch1_{lane}")
+            self.sync += [
+                diff.eq(Cat(got ^ expect, tap.ctrl[0])),
+                compared.eq(check & ~relock & ~self.clear),
+                epoch1.eq(epoch),
+                If(check, state.eq(Mux(relock, got[WORD_BITS - PRBS_BITS:], expect[WORD_BITS - PRBS_BITS:]))),
+            ]
+            # Stage 2: their count.
+            wrong   = Signal(max=WORD_BITS + 2, name=f"prbs_wrong{lane}")
+            counted = Signal(name=f"prbs_counted{lane}")
+            epoch2  = Signal(name=f"prbs_epoch2_{lane}")
+            self.sync += [
+                wrong.eq(popcount(self, diff, f"prbs_count{lane}")),
+                counted.eq(compared & ~self.clear),
+                epoch2.eq(epoch1),
+            ]
+            # Stage 3: the verdict on a word of the current lock.
+            judged = Signal(name=f"prbs_judged{lane}")
+            lost   = Signal(name=f"prbs_lost{lane}")
+            self.comb += [
+                judged.eq(counted & (epoch2 == epoch)),
+                lost.eq((wrong > RELOCK_BITS) | (~verified & (wrong != 0))),
             ]
             if lane == 0:
-                self.comb += lane0_word.eq(check & verified & ~lost)
+                self.comb += lane0_word.eq(judged & verified & ~lost)
             self.sync += [
                 If(self.clear,
-                    locked.eq(0), verified.eq(0), self.errors[lane].eq(0),
-                ).Elif(check,
-                    If(~locked | lost,
-                        locked.eq(1), verified.eq(0), state.eq(got[WORD_BITS - PRBS_BITS:]),
-                    ).Else(
-                        verified.eq(1),
-                        state.eq(expect[WORD_BITS - PRBS_BITS:]),
-                        If(verified, self.errors[lane].eq(self.errors[lane] + wrong)),
+                    relock.eq(1), verified.eq(0), epoch.eq(~epoch), self.errors[lane].eq(0),
+                ).Else(
+                    If(check & relock, relock.eq(0)),
+                    If(judged,
+                        If(lost,
+                            relock.eq(1), verified.eq(0), epoch.eq(~epoch),
+                        ).Else(
+                            verified.eq(1),
+                            If(verified, self.errors[lane].eq(self.errors[lane] + wrong)),
+                        ),
                     ),
                 ),
             ]
             if lane == 0:
-                self.sync += If(self.clear, self.relocks.eq(0)).Elif(check & lost & verified,
+                self.sync += If(self.clear, self.relocks.eq(0)).Elif(judged & lost & verified,
                                                                     self.relocks.eq(self.relocks + 1))
         self.sync += If(self.clear, self.words.eq(0)).Elif(lane0_word, self.words.eq(self.words + 1))
 

@@ -46,7 +46,8 @@ def seq_distance(module, a, b, name):
 class RetryBuffer(LiteXModule):
     """Go-back-N sender: numbers transactions, keeps them until acknowledged, replays on a nak or a timeout.
 
-    Latency: 0 cycles (a transaction passes straight through when none waits before it).
+    Latency: 0 cycles (a transaction passes straight through when none waits before it); `replayed_bytes`
+    follows a replay by a cycle. 8 logic levels (`monet board estimate`).
     `depth` transactions are kept (a power of two below 2**(SEQ_BITS-1)); size it for the bandwidth x round
     trip of the longest link (host/monet/link_model.py reports what each configuration needs). When it is
     full the sink stalls (`window_stalls` counts those cycles).
@@ -117,6 +118,7 @@ class RetryBuffer(LiteXModule):
         ]
         sent   = Signal()
         replay = Signal()
+        replayed_unit = Signal(max=UNIT_BYTES_LINE + 1)   # wire bytes of the unit replayed a cycle before
         self.comb += [
             sent.eq(source.valid & source.ready),
             replay.eq(sent & (rp != hi)),
@@ -134,11 +136,10 @@ class RetryBuffer(LiteXModule):
                 rp.eq(self.ack),
             ),
             If(sent & ~replay, hi.eq(rp + 1)),
-            If(replay,
-                self.replayed_txns.eq(self.replayed_txns + 1),
-                self.replayed_bytes.eq(self.replayed_bytes +
-                    Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY)),
-            ),
+            If(replay, self.replayed_txns.eq(self.replayed_txns + 1)),
+            # A cycle later, off the replayed transaction's path: its type comes out of the buffer's LUT RAM.
+            replayed_unit.eq(Mux(replay, Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY), 0)),
+            self.replayed_bytes.eq(self.replayed_bytes + replayed_unit),
             If(ack_ok, ap.eq(self.ack)),
             If(progress | (hi == ap) | rewind, timer.eq(0)).Else(timer.eq(timer + 1)),
         ]

@@ -5,14 +5,28 @@ in one cycle keep the count; nothing is handed out while none is free."""
 import random
 
 import pytest
+from migen import Module
 
 from monet.cores.common.freelist import FreeList
 from monet.cores.tests.verilog_sim import run_simulation
 
+SIZES = (4, 16, 128)
 
-@pytest.mark.parametrize("n", [4, 16, 128])
+
+class Lists(Module):
+    """One free list of each size in one model (one Verilator build for every test); each test drives its own."""
+    def __init__(self):
+        self.lists = {n: FreeList(n) for n in SIZES}
+        for n, free_list in self.lists.items():
+            setattr(self.submodules, f"list{n}", free_list)
+
+
+LISTS = Lists()
+
+
+@pytest.mark.parametrize("n", SIZES)
 def test_ids_come_out_once_each_and_come_back_in_the_order_given(n):
-    dut = FreeList(n)
+    dut = LISTS.lists[n]
     rng = random.Random(n)
     seen = {"out": [], "empty_cycles": 0, "pushed": []}
 
@@ -43,6 +57,6 @@ def test_ids_come_out_once_each_and_come_back_in_the_order_given(n):
         yield dut.push.eq(0)
         yield
 
-    run_simulation(dut, [bench()])
+    run_simulation(LISTS, [bench()])
     assert sorted(seen["out"][:n]) == list(range(n))      # every id once before any comes again
     assert seen["pushed"] and seen["empty_cycles"] > 0     # the run gave ids back and ran out of them

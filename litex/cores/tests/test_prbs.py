@@ -6,7 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import MAX_LANES
-from monet.cores.link.prbs import LanePRBS, PRBS_BITS, prbs31_reference
+from monet.cores.link.prbs import CHECK_CYCLES, LanePRBS, PRBS_BITS, prbs31_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -46,8 +46,8 @@ def loop(lanes_log2, flips, cycles=60):
         yield dut.tx_enable.eq(0)
         for lane in range(MAX_LANES):
             yield dut.rx_taps[lane].valid.eq(0)
-        yield
-        yield
+        for _ in range(1 + CHECK_CYCLES):   # the checkers' stages
+            yield
         out["words"] = yield dut.words
         out["errors"] = []
         for e in dut.errors:
@@ -84,3 +84,6 @@ def test_a_wrong_lock_is_dropped_and_locked_again():
     # A verified lock that is lost (a long run of garbage) counts once and is taken again.
     sent, out = loop(3, {(30, 0): 2**64 - 1, (40, 0): 1 << 9})
     assert out["relocks"] == 1 and out["errors"][0] == 1
+    # Not counted: the first lock and its verification, the lost word, the words in the checker's stages when
+    # the verdict came (compared with the lost lock's sequence), and the new lock and its verification.
+    assert out["words"] == 60 - 2 - 1 - CHECK_CYCLES - 2

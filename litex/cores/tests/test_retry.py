@@ -10,7 +10,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.link.retry import CONTROL_DELAY, RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.link.retry import CONTROL_DELAY, UNIT_BYTES_LINE, RetryBuffer, SequenceChecker, CreditGate, CreditReturn
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -82,7 +82,7 @@ def run(n, depth=32, delay=12, frame_max=4, damage=0.0, lose_ctrl=0.0, dead=None
             yield
             if len(delivered) >= n and not frames and not open_frame and cycle > 2 * delay + 50:
                 break
-        for name in ("replays", "timeouts", "replayed_txns", "window_stalls"):
+        for name in ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls"):
             stats[name] = yield getattr(dut.tx, name)
         for name in ("naks", "duplicates", "out_of_order"):
             stats[name] = yield getattr(dut.rx, name)
@@ -105,6 +105,7 @@ def test_clean_wire_never_replays():
 def test_damaged_frames_are_replayed_once_in_order(damage, frame_max, ready):
     delivered, stats = run(150, damage=damage, frame_max=frame_max, ready=ready, seed=int(damage * 100) + frame_max)
     assert stats["naks"] > 0 and stats["replays"] > 0 and stats["replayed_txns"] > 0
+    assert stats["replayed_bytes"] == UNIT_BYTES_LINE * stats["replayed_txns"]   # writes: a line each
     assert stats["out_of_order"] > 0          # frames behind a damaged one were dropped too
     assert in_order(150, delivered)
 

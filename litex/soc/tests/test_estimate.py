@@ -127,6 +127,7 @@ def test_the_cli_prints_a_core_s_figures_and_its_verdict_in_json():
     core, = result["cores"]
     assert core["name"] == "remat" and core["luts"] > 1000 and core["ffs"] > 1000
     assert result["yosys"].startswith("Yosys ") and result["part"] == "xczu9eg"
+    assert result["synthesis"].startswith("synth_xilinx -family xcup") and "-nowidelut" in result["synthesis"]
     assert result["pass"] == core["meets_goal"] == (core["levels"] <= 8) is True and core["over_goal"] == {}
     assert run.returncode == 0
     assert "estimate: compute card, remat (1/1)" in run.stderr
