@@ -20,7 +20,17 @@ bus errors, latency min/max/sum/count and a latency histogram of `buckets` bucke
 Issue: one request a cycle (in direct mode a read may go beside it: two a cycle). Latency counted from the
 port accepting a request to its response. Responses may
 come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
-lowest free id, freed by its response.
+free id (from a pair of free lists, common/freelist.py), freed by its response.
+
+Pipelining (issue 14; 8 logic levels with 128 outstanding, `monet board estimate`): a run starts
+START_CYCLES after `start` (the settings are read then; those that shape transactions are registered
+first; `cycles` counts from the run's start, as before); an answer frees its id, its room and counts as
+completed in its cycle,
+and its latency, data check and histogram bucket follow in four registered stages, off its path (`busy`
+stays up until they are done). Transactions' offsets, the generator state of the next transaction and the
+counts left are registers, so a transaction's address is an adder deep; the pattern's multiplier is left
+combinational between registers (a board build gives its DSPs their pipeline registers: 1-2 cycles more
+on a request).
 
 Direct mode (`block_port`, the `direct` setting): the block drives an HMC controller's 128 B block port
 (hmc/host.py) instead of ReMAT, as the paper's benchmark block measures its local HMC (burst length 1,
@@ -37,22 +47,30 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.freelist import PairedFreeList
 from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
 
 MODE_READ, MODE_WRITE, MODE_MIXED = 0, 1, 2
 PATTERN_SEQ, PATTERN_STRIDE, PATTERN_RANDOM = 0, 1, 2
 GOLDEN = 0x9E3779B1
+START_CYCLES = 4   # from `start` to the run (the derived settings' registers: step, step mod span, twice it, limit)
 
 
-def line_pattern(laddr, seed):
-    """Address-keyed pseudo-random line: 16 words, each a rotation of laddr * golden ratio, XOR seed and
-    a per-word constant. Returns a Migen expression (one multiplier, the rest is wiring)."""
-    h = Signal(32)
+def pattern_words(h, seed):
+    """The line of the pattern from its hash `h` (laddr * golden ratio): 16 words, each a rotation of `h`, XOR
+    seed and a per-word constant (one LUT level)."""
     words = []
     for i in range(LINE_BITS // 32):
         rot = Cat(h[i:], h[:i]) if i else h
         words.append(rot ^ seed ^ ((GOLDEN * (i + 1)) & 0xFFFFFFFF))
-    return h.eq(laddr * GOLDEN), Cat(*words)
+    return Cat(*words)
+
+
+def line_pattern(laddr, seed):
+    """Address-keyed pseudo-random line (pattern_words of laddr * golden ratio). Returns the statement that
+    sets the hash and the line's expression (one multiplier, the rest is wiring)."""
+    h = Signal(32)
+    return h.eq(laddr * GOLDEN), pattern_words(h, seed)
 
 
 def line_pattern_reference(laddr, seed):
@@ -71,18 +89,27 @@ def xorshift32(x, out):
     return [x1.eq(x ^ (x << 13)), x2.eq(x1 ^ (x1 >> 17)), out.eq(x2 ^ (x2 << 5))]
 
 
-def wrapped_step(offset, step, span, out):
-    """`out` = offset + step, wrapped into [0, span) (the sum widened before the compare)."""
-    total = Signal(33)
-    return [total.eq(offset + step), If(total >= span, out.eq(total - span)).Else(out.eq(total))]
+def wrapped_add(module, value, step, limit, name):
+    """A signal of `value` + `step` modulo span, for `value` and `step` below span and `limit` = span - `step`:
+    the sum, the wrapped sum and the comparison that picks one side by side, a carry chain deep."""
+    total, wrapped, out = Signal(32, name=f"{name}_sum"), Signal(32, name=f"{name}_wrapped"), Signal(32, name=name)
+    wraps = Signal(name=f"{name}_wraps")
+    module.comb += [
+        total.eq(value + step),
+        wrapped.eq(value - limit),
+        wraps.eq(value >= limit),
+        # AND-OR rather than a multiplexer: Yosys would fold a multiplexer of the two sums into one adder of
+        # multiplexed operands, behind the comparison.
+        out.eq((wrapped & Replicate(wraps, 32)) | (total & Replicate(~wraps, 32))),
+    ]
+    return out
 
 
 class PBB(LiteXModule):
     """port: a ReMAT master port (remat/port.py). block_port: optional (sink, source) stream endpoints of an
     HMC controller's block port (`block_txn_layout`), for direct mode."""
     def __init__(self, port, max_outstanding, buckets, block_port=None):
-        # Ids are the issue count modulo the table size: unique while at most that many are in flight.
-        assert max_outstanding in (2**n for n in range(1, 9))
+        assert max_outstanding in (2**n for n in range(2, 9))
         # Settings (CSRs with add_control(), or drive directly in unit tests).
         self.start       = Signal()
         self.mode        = Signal(2)
@@ -118,19 +145,43 @@ class PBB(LiteXModule):
         self.sync += now.eq(now + 1)
 
         id_bits  = log2_int(max_outstanding)
-        id_free  = Signal(max_outstanding, reset=2**max_outstanding - 1)
-        free_id  = Signal(id_bits)
-        free_id2 = Signal(id_bits)   # the next free id after it (a pair's second transaction)
-        two_free = Signal()
-        self.comb += [If(id_free[i], free_id.eq(i)) for i in reversed(range(max_outstanding))]
-        self.comb += [If(id_free[i] & (free_id != i), free_id2.eq(i), two_free.eq(1))
-                      for i in reversed(range(max_outstanding))]
-        issued   = Signal(32)
-        inflight = Signal(9)
-        offset   = Signal(32)
-        lfsr      = Signal(32, reset=1)   # xorshift32 state (random addresses, mixed read/write choice).
-        lfsr_next, lfsr_next2 = Signal(32), Signal(32)   # one and two steps on (a pair uses two)
-        self.comb += [xorshift32(lfsr, lfsr_next), xorshift32(lfsr_next, lfsr_next2)]
+        # Free ids, two out and two back a cycle at most (a pair's second transaction, a second answer).
+        self.ids = ids = PairedFreeList(max_outstanding)
+        free_id, free_id2 = ids.first, ids.second
+        # Transactions left to issue, and room left under the outstanding limit (taken at start, clamped to
+        # max_outstanding): counted down rather than compared, so that issuing one or two is a test of a few
+        # bits. Ids never run out before room does: each transaction in flight holds one.
+        remaining = Signal(32)
+        room      = Signal(9)
+        running   = Signal()   # from start to the last answer (`busy` also waits for its figures)
+        # One or two less, made before `accepted` and `paired` choose; the room's change by a table of the
+        # four strobes (transactions out, answers back).
+        remaining_less1, remaining_less2 = Signal(32), Signal(32)
+        self.comb += [remaining_less1.eq(remaining - 1), remaining_less2.eq(remaining - 2)]
+        room_by = {change: Signal(9, name=f"pbb_room_by{change + 2}") for change in (-2, -1, 1, 2)}
+        self.comb += [sig.eq(room + change) for change, sig in room_by.items()]
+        room_cases = {}
+        for c in range(16):
+            change = (c >> 2 & 1) + (c >> 3 & 1) - (c & 1) - (c >> 1 & 1)
+            if change:
+                room_cases[c] = room.eq(room_by[change])
+        # A run starts START_CYCLES after `start`, once the settings' derived registers below hold the
+        # settings (they may be written in the same cycle as `start`); `busy` is up from `start`.
+        starting = Signal(START_CYCLES)
+        go = Signal()
+        self.sync += starting.eq(Cat(self.start, starting[:-1]))
+        self.comb += go.eq(starting[-1])
+        # The offsets of this transaction and the next (a pair takes both), and the xorshift32 state of this
+        # access and of the next (random addresses, mixed read/write choice): registers, so that the
+        # addresses made from them are an adder deep.
+        offset, offset_next = Signal(32), Signal(32)
+        lfsr, lfsr_next     = Signal(32, reset=1), Signal(32)
+        lfsr_after, lfsr_after2 = Signal(32), Signal(32)   # one and two steps on from lfsr_next
+        self.comb += [xorshift32(lfsr_next, lfsr_after), xorshift32(lfsr_after, lfsr_after2)]
+
+        lfsr_start, lfsr_start_next = Signal(32), Signal(32)
+        self.comb += [lfsr_start.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
+                      xorshift32(lfsr_start, lfsr_start_next)]
 
         # Access size: the alignment of random addresses, the byte mask below a line, and the two halves of
         # a 128 B access (the random address and the read/write choice hold for its second line).
@@ -138,12 +189,21 @@ class PBB(LiteXModule):
         size_mask = Signal(LINE_BYTES)
         burst     = Signal()
         second    = Signal()   # the next transaction is the second line of a 128 B access.
-        self.comb += [
+        # These and the other settings that shape a transaction are registered (START_CYCLES cover them).
+        settings = Record([("random", 1), ("span_mask", 32), ("write_only", 1), ("mixed", 1), ("ratio2", 9)])
+        sizes = Signal(3)       # the access is 8, 16 or 32 bytes (one bit each); else a whole line
+        self.sync += [
+            sizes.eq(Cat(*[self.size_log2 == n for n in (3, 4, 5)])),
             Case(self.size_log2, {
                 **{n: [align.eq(2**n - 1), size_mask.eq(2**(2**n) - 1)] for n in (3, 4, 5)},
                 "default": [align.eq(LINE_BYTES - 1), size_mask.eq(2**LINE_BYTES - 1)],
             }),
             burst.eq((self.size_log2 == 7) | self.direct),
+            settings.random.eq(self.pattern == PATTERN_RANDOM),
+            settings.span_mask.eq(self.span - 1),
+            settings.write_only.eq(self.mode == MODE_WRITE),
+            settings.mixed.eq(self.mode == MODE_MIXED),
+            settings.ratio2.eq(self.read_ratio << 1),
         ]
 
         # Request side -------------------------------------------------------------------------------------
@@ -152,27 +212,29 @@ class PBB(LiteXModule):
         we   = Signal()
         ratio_acc = Signal(8)    # mix_even: the read ratio's running sum; a carry out of it is a read
         ratio_sum, ratio_sum2 = Signal(9), Signal(9)
-        offset_next, offset_next2 = Signal(32), Signal(32)
         addr2 = Signal(32)       # the transaction after this one (direct mode pairs a read with it)
         we2   = Signal()
+        # The running sum two transactions on, from one sum (ratio_acc + 2 x ratio): its carry is the second
+        # sum's carry (at 256 if the first did not carry, at 512 if it did).
+        ratio_sum_twice = Signal(10)
         self.comb += [
-            addr.eq(self.address(lfsr, offset, burst, second, align)),
-            addr2.eq(self.address(lfsr_next, offset_next, 1, 0, align)),    # direct mode: a block
+            addr.eq(self.address(settings, lfsr, offset, burst, second, align)),
+            addr2.eq(self.address(settings, lfsr_next, offset_next, 1, 0, align)),    # direct mode: a block
             ratio_sum.eq(ratio_acc + self.read_ratio),
-            ratio_sum2.eq(ratio_sum[:8] + self.read_ratio),
-            we.eq(self.is_write(ratio_sum, lfsr)),
-            we2.eq(self.is_write(ratio_sum2, lfsr_next)),
+            ratio_sum_twice.eq(ratio_acc + settings.ratio2),
+            ratio_sum2.eq(Cat(ratio_sum_twice[:8], Mux(ratio_sum[8], ratio_sum_twice[9], ratio_sum_twice[8:] != 0))),
+            we.eq(self.is_write(settings, ratio_sum, lfsr)),
+            we2.eq(self.is_write(settings, ratio_sum2, lfsr_next)),
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
         self.comb += set_h
         can_issue = Signal()
         self.comb += [
-            can_issue.eq(self.busy & (issued != self.count) & (inflight < self.outstanding) &
-                         (inflight < max_outstanding)),
+            can_issue.eq(running & (remaining != 0) & (room != 0)),
             req.valid.eq(can_issue & ~self.direct),
             req.addr.eq(addr),
             req.we.eq(we),
-            req.mask.eq(size_mask << addr[:6]),
+            req.mask.eq(self.byte_mask(sizes, addr[:6])),
             req.data.eq(wdata),
             req.id.eq(free_id),
         ]
@@ -180,57 +242,114 @@ class PBB(LiteXModule):
         id_line = Array(Signal(26, name=f"id_line{i}") for i in range(max_outstanding))
         id_read = Array(Signal(name=f"id_read{i}") for i in range(max_outstanding))
         id_off  = Array(Signal(6, name=f"id_off{i}") for i in range(max_outstanding))
-        step = Signal(32)
-        self.comb += [
+        # The address step, modulo span (step), twice that (step2) and what is left below span (limit,
+        # limit2), registered from the settings in turn (START_CYCLES cover them). A step is below span, as
+        # the settings require.
+        step, step1, step2, limit1, limit2 = (Signal(32, name=f"pbb_{n}")
+                                              for n in ("step_setting", "step", "step2", "limit", "limit2"))
+        step_sum = Signal(33)
+        self.comb += step_sum.eq(step1 + step1)
+        self.sync += [
             step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
                         Mux(self.direct, 2 * LINE_BYTES, Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES)))),
-            wrapped_step(offset, step, self.span, offset_next),
-            wrapped_step(offset_next, step, self.span, offset_next2),
+            step1.eq(Mux(step >= self.span, step - self.span, step)),
+            limit1.eq(self.span - step1),
+            step2.eq(Mux(step_sum >= self.span, step_sum - self.span, step_sum)),
+            limit2.eq(self.span - step2),
         ]
+        # Two steps on from this transaction's offset and from the next's.
+        offset_after2 = wrapped_add(self, offset, step2, limit2, "pbb_offset_after2")
+        offset_next_after2 = wrapped_add(self, offset_next, step2, limit2, "pbb_offset_next_after2")
         # Direct mode: when the transaction after this one is a read and room is left for two, it leaves in
         # the same cycle as the block port's second request (an HMC pair).
         pair_room = Signal()
-        issued2, inflight2 = Signal(33), Signal(10)
-        self.comb += [
-            issued2.eq(issued + 2),
-            inflight2.eq(inflight + 2),
-            pair_room.eq((issued2 <= self.count) & (inflight2 <= self.outstanding) & (inflight2 <= max_outstanding) &
-                         two_free),
-        ]
+        self.comb += pair_room.eq((remaining[1:] != 0) & (room[1:] != 0))
 
         # Response side ------------------------------------------------------------------------------------
+        # An answer gives its id back, frees its room and counts as completed in its own cycle (so a run ends
+        # when it did); it is timed and checked in registered stages off its path: 1 its id's record, 2 its
+        # latency and expected data, 3 mismatch, histogram bucket and extremes, then the counters (the
+        # histogram's a stage later, 4 its buckets' increments). `busy`
+        # stays up until the stages are empty, so the results are whole when software sees it drop.
         rsp = port.rsp
         self.comb += rsp.ready.eq(1)
         rsp_valid = Signal()    # a response from either port (only the mode's port answers)
         rsp_err   = Signal()
         rid     = Signal(id_bits)
         rsp2_valid, rsp2_err, rid2 = Signal(), Signal(), Signal(id_bits)   # direct mode: a second, data-less answer
-        latency, latency2 = Signal(32), Signal(32)
-        self.comb += [rsp_valid.eq(rsp.valid), rsp_err.eq(rsp.err), rid.eq(rsp.id), latency.eq(now - id_time[rid]),
-                      latency2.eq(now - id_time[rid2])]
-        set_h2, expected = line_pattern(id_line[rid], self.seed)
-        self.comb += set_h2
-        bucket, bucket2 = Signal(max=buckets), Signal(max=buckets)
-        for lat, b in ((latency, bucket), (latency2, bucket2)):
-            shifted = Signal(32)
+        blocks = block_port is not None
+        rsp_data = Signal(LINE_BITS * (2 if blocks else 1))    # a line, or a block in direct mode
+        self.comb += [rsp_valid.eq(rsp.valid), rsp_err.eq(rsp.err), rid.eq(rsp.id), rsp_data.eq(rsp.data)]
+
+        now_then = Signal(32)    # `now` a cycle ago: the answer's cycle, seen from stage 1
+        s1_valid, s1_err, s1_v2, s1_err2 = Signal(), Signal(), Signal(), Signal()
+        s1_data  = Signal(len(rsp_data))
+        s1_time, s1_time2 = Signal(32), Signal(32)
+        s1_line, s1_read, s1_off = Signal(26), Signal(), Signal(6)
+        self.sync += [
+            now_then.eq(now),
+            s1_valid.eq(rsp_valid), s1_err.eq(rsp_err), s1_v2.eq(rsp2_valid), s1_err2.eq(rsp2_err),
+            s1_data.eq(rsp_data),
+            s1_time.eq(id_time[rid]), s1_time2.eq(id_time[rid2]),
+            s1_line.eq(id_line[rid]), s1_read.eq(id_read[rid]), s1_off.eq(id_off[rid]),
+        ]
+        s2_valid, s2_err, s2_v2, s2_err2, s2_read = Signal(), Signal(), Signal(), Signal(), Signal()
+        s2_data  = Signal(len(rsp_data))
+        s2_lat, s2_lat2 = Signal(32), Signal(32)
+        s2_h, s2_h_next = Signal(32), Signal(32)     # the expected line's hash (and the next line's: a block)
+        s2_check = Signal(LINE_BYTES)                # the bytes compared (a line's)
+        self.sync += [
+            s2_valid.eq(s1_valid), s2_err.eq(s1_err), s2_v2.eq(s1_v2), s2_err2.eq(s1_err2), s2_read.eq(s1_read),
+            s2_data.eq(s1_data),
+            s2_lat.eq(now_then - s1_time), s2_lat2.eq(now_then - s1_time2),
+            s2_h.eq(s1_line * GOLDEN),
+            s2_check.eq(size_mask << s1_off),
+        ]
+        if blocks:
+            self.sync += s2_h_next.eq((s1_line + 1) * GOLDEN)
+        expected = pattern_words(s2_h, self.seed)
+        if blocks:
+            expected = Cat(expected, pattern_words(s2_h_next, self.seed))
+        # Only the access's bytes are compared (the whole line for 64 B and more, the whole block in direct
+        # mode).
+        check_bits = Signal(len(rsp_data))
+        self.comb += check_bits.eq(Cat(*[Replicate(s2_check[i], 8) for i in range(LINE_BYTES)]))
+        if blocks:
+            self.comb += If(self.direct, check_bits.eq(2**len(rsp_data) - 1))
+        s3_valid, s3_mismatch = Signal(), Signal()
+        s3_bus_errors = Signal(2)
+        s3_bucket, s3_bucket2 = Signal(max=buckets), Signal(max=buckets)
+        s3_hit, s3_hit2 = Signal(), Signal()
+        s4_hits, s4_doubles = Signal(buckets), Signal(buckets)   # the buckets hit, and hit by both answers
+        s3_low, s3_high = Signal(32), Signal(32)     # the answers' lowest and highest latency
+        s3_sum = Signal(33)                          # and their sum
+        buckets_of = []
+        for lat in (s2_lat, s2_lat2):
+            shifted, b = Signal(32), Signal(max=buckets)
             self.comb += [
                 shifted.eq(lat >> self.shift),
                 b.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
             ]
-        lat_low, lat_high = Signal(32), Signal(32)   # the cycle's answers' lowest and highest latency
-        self.comb += [
-            lat_low.eq(Mux(rsp2_valid & (latency2 < latency), latency2, latency)),
-            lat_high.eq(Mux(rsp2_valid & (latency2 > latency), latency2, latency)),
+            buckets_of.append(b)
+        self.sync += [
+            s3_valid.eq(s2_valid),
+            s3_mismatch.eq(s2_valid & self.check & s2_read & ~s2_err & (((s2_data ^ expected) & check_bits) != 0)),
+            s3_bus_errors.eq(s2_err + (s2_v2 & s2_err2)),
+            s3_bucket.eq(buckets_of[0]), s3_bucket2.eq(buckets_of[1]),
+            s3_hit.eq(s2_valid), s3_hit2.eq(s2_valid & s2_v2),
+            # Stage 4, the histogram's: each bucket's increment.
+            *[s4_hits[i].eq((s3_hit & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i))) for i in range(buckets)],
+            *[s4_doubles[i].eq(s3_hit2 & (s3_bucket == i) & (s3_bucket2 == i)) for i in range(buckets)],
+            s3_low.eq(Mux(s2_v2 & (s2_lat2 < s2_lat), s2_lat2, s2_lat)),
+            s3_high.eq(Mux(s2_v2 & (s2_lat2 > s2_lat), s2_lat2, s2_lat)),
+            s3_sum.eq(s2_lat + Mux(s2_v2, s2_lat2, 0)),
         ]
-        # Only the access's bytes are compared (the whole line for 64 B and more).
-        check_bytes = Signal(LINE_BYTES)
-        check_bits  = Signal(LINE_BITS)
-        mismatch    = Signal()
-        self.comb += [
-            check_bytes.eq(size_mask << id_off[rid]),
-            check_bits.eq(Cat(*[Replicate(check_bytes[i], 8) for i in range(LINE_BYTES)])),
-            mismatch.eq(self.check & id_read[rid] & ~rsp_err & (((rsp.data ^ expected) & check_bits) != 0)),
-        ]
+        # The 64-bit latency sum in two words: the low word's carry reaches the high word a cycle later.
+        lat_sum_low = Signal(34)
+        lat_sum_carry = Signal(2)
+        draining = Signal()
+        self.comb += draining.eq(s1_valid | s2_valid | s3_valid | (s4_hits != 0) | (lat_sum_carry != 0))
+        self.comb += lat_sum_low.eq(self.lat_sum[:32] + Mux(s3_valid, s3_sum, 0))
 
         accepted = Signal()
         paired   = Signal()     # the accepted transaction took the next one with it
@@ -239,28 +358,25 @@ class PBB(LiteXModule):
             pair = Record([("valid", 1), ("addr", 32), ("id", id_bits)])
             self.comb += [pair.valid.eq(pair_room & ~we2), pair.addr.eq(addr2), pair.id.eq(free_id2)]
             answers = [(rsp_valid, rsp_err, rid), (rsp2_valid, rsp2_err, rid2)]
-            self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, pair, answers,
-                                  expected, id_line, id_read, mismatch, accepted, paired)
+            self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, pair, answers, rsp_data,
+                                  accepted, paired)
         # Ids: taken on issue, given back by the response (in the same cycle if need be).
-        alloc, release = Signal(max_outstanding), Signal(max_outstanding)
         self.comb += [
-            alloc.eq(Mux(accepted, 1 << free_id, 0) | Mux(paired, 1 << free_id2, 0)),
-            release.eq(Mux(rsp_valid, 1 << rid, 0) | Mux(rsp2_valid, 1 << rid2, 0)),
+            ids.pop_first.eq(accepted), ids.pop_second.eq(paired),
+            ids.push_first.eq(rsp_valid), ids.push_first_id.eq(rid),
+            ids.push_second.eq(rsp2_valid), ids.push_second_id.eq(rid2),
         ]
-        self.sync += If(self.start,
-            id_free.eq(2**max_outstanding - 1),
-        ).Else(
-            id_free.eq((id_free & ~alloc) | release),
-        )
         self.sync += [
-            If(self.start,
-                self.busy.eq(1),
-                issued.eq(0),
-                inflight.eq(0),
+            If(go,
+                running.eq(1),
+                remaining.eq(self.count),
+                room.eq(Mux(self.outstanding > max_outstanding, max_outstanding, self.outstanding)),
                 offset.eq(0),
+                offset_next.eq(step1),
                 second.eq(0),
                 ratio_acc.eq(0),
-                lfsr.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
+                lfsr.eq(lfsr_start),
+                lfsr_next.eq(lfsr_start_next),
                 self.cycles.eq(0),
                 self.completed.eq(0),
                 self.errors.eq(0),
@@ -268,25 +384,28 @@ class PBB(LiteXModule):
                 self.lat_min.eq(2**32 - 1),
                 self.lat_max.eq(0),
                 self.lat_sum.eq(0),
+                lat_sum_carry.eq(0),
                 *[h.eq(0) for h in self.hist],
             ).Else(
-                If(self.busy,
+                If(running,
                     self.cycles.eq(self.cycles + 1),
-                    If(self.completed == self.count, self.busy.eq(0)),
+                    If(self.completed == self.count, running.eq(0)),
                 ),
                 If(accepted,
-                    issued.eq(issued + 1 + paired),
+                    remaining.eq(Mux(paired, remaining_less2, remaining_less1)),
                     second.eq(burst & ~second & ~self.direct),
                     If(paired,
-                        lfsr.eq(lfsr_next2),
+                        lfsr.eq(lfsr_after), lfsr_next.eq(lfsr_after2),
                         ratio_acc.eq(ratio_sum2[:8]),
-                        offset.eq(offset_next2),
+                        offset.eq(offset_after2),
+                        offset_next.eq(offset_next_after2),
                     ).Else(
                         If(~burst | second | self.direct,
-                            lfsr.eq(lfsr_next),
+                            lfsr.eq(lfsr_next), lfsr_next.eq(lfsr_after),
                             ratio_acc.eq(ratio_sum[:8]),
                         ),
                         offset.eq(offset_next),
+                        offset_next.eq(offset_after2),
                     ),
                     id_time[free_id].eq(now),
                     id_line[free_id].eq(addr[6:]),
@@ -299,43 +418,53 @@ class PBB(LiteXModule):
                     id_read[free_id2].eq(1),
                     id_off[free_id2].eq(0),
                 ),
-                inflight.eq(inflight + accepted + paired - rsp_valid - rsp2_valid),
-                If(rsp_valid,
-                    self.completed.eq(self.completed + 1 + rsp2_valid),
-                    self.lat_sum.eq(self.lat_sum + latency + Mux(rsp2_valid, latency2, 0)),
-                    If(lat_low < self.lat_min, self.lat_min.eq(lat_low)),
-                    If(lat_high > self.lat_max, self.lat_max.eq(lat_high)),
-                    self.hist[bucket].eq(self.hist[bucket] + 1 + (rsp2_valid & (bucket2 == bucket))),
-                    self.bus_errors.eq(self.bus_errors + rsp_err + (rsp2_valid & rsp2_err)),
-                    If(mismatch, self.errors.eq(self.errors + 1)),
+                Case(Cat(accepted, paired, rsp_valid, rsp2_valid), room_cases),
+                If(rsp_valid, self.completed.eq(self.completed + 1 + rsp2_valid)),
+                # The answers' figures, from stage 3.
+                self.lat_sum[:32].eq(lat_sum_low[:32]),
+                lat_sum_carry.eq(lat_sum_low[32:]),
+                self.lat_sum[32:].eq(self.lat_sum[32:] + lat_sum_carry),
+                If(s3_valid,
+                    If(s3_low < self.lat_min, self.lat_min.eq(s3_low)),
+                    If(s3_high > self.lat_max, self.lat_max.eq(s3_high)),
+                    self.bus_errors.eq(self.bus_errors + s3_bus_errors),
+                    If(s3_mismatch, self.errors.eq(self.errors + 1)),
                 ),
-                If(rsp2_valid & (bucket2 != bucket), self.hist[bucket2].eq(self.hist[bucket2] + 1)),
+                # Each bucket its own adder: one answer adds 1, both answers of a pair 2 when they share it.
+                *[If(s4_hits[i], h.eq(h + 1 + s4_doubles[i])) for i, h in enumerate(self.hist)],
             )
         ]
+        self.comb += self.busy.eq((starting != 0) | running | draining)
 
-    def address(self, lfsr, offset, burst, second, align):
+    def address(self, settings, lfsr, offset, burst, second, align):
         """A transaction's byte address: the sequential or strided offset, or a random one from `lfsr`
         (a 128 B access's two lines, or one `align`ed access)."""
-        return self.base + Mux(self.pattern == PATTERN_RANDOM,
-                               Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & (self.span - 1),
-                                   lfsr & (self.span - 1) & ~align),
+        return self.base + Mux(settings.random,
+                               Mux(burst, Cat(Constant(0, 6), second, lfsr[7:]) & settings.span_mask,
+                                   lfsr & settings.span_mask & ~align),
                                offset)
 
-    def is_write(self, ratio_sum, lfsr):
-        """Whether a transaction is a write, from the even mix's running sum or the random draw."""
-        return (self.mode == MODE_WRITE) | ((self.mode == MODE_MIXED) &
-                                            Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))
+    @staticmethod
+    def byte_mask(sizes, low):
+        """The byte enables of an access of `sizes` (8, 16 or 32 B, else a line) at line offset `low`, which the
+        access size aligns: each byte's one LUT of the offset's bits above the size and the size."""
+        return Cat(*[(sizes == 0) | (sizes[0] & (low[3:] == i >> 3)) | (sizes[1] & (low[4:] == i >> 4)) |
+                     (sizes[2] & (low[5:] == i >> 5)) for i in range(LINE_BYTES)])
 
-    def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, pair, answers,
-                         expected, id_line, id_read, mismatch, accepted, paired):
+    def is_write(self, settings, ratio_sum, lfsr):
+        """Whether a transaction is a write, from the even mix's running sum or the random draw."""
+        return settings.write_only | (settings.mixed &
+                                      Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))
+
+    def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, pair, answers, rsp_data,
+                         accepted, paired):
         """Direct mode: requests as 128 B blocks on `sink` (the block's two pattern lines), with `pair` (the
-        next transaction, a read) as the request's second when it is valid; answers from `source` checked
-        whole, a second data-less answer beside one counted too. Overrides the ReMAT port's response
+        next transaction, a read) as the request's second when it is valid; answers from `source` (checked
+        whole), a second data-less answer beside one counted too. Overrides the ReMAT port's response
         signals while a block answer is there."""
         (rsp_valid, rsp_err, rid), (rsp2_valid, rsp2_err, rid2) = answers
         set_h, wdata_next = line_pattern(addr[6:] + 1, self.seed)
-        set_h2, expected_next = line_pattern(id_line[rid] + 1, self.seed)
-        self.comb += [set_h, set_h2]
+        self.comb += set_h
         self.comb += [
             sink.valid.eq(can_issue & self.direct),
             sink.type.eq(Mux(we, T_WR_REQ, T_RD_REQ)),
@@ -354,8 +483,7 @@ class PBB(LiteXModule):
                 rsp2_valid.eq(source.second),
                 rsp2_err.eq(source.second_type == T_ERR),
                 rid2.eq(source.second_tag),
-                mismatch.eq(self.check & id_read[rid] & ~rsp_err &
-                            ((source.data ^ Cat(expected, expected_next)) != 0)),
+                rsp_data.eq(source.data),
             ),
         ]
 

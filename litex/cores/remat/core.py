@@ -17,9 +17,10 @@ reaches the link: it is answered through the answer stage (1 cycle after stage A
 address and kind are latched. Counters and latency statistics follow an answer by a cycle (the 64-bit sum's
 high word by two), off its path.
 
-Logic depth (issue 14, `monet board estimate`): 7 LUT levels with 128 tags and 3 ports. Free tags come
-from a free list (a ring of ids in LUT RAM) rather than a priority search over the free mask, the tags'
-records are LUT RAM read at the answer's tag and at the scanned tag, and the timeout scan is three stages.
+Logic depth (issue 14, `monet board estimate`): 8 LUT levels with 128 tags and 3 ports (30 before). Free
+tags come from a free list (a ring of ids in LUT RAM) rather than a priority search over the free mask, the
+tags' records are LUT RAM read at the answer's tag and at the scanned tag, and the timeout scan is three
+stages.
 
 Request timeout: an access not answered within `timeout` cycles (0: never) is answered with an error
 (FAULT_TIMEOUT), so a master never waits forever on a dead link. Its tag stays reserved until the late

@@ -331,6 +331,8 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
                             (COUNT, 10), (OUTSTANDING, 4), (CHECK, 1)):
             yield from csr_write(top, word, value)
         yield from csr_write(top, START, 1)
+        for _ in range(START_CYCLES):               # the run starts (and clears its counters)
+            yield
         yield dut.pbb.bus_errors.eq(2**31 - 1)
         yield dut.pbb.lat_max.eq(2**31 + 7)         # as if one access had waited that long: every bit read
         yield
@@ -341,6 +343,8 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
             regs[name] = yield from csr_read(top, word)
         yield from csr_write(top, COUNT, 0)                  # a run of nothing: no latency seen yet
         yield from csr_write(top, START, 1)
+        for _ in range(START_CYCLES):
+            yield
         regs["lat_min_empty"] = yield from csr_read(top, LAT_MIN)
 
     run_simulation(top, [cpu(), link_responder(dut.remat, 600, 20)])
