@@ -177,6 +177,18 @@ def cmd_sim_speed(args):
 OVER_GOAL_SHOWN = 12
 
 
+def over_goal_lines(result):
+    """What is left to cut: a line per failing core with its path ends above the goal, deepest first."""
+    lines = []
+    for core in result["cores"]:
+        ends = list(core["over_goal"].items())
+        if ends:
+            shown = ", ".join(f"{name} {levels}" for name, levels in ends[:OVER_GOAL_SHOWN])
+            more = f" and {len(ends) - OVER_GOAL_SHOWN} more" if len(ends) > OVER_GOAL_SHOWN else ""
+            lines.append(f"{core['name']}: {len(ends)} path ends above {result['goal_levels']} levels: {shown}{more}")
+    return lines
+
+
 def cmd_board_estimate(args):
     from monet.soc import estimate
     cores = [name for name in args.cores.split(",") if name] if args.cores else None
@@ -191,13 +203,8 @@ def cmd_board_estimate(args):
         print(f"{args.card} card, {result['part']} ({result['yosys']}, {result['synthesis']}); "
               f"logic levels: LUTs, MUXFs and CARRY8s between registers, goal <= {result['goal_levels']} at 250 MHz")
         print_table(estimate.table_rows(result), estimate.TABLE_HEADERS)
-        # What is left to cut: each failing core's path ends above the goal, deepest first.
-        for core in result["cores"]:
-            ends = list(core["over_goal"].items())
-            if ends:
-                shown = ", ".join(f"{name} {levels}" for name, levels in ends[:OVER_GOAL_SHOWN])
-                more = f" and {len(ends) - OVER_GOAL_SHOWN} more" if len(ends) > OVER_GOAL_SHOWN else ""
-                print(f"{core['name']}: {len(ends)} path ends above {result['goal_levels']} levels: {shown}{more}")
+        for line in over_goal_lines(result):
+            print(line)
         print("PASS" if result["pass"] else "FAIL: " + ", ".join(
             c["name"] for c in result["cores"] if not c["meets_goal"]) + f" above {result['goal_levels']} levels")
     return 0 if result["pass"] else 1

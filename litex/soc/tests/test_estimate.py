@@ -139,3 +139,15 @@ def test_a_core_given_its_ports_keeps_them_in_its_interface():
     pbb = estimate.card_cores("compute")["pbb"]()
     signals = estimate.interface_signals(pbb)
     assert {pbb.port.req.valid, pbb.port.rsp.ready, pbb.block_port[0].valid, pbb.start} <= signals
+
+
+def test_the_ends_left_above_the_goal_are_listed_per_failing_core_deepest_first():
+    from monet.cli import OVER_GOAL_SHOWN, over_goal_lines
+    deep = {f"reg{i}*": 30 - i for i in range(OVER_GOAL_SHOWN + 2)}
+    result = {"goal_levels": 8, "cores": [{"name": "remat", "over_goal": {}},
+                                          {"name": "link", "over_goal": {"framer_txbuf*": 24, "retry_timer": 21}},
+                                          {"name": "pbb", "over_goal": deep}]}
+    lines = over_goal_lines(result)
+    assert lines[0] == "link: 2 path ends above 8 levels: framer_txbuf* 24, retry_timer 21"
+    assert lines[1].startswith(f"pbb: {OVER_GOAL_SHOWN + 2} path ends above 8 levels: reg0* 30, reg1* 29")
+    assert lines[1].endswith(" and 2 more") and len(lines) == 2
