@@ -149,25 +149,32 @@ class PBB(LiteXModule):
         self.ids = ids = PairedFreeList(max_outstanding)
         free_id, free_id2 = ids.first, ids.second
         # Transactions left to issue, and room left under the outstanding limit (taken at start, clamped to
-        # max_outstanding): counted down rather than compared, so that issuing one or two is a test of a few
-        # bits. Ids never run out before room does: each transaction in flight holds one.
+        # max_outstanding, less what a run before left in flight): counted down rather than compared, so that
+        # issuing one or two is a test of a few bits. Ids never run out before room does: each transaction in
+        # flight holds one.
         remaining = Signal(32)
         room      = Signal(9)
-        running   = Signal()   # from start to the last answer (`busy` also waits for its figures)
-        # One or two less, made before `accepted` and `paired` choose; the room's change by a table of the
-        # four strobes (transactions out, answers back).
+        inflight  = Signal(9)   # across runs: a run restarted with transactions out still waits for them
+        running   = Signal()    # from start to the last answer (`busy` also waits for its figures)
+        # One or two less, made before `accepted` and `paired` choose; the room's and in-flight count's
+        # changes by a table of the four strobes (transactions out, answers back).
         remaining_less1, remaining_less2 = Signal(32), Signal(32)
         self.comb += [remaining_less1.eq(remaining - 1), remaining_less2.eq(remaining - 2)]
         room_by = {change: Signal(9, name=f"pbb_room_by{change + 2}") for change in (-2, -1, 1, 2)}
+        inflight_by = {change: Signal(9, name=f"pbb_inflight_by{change + 2}") for change in (-2, -1, 1, 2)}
         self.comb += [sig.eq(room + change) for change, sig in room_by.items()]
-        room_cases = {}
+        self.comb += [sig.eq(inflight + change) for change, sig in inflight_by.items()]
+        room_cases, inflight_cases = {}, {}
         for c in range(16):
             change = (c >> 2 & 1) + (c >> 3 & 1) - (c & 1) - (c >> 1 & 1)
             if change:
                 room_cases[c] = room.eq(room_by[change])
+                inflight_cases[c] = inflight.eq(inflight_by[-change])
         # A run starts START_CYCLES after `start`, once the settings' derived registers below hold the
         # settings (they may be written in the same cycle as `start`); `busy` is up from `start`.
         starting = Signal(START_CYCLES)
+        limit = Signal(9)       # the outstanding limit, clamped to max_outstanding
+        self.comb += limit.eq(Mux(self.outstanding > max_outstanding, max_outstanding, self.outstanding))
         go = Signal()
         self.sync += starting.eq(Cat(self.start, starting[:-1]))
         self.comb += go.eq(starting[-1])
@@ -183,10 +190,9 @@ class PBB(LiteXModule):
         self.comb += [lfsr_start.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
                       xorshift32(lfsr_start, lfsr_start_next)]
 
-        # Access size: the alignment of random addresses, the byte mask below a line, and the two halves of
+        # Access size: the alignment of random addresses, the bytes below a line, and the two halves of
         # a 128 B access (the random address and the read/write choice hold for its second line).
         align     = Signal(32)
-        size_mask = Signal(LINE_BYTES)
         burst     = Signal()
         second    = Signal()   # the next transaction is the second line of a 128 B access.
         # These and the other settings that shape a transaction are registered (START_CYCLES cover them).
@@ -195,8 +201,8 @@ class PBB(LiteXModule):
         self.sync += [
             sizes.eq(Cat(*[self.size_log2 == n for n in (3, 4, 5)])),
             Case(self.size_log2, {
-                **{n: [align.eq(2**n - 1), size_mask.eq(2**(2**n) - 1)] for n in (3, 4, 5)},
-                "default": [align.eq(LINE_BYTES - 1), size_mask.eq(2**LINE_BYTES - 1)],
+                **{n: align.eq(2**n - 1) for n in (3, 4, 5)},
+                "default": align.eq(LINE_BYTES - 1),
             }),
             burst.eq((self.size_log2 == 7) | self.direct),
             settings.random.eq(self.pattern == PATTERN_RANDOM),
@@ -230,7 +236,7 @@ class PBB(LiteXModule):
         self.comb += set_h
         can_issue = Signal()
         self.comb += [
-            can_issue.eq(running & (remaining != 0) & (room != 0)),
+            can_issue.eq(running & ~go & (remaining != 0) & (room != 0)),
             req.valid.eq(can_issue & ~self.direct),
             req.addr.eq(addr),
             req.we.eq(we),
@@ -242,18 +248,16 @@ class PBB(LiteXModule):
         id_line = Array(Signal(26, name=f"id_line{i}") for i in range(max_outstanding))
         id_read = Array(Signal(name=f"id_read{i}") for i in range(max_outstanding))
         id_off  = Array(Signal(6, name=f"id_off{i}") for i in range(max_outstanding))
-        # The address step, modulo span (step), twice that (step2) and what is left below span (limit,
-        # limit2), registered from the settings in turn (START_CYCLES cover them). A step is below span, as
+        # The address step, modulo span (step1), twice that (step2) and what is left of span above it
+        # (limit2), registered from the settings in turn (START_CYCLES cover them). A step is below span, as
         # the settings require.
-        step, step1, step2, limit1, limit2 = (Signal(32, name=f"pbb_{n}")
-                                              for n in ("step_setting", "step", "step2", "limit", "limit2"))
+        step, step1, step2, limit2 = (Signal(32, name=f"pbb_{n}") for n in ("step_setting", "step", "step2", "limit2"))
         step_sum = Signal(33)
         self.comb += step_sum.eq(step1 + step1)
         self.sync += [
             step.eq(Mux(self.pattern == PATTERN_STRIDE, self.stride,
                         Mux(self.direct, 2 * LINE_BYTES, Mux(self.size_log2 < 6, 1 << self.size_log2, LINE_BYTES)))),
             step1.eq(Mux(step >= self.span, step - self.span, step)),
-            limit1.eq(self.span - step1),
             step2.eq(Mux(step_sum >= self.span, step_sum - self.span, step_sum)),
             limit2.eq(self.span - step2),
         ]
@@ -303,7 +307,7 @@ class PBB(LiteXModule):
             s2_data.eq(s1_data),
             s2_lat.eq(now_then - s1_time), s2_lat2.eq(now_then - s1_time2),
             s2_h.eq(s1_line * GOLDEN),
-            s2_check.eq(size_mask << s1_off),
+            s2_check.eq(self.byte_mask(sizes, s1_off)),
         ]
         if blocks:
             self.sync += s2_h_next.eq((s1_line + 1) * GOLDEN)
@@ -370,7 +374,7 @@ class PBB(LiteXModule):
             If(go,
                 running.eq(1),
                 remaining.eq(self.count),
-                room.eq(Mux(self.outstanding > max_outstanding, max_outstanding, self.outstanding)),
+                room.eq(Mux(inflight >= limit, 0, limit - inflight)),
                 offset.eq(0),
                 offset_next.eq(step1),
                 second.eq(0),
@@ -434,6 +438,7 @@ class PBB(LiteXModule):
                 *[If(s4_hits[i], h.eq(h + 1 + s4_doubles[i])) for i, h in enumerate(self.hist)],
             )
         ]
+        self.sync += Case(Cat(accepted, paired, rsp_valid, rsp2_valid), inflight_cases)
         self.comb += self.busy.eq((starting != 0) | running | draining)
 
     def address(self, settings, lfsr, offset, burst, second, align):
@@ -446,8 +451,10 @@ class PBB(LiteXModule):
 
     @staticmethod
     def byte_mask(sizes, low):
-        """The byte enables of an access of `sizes` (8, 16 or 32 B, else a line) at line offset `low`, which the
-        access size aligns: each byte's one LUT of the offset's bits above the size and the size."""
+        """The byte enables of an access of `sizes` (8, 16 or 32 B, else a line) at line offset `low`: the
+        size-aligned bytes that hold the offset (an access is aligned unless a sequential span is not a
+        multiple of its size), the same for the write's mask and the read's check; each byte one LUT of the
+        offset's bits above the size and the size."""
         return Cat(*[(sizes == 0) | (sizes[0] & (low[3:] == i >> 3)) | (sizes[1] & (low[4:] == i >> 4)) |
                      (sizes[2] & (low[5:] == i >> 5)) for i in range(LINE_BYTES)])
 

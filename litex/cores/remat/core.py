@@ -17,16 +17,20 @@ reaches the link: it is answered through the answer stage (1 cycle after stage A
 address and kind are latched. Counters and latency statistics follow an answer by a cycle (the 64-bit sum's
 high word by two), off its path.
 
-Logic depth (issue 14, `monet board estimate`): 8 LUT levels with 128 tags and 3 ports (30 before). Free
-tags come from a free list (a ring of ids in LUT RAM) rather than a priority search over the free mask, the
-tags' records are LUT RAM read at the answer's tag and at the scanned tag, and the timeout scan is three
-stages.
+Logic depth (issue 14, `monet board estimate`): 8 LUT levels with 128 tags and 3 ports (30 before, 72 with
+Yosys's default wide-LUT mapping). Free tags come from a free list (a ring of ids in LUT RAM) rather than a
+priority search over the free mask, the tags' records are LUT RAM read at the answer's tag and at the
+scanned tag, and the timeout scan is three stages.
 
 Request timeout: an access not answered within `timeout` cycles (0: never) is answered with an error
 (FAULT_TIMEOUT), so a master never waits forever on a dead link. Its tag stays reserved until the late
 answer comes (then dropped), so a tag is never reused while an answer to it may still arrive. An access
 still waiting to be sent when its time runs out is answered the same way. The scan finds an overdue tag
-within a lap of `tags` cycles (plus its 3 stages) of its timeout.
+within a lap of `tags` cycles (plus its 3 stages) of its timeout, and holds it until the answer stage is
+free.
+
+A tag is free again in its answer's cycle (the old response FIFO freed it a cycle later), so with every
+tag out a new request can leave a cycle sooner; with fewer requests in flight than tags nothing changes.
 """
 
 
@@ -215,11 +219,12 @@ class ReMAT(LiteXModule):
 
         # Timeout scan: one tag a cycle, in three stages (read the tag's record and whether it is out, its
         # group of 16 tags first; its age and its own bit; older than the timeout?), then answered with a
-        # timeout error if the answer stage is free; else the next lap finds it. A tag answered while it is in
-        # the scan's stages drops out of them. An expired tag is a zombie until its late answer arrives, which
-        # is then dropped.
+        # timeout error once the answer stage is free: the scan holds until then. A tag answered while it is
+        # in the scan's stages drops out of them. An expired tag is a zombie until its late answer arrives,
+        # which is then dropped.
         scan = Signal(max=tags)
-        self.sync += scan.eq(scan + 1)
+        hold = Signal()     # an overdue tag waits for the answer stage
+        self.sync += If(~hold, scan.eq(scan + 1))
         self.comb += info_scan.adr.eq(scan)
         waiting = Signal(tags)      # tags in flight and not expired
         self.comb += waiting.eq(busy & ~zombie)
@@ -233,14 +238,18 @@ class ReMAT(LiteXModule):
         s1_fresh, s2_out, s3_overdue = Signal(), Signal(), Signal()
         s1_info, s2_info, s3_info = [Record(tag_info_layout) for _ in range(3)]
         s2_age = Signal(32)
-        self.sync += [
+        self.sync += If(hold,
+            s1_fresh.eq(s1_fresh & ~answered(s1_tag)),
+            s2_out.eq(s2_out & ~answered(s2_tag)),
+            s3_overdue.eq(s3_overdue & ~answered(s3_tag)),
+        ).Else(
             s1_tag.eq(scan), s1_info.eq(scanned_info), s1_fresh.eq(~answered(scan)),
             s1_group.eq(Array(groups)[scan[group_bits:]] if len(groups) > 1 else groups[0]),
             s2_tag.eq(s1_tag), s2_info.eq(s1_info), s2_age.eq(now - s1_info.time),
             s2_out.eq((s1_group >> s1_tag[:group_bits])[0] & s1_fresh & ~answered(s1_tag)),
             s3_tag.eq(s2_tag), s3_info.eq(s2_info),
             s3_overdue.eq(s2_out & (self.timeout != 0) & (s2_age > self.timeout) & ~answered(s2_tag)),
-        ]
+        )
 
         # The answer stage: one answer a cycle to a port, registered (1 cycle): a target's answer first, then a
         # stage-A fault, then an expired tag. -------------------------------------------------------------
@@ -249,6 +258,7 @@ class ReMAT(LiteXModule):
         self.comb += [
             fault_rsp.eq(a_valid & a_bad & ~answer),
             expire.eq(s3_overdue & ~answer & ~fault_rsp),
+            hold.eq(s3_overdue & ~expire),
             a_ready.eq(sent | fault_rsp),
         ]
         rsp_valid = Signal()       # an answer for rsp_port ...
@@ -260,11 +270,13 @@ class ReMAT(LiteXModule):
         rsp_time  = Signal(32)     # when the access was taken
         rsp_fault = Signal(3)      # FAULT_* to count and latch
         rsp_addr  = Signal(32)     # the access's window offset
+        rsp_timed_out = Signal()   # the access ran out of time (a BFCT fault may be what is latched)
         ones = 2**LINE_BITS - 1
         remote_error = answer_type == T_ERR
         self.sync += [
             rsp_valid.eq(answer | fault_rsp | expire),
             rsp_late.eq(answer & answer_late),
+            rsp_timed_out.eq(~answer & ((fault_rsp & a_expired) | expire)),
             If(answer,
                 rsp_port.eq(answered_info.port), rsp_id.eq(answered_info.id), rsp_err.eq(remote_error),
                 rsp_data.eq(Mux(remote_error, ones, answer_data)), rsp_time.eq(answered_info.time),
@@ -302,6 +314,7 @@ class ReMAT(LiteXModule):
         timed     = Signal()       # `latency` is a good answer's
         counted   = Signal(3)      # FAULT_* of the answer to count, if any
         count_addr = Signal(32)
+        count_timeout = Signal()
         lat_sum_carry = Signal()   # the low word's carry, added to the high word a cycle later
         lat_sum_low   = Signal(33)
         self.sync += [
@@ -309,11 +322,12 @@ class ReMAT(LiteXModule):
             timed.eq(delivered & (rsp_fault == FAULT_NONE)),
             counted.eq(Mux(delivered, rsp_fault, FAULT_NONE)),
             count_addr.eq(rsp_addr),
+            count_timeout.eq(rsp_valid & rsp_timed_out),
         ]
         self.comb += lat_sum_low.eq(self.lat_sum[:32] + latency)
         self.sync += [
             If(sent, self.requests.eq(self.requests + 1)),
-            If(counted == FAULT_TIMEOUT, self.timeouts.eq(self.timeouts + 1)),
+            If(count_timeout, self.timeouts.eq(self.timeouts + 1)),
             If(counted != FAULT_NONE,
                 self.faults.eq(self.faults + 1),
                 self.fault_addr.eq(count_addr),
