@@ -172,6 +172,43 @@ def test_outstanding_limit_and_latency_histogram():
     assert r["hist"][min(r["lat_min"] >> 2, 15)] > 0
 
 
+def test_a_restart_with_every_id_out_never_hands_out_an_id_still_in_flight():
+    # Every id out (outstanding = max_outstanding) when a second start comes: the new run may only use ids as
+    # the first run's answers bring them back.
+    dut = Bench(32)
+    settings = dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, outstanding=32, count=200, check=0)
+    clashes, out, issued = [], set(), [0]
+
+    def control():
+        yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
+        for name, value in settings.items():
+            yield getattr(dut.pbb, name).eq(value)
+        for restart in (True, False):
+            yield dut.pbb.start.eq(1)
+            yield
+            yield dut.pbb.start.eq(0)
+            for _ in range(60 if restart else 0):
+                yield
+        while (yield dut.pbb.busy):
+            yield
+
+    def monitor():
+        req, rsp = dut.remat.ports[1].req, dut.remat.ports[1].rsp
+        for _ in range(1400):
+            if (yield rsp.valid):
+                out.discard((yield rsp.id))
+            if (yield req.valid) and (yield req.ready):
+                i = yield req.id
+                if i in out:
+                    clashes.append(i)
+                out.add(i)
+                issued[0] += 1
+            yield
+
+    run_simulation(dut, [control(), monitor(), link_responder(dut.remat, 1400, 60)])
+    assert issued[0] > 40 and clashes == []
+
+
 def test_mixed_ratio():
     (r,), on_link, _ = run_pbb([dict(BASE, mode=MODE_MIXED, read_ratio=192, pattern=PATTERN_RANDOM, count=80,
                                      check=0)], cycles=2500)
