@@ -11,12 +11,13 @@ def byte_mask_bits(mask):
     return sum(0xFF << (8 * i) for i in range(LINE_BYTES) if mask >> i & 1)
 
 
-def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=(), target=0):
+def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=(), target=0, lose=()):
     """Generator for run_simulation: answers ReMAT's requests to `target` (0: the link). Appends (type, tag,
     laddr) of each request to `on_link` and tracks ReMAT's peak outstanding count in peak[0]. Requests for
     a line in `refuse` are answered with T_ERR, as the memory card answers an access outside its memory.
     `delay` is cycles, or a function of the line address giving them: answers then leave in the order they
-    fall due, as a DDR4 card's lines in different banks do."""
+    fall due, as a DDR4 card's lines in different banks do. Requests for a line in `lose` are never answered
+    (lost on a dead link)."""
     memory, pending = {}, []
     delay_of = delay if callable(delay) else (lambda laddr: delay)
     source, sink = remat.sources[target], remat.sinks[target]
@@ -35,7 +36,9 @@ def link_responder(remat, cycles, delay=6, on_link=None, peak=None, refuse=(), t
             if on_link is not None:
                 on_link.append((typ, tag, laddr))
             delay = delay_of(laddr)
-            if laddr in refuse:
+            if laddr in lose:
+                pass
+            elif laddr in refuse:
                 pending.append((cycle + delay, T_ERR, tag, 0))
             elif typ == T_WR_REQ:
                 data, mask = (yield source.data), (yield source.mask)

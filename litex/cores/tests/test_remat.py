@@ -173,6 +173,43 @@ def test_an_answer_that_comes_as_its_tag_times_out_is_delivered_once(delay):
     assert len(on_link) >= 4    # (an access that waits for a tag past its timeout is not sent)
 
 
+@pytest.mark.parametrize("phase", [0, 1])
+def test_a_lost_access_times_out_while_answers_keep_coming(phase):
+    # Requests every other cycle, answered 20 cycles later: answers take the answer stage every other cycle,
+    # always on the same parity. The lost access's tag comes up in the scan once a lap (16 cycles, even): a
+    # scan that let it go whenever its cycle was taken would never expire it while the traffic lasts.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, timeout=100)
+    n, lost, answered = 150, 3, []
+
+    def port():
+        req = dut.ports[0].req
+        for _ in range(8 + phase):
+            yield
+        for i in range(n):
+            yield req.valid.eq(1)
+            yield req.addr.eq(64 * i)
+            yield req.id.eq(i)
+            yield
+            while not (yield req.ready):
+                yield
+            yield req.valid.eq(0)
+            yield
+
+    def collect():
+        for cycle in range(700):
+            if (yield dut.ports[0].rsp.valid):
+                answered.append((cycle, (yield dut.ports[0].rsp.id), (yield dut.ports[0].rsp.err)))
+            yield
+
+    entries = {idx: 0b111 | ((idx + 8) << 8) for idx in range(4)}
+    run_simulation(dut, [program_bfct(dut.bfct, entries), port(), collect(),
+                         link_responder(dut, 700, 20, lose={512 + lost})])
+    errors = [(cycle, i) for cycle, i, err in answered if err]
+    assert [i for _, i in errors] == [lost] and len(answered) == n
+    last_good = max(cycle for cycle, i, err in answered if not err)
+    assert errors[0][0] < last_good - 100, "the lost access waited for the traffic to end"
+
+
 # The control block's registers as the firmware's csr.h lays them out: the BFCT's index, entry, commit and
 # readback, then ReMAT's, one 32-bit word each (lat_sum two, most significant first).
 BFCT_INDEX, BFCT_ENTRY, BFCT_COMMIT = 0, 1, 2
