@@ -9,6 +9,8 @@ from migen import *
 
 from litex.gen import LiteXModule
 
+from monet.cores.common.arith import count_strobes
+
 
 class FreeList(LiteXModule):
     """The free ids of 0 .. `n` - 1 (or the `n` ids given) in a ring (LUT RAM), all free after reset, handed out
@@ -102,13 +104,5 @@ class PairedFreeList(LiteXModule):
             a.push_id.eq(Mux(a_fuller, self.push_second_id, self.push_first_id)),
             b.push_id.eq(Mux(a_fuller, self.push_first_id, self.push_second_id)),
         ]
-        # The lean moves by A's net change less B's, from a table of the four strobes (no signed arithmetic).
-        strobes = Cat(a.pop, b.pop, a.push, b.push)
-        cases = {}
-        for c in range(16):
-            net = (c >> 2 & 1) - (c & 1) - (c >> 3 & 1) + (c >> 1 & 1)
-            if net > 0:
-                cases[c] = lean.eq(lean + net)
-            elif net < 0:
-                cases[c] = lean.eq(lean - (-net))
-        self.sync += Case(strobes, cases)
+        # The lean moves by A's net change less B's.
+        count_strobes(self, lean, ups=[a.push, b.pop], downs=[a.pop, b.push])

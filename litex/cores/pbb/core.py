@@ -47,6 +47,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.arith import add_in_two_words, count_strobes
 from monet.cores.common.freelist import PairedFreeList
 from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
 
@@ -156,20 +157,9 @@ class PBB(LiteXModule):
         room      = Signal(9)
         inflight  = Signal(9)   # across runs: a run restarted with transactions out still waits for them
         running   = Signal()    # from start to the last answer (`busy` also waits for its figures)
-        # One or two less, made before `accepted` and `paired` choose; the room's and in-flight count's
-        # changes by a table of the four strobes (transactions out, answers back).
+        # One or two less, made before `accepted` and `paired` choose.
         remaining_less1, remaining_less2 = Signal(32), Signal(32)
         self.comb += [remaining_less1.eq(remaining - 1), remaining_less2.eq(remaining - 2)]
-        room_by = {change: Signal(9, name=f"pbb_room_by{change + 2}") for change in (-2, -1, 1, 2)}
-        inflight_by = {change: Signal(9, name=f"pbb_inflight_by{change + 2}") for change in (-2, -1, 1, 2)}
-        self.comb += [sig.eq(room + change) for change, sig in room_by.items()]
-        self.comb += [sig.eq(inflight + change) for change, sig in inflight_by.items()]
-        room_cases, inflight_cases = {}, {}
-        for c in range(16):
-            change = (c >> 2 & 1) + (c >> 3 & 1) - (c & 1) - (c >> 1 & 1)
-            if change:
-                room_cases[c] = room.eq(room_by[change])
-                inflight_cases[c] = inflight.eq(inflight_by[-change])
         # A run starts START_CYCLES after `start`, once the settings' derived registers below hold the
         # settings (they may be written in the same cycle as `start`); `busy` is up from `start`.
         starting = Signal(START_CYCLES)
@@ -323,7 +313,7 @@ class PBB(LiteXModule):
         s3_valid, s3_mismatch = Signal(), Signal()
         s3_bus_errors = Signal(2)
         s3_bucket, s3_bucket2 = Signal(max=buckets), Signal(max=buckets)
-        s3_hit, s3_hit2 = Signal(), Signal()
+        s3_hit2 = Signal()
         s4_hits, s4_doubles = Signal(buckets), Signal(buckets)   # the buckets hit, and hit by both answers
         s3_low, s3_high = Signal(32), Signal(32)     # the answers' lowest and highest latency
         s3_sum = Signal(33)                          # and their sum
@@ -340,20 +330,18 @@ class PBB(LiteXModule):
             s3_mismatch.eq(s2_valid & self.check & s2_read & ~s2_err & (((s2_data ^ expected) & check_bits) != 0)),
             s3_bus_errors.eq(s2_err + (s2_v2 & s2_err2)),
             s3_bucket.eq(buckets_of[0]), s3_bucket2.eq(buckets_of[1]),
-            s3_hit.eq(s2_valid), s3_hit2.eq(s2_valid & s2_v2),
+            s3_hit2.eq(s2_valid & s2_v2),
             # Stage 4, the histogram's: each bucket's increment.
-            *[s4_hits[i].eq((s3_hit & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i))) for i in range(buckets)],
+            *[s4_hits[i].eq((s3_valid & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i))) for i in range(buckets)],
             *[s4_doubles[i].eq(s3_hit2 & (s3_bucket == i) & (s3_bucket2 == i)) for i in range(buckets)],
             s3_low.eq(Mux(s2_v2 & (s2_lat2 < s2_lat), s2_lat2, s2_lat)),
             s3_high.eq(Mux(s2_v2 & (s2_lat2 > s2_lat), s2_lat2, s2_lat)),
             s3_sum.eq(s2_lat + Mux(s2_v2, s2_lat2, 0)),
         ]
-        # The 64-bit latency sum in two words: the low word's carry reaches the high word a cycle later.
-        lat_sum_low = Signal(34)
-        lat_sum_carry = Signal(2)
+        # The 64-bit latency sum in two words (the high word's carry a cycle later).
+        lat_sum_carry = add_in_two_words(self, self.lat_sum, Mux(s3_valid, s3_sum, 0), go)
         draining = Signal()
         self.comb += draining.eq(s1_valid | s2_valid | s3_valid | (s4_hits != 0) | (lat_sum_carry != 0))
-        self.comb += lat_sum_low.eq(self.lat_sum[:32] + Mux(s3_valid, s3_sum, 0))
 
         accepted = Signal()
         paired   = Signal()     # the accepted transaction took the next one with it
@@ -364,6 +352,10 @@ class PBB(LiteXModule):
             answers = [(rsp_valid, rsp_err, rid), (rsp2_valid, rsp2_err, rid2)]
             self.drive_block_port(*block_port, can_issue, addr, we, wdata, free_id, pair, answers, rsp_data,
                                   accepted, paired)
+        # Room and transactions in flight: taken by transactions out, given back by answers (in the same cycle
+        # if need be); a run's start sets the room (below, after this: it wins).
+        count_strobes(self, room, ups=[rsp_valid, rsp2_valid], downs=[accepted, paired])
+        count_strobes(self, inflight, ups=[accepted, paired], downs=[rsp_valid, rsp2_valid])
         # Ids: taken on issue, given back by the response (in the same cycle if need be).
         self.comb += [
             ids.pop_first.eq(accepted), ids.pop_second.eq(paired),
@@ -387,8 +379,6 @@ class PBB(LiteXModule):
                 self.bus_errors.eq(0),
                 self.lat_min.eq(2**32 - 1),
                 self.lat_max.eq(0),
-                self.lat_sum.eq(0),
-                lat_sum_carry.eq(0),
                 *[h.eq(0) for h in self.hist],
             ).Else(
                 If(running,
@@ -422,12 +412,8 @@ class PBB(LiteXModule):
                     id_read[free_id2].eq(1),
                     id_off[free_id2].eq(0),
                 ),
-                Case(Cat(accepted, paired, rsp_valid, rsp2_valid), room_cases),
                 If(rsp_valid, self.completed.eq(self.completed + 1 + rsp2_valid)),
                 # The answers' figures, from stage 3.
-                self.lat_sum[:32].eq(lat_sum_low[:32]),
-                lat_sum_carry.eq(lat_sum_low[32:]),
-                self.lat_sum[32:].eq(self.lat_sum[32:] + lat_sum_carry),
                 If(s3_valid,
                     If(s3_low < self.lat_min, self.lat_min.eq(s3_low)),
                     If(s3_high > self.lat_max, self.lat_max.eq(s3_high)),
@@ -438,7 +424,6 @@ class PBB(LiteXModule):
                 *[If(s4_hits[i], h.eq(h + 1 + s4_doubles[i])) for i, h in enumerate(self.hist)],
             )
         ]
-        self.sync += Case(Cat(accepted, paired, rsp_valid, rsp2_valid), inflight_cases)
         self.comb += self.busy.eq((starting != 0) | running | draining)
 
     def address(self, settings, lfsr, offset, burst, second, align):

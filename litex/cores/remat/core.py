@@ -41,6 +41,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.arith import add_in_two_words
 from monet.cores.common.freelist import FreeList
 from monet.cores.common.layouts import *
 from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
@@ -315,8 +316,6 @@ class ReMAT(LiteXModule):
         counted   = Signal(3)      # FAULT_* of the answer to count, if any
         count_addr = Signal(32)
         count_timeout = Signal()
-        lat_sum_carry = Signal()   # the low word's carry, added to the high word a cycle later
-        lat_sum_low   = Signal(33)
         self.sync += [
             latency.eq(now - rsp_time),
             timed.eq(delivered & (rsp_fault == FAULT_NONE)),
@@ -324,7 +323,7 @@ class ReMAT(LiteXModule):
             count_addr.eq(rsp_addr),
             count_timeout.eq(rsp_valid & rsp_timed_out),
         ]
-        self.comb += lat_sum_low.eq(self.lat_sum[:32] + latency)
+        add_in_two_words(self, self.lat_sum, Mux(timed, latency, 0), self.lat_clear)
         self.sync += [
             If(sent, self.requests.eq(self.requests + 1)),
             If(count_timeout, self.timeouts.eq(self.timeouts + 1)),
@@ -336,20 +335,12 @@ class ReMAT(LiteXModule):
             If(self.lat_clear,
                 self.lat_min.eq(2**32 - 1),
                 self.lat_max.eq(0),
-                self.lat_sum.eq(0),
                 self.lat_count.eq(0),
-                lat_sum_carry.eq(0),
-            ).Else(
-                self.lat_sum[32:].eq(self.lat_sum[32:] + lat_sum_carry),
-                lat_sum_carry.eq(0),
-                If(timed,
-                    self.lat_last.eq(latency),
-                    If(latency < self.lat_min, self.lat_min.eq(latency)),
-                    If(latency > self.lat_max, self.lat_max.eq(latency)),
-                    self.lat_sum[:32].eq(lat_sum_low[:32]),
-                    lat_sum_carry.eq(lat_sum_low[32]),
-                    self.lat_count.eq(self.lat_count + 1),
-                ),
+            ).Elif(timed,
+                self.lat_last.eq(latency),
+                If(latency < self.lat_min, self.lat_min.eq(latency)),
+                If(latency > self.lat_max, self.lat_max.eq(latency)),
+                self.lat_count.eq(self.lat_count + 1),
             ),
         ]
 
