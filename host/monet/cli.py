@@ -210,6 +210,17 @@ def cmd_board_estimate(args):
     return 0 if result["pass"] else 1
 
 
+def cmd_board_build(args):
+    from monet.soc.board import BoardError, build_card
+    try:
+        build_card(args.board, args.role, args.lanes, args.rate, args.cage, args.ps_preset, args.out,
+                   compile_gateware=args.build, load=args.load, log=_log)
+    except BoardError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_demo(args):
     from monet.demo import run_demo
     return run_demo(args.out)
@@ -302,6 +313,11 @@ def make_parser():
     be.add_argument("--cores", default=None, metavar="NAME,...", help="only these cores (default: all the card's)")
     be.add_argument("--json", action="store_true", help="print one JSON object")
     be.set_defaults(func=cmd_board_estimate)
+    bb = board.add_parser("build", help="a card's design for a board: Verilog, Vivado TCL, XDC, the CSR map and "
+                          "C headers (--no-compile, the default, needs no Vivado); --build and --load need Vivado")
+    from monet.soc.board import add_build_arguments
+    add_build_arguments(bb)
+    bb.set_defaults(func=cmd_board_build)
 
     demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
     demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")

@@ -64,14 +64,14 @@ def test_board_device_tree_fragments_compile_with_the_boards_addresses(tmp_path,
     out = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(tmp_path / "b.dtb")], capture_output=True,
                          text=True, check=True).stdout
     if fragment == "monet-remote-numa.dtsi":
-        assert re.search(r"monet-memory@400000000 \{[^}]*reg = <0x04 0x00 0x00 0x80000000>;[^}]*numa-node-id = <0x01>",
+        assert re.search(r"monet-memory@500000000 \{[^}]*reg = <0x05 0x00 0x00 0x20000000>;[^}]*numa-node-id = <0x01>",
                          out, re.S)
         # Node 0 must hold every PS DDR range (low and high), or the kernel's NUMA setup is rejected.
         assert re.search(r"monet-memory@0 \{[^}]*reg = <0x00 0x00 0x00 0x7ff00000 0x08 0x00 0x00 0x80000000>;"
                          r"[^}]*numa-node-id = <0x00>", out, re.S)
         assert "distance-matrix = <0x00 0x00 0x0a 0x00 0x01 0x14 0x01 0x00 0x14 0x01 0x01 0x0a>" in out
     else:
-        assert re.search(r"monet-remote@400000000 \{[^}]*no-map", out, re.S)
+        assert re.search(r"monet-remote@500000000 \{[^}]*no-map", out, re.S)
 
 
 def test_qemu_device_tree_uses_the_same_fragment(tmp_path):

@@ -285,6 +285,17 @@ def _pbb():
     return _with_ports(PBB(port, max_outstanding=128, buckets=64, block_port=block), port=port, block_port=block)
 
 
+def _board_lanes(lanes=8):
+    """The transceiver lanes' codec (phy/gt_lanes.py) for 8 lanes, its clock crossings in one clock; the
+    transceivers' stream endpoints are its ports."""
+    from litex.soc.interconnect import stream
+    from monet.cores.phy.gt_lanes import TransceiverLanes, word_layout
+    ends = [(stream.Endpoint(word_layout), stream.Endpoint(word_layout)) for _ in range(lanes)]
+    serdes = [type("Transceiver", (), {"sink": sink, "source": source})() for sink, source in ends]
+    core = TransceiverLanes(serdes, "sys", ["sys"] * lanes)
+    return _with_ports(core, transceivers=[endpoint for pair in ends for endpoint in pair])
+
+
 def _compute_card():
     from monet.cores.hmc.host import HMCHostController
     from monet.cores.link.core import LinkEndpoint
@@ -296,6 +307,7 @@ def _compute_card():
         "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256, credit_limit=127),
         "pbb": _pbb,
         "hmc_host": lambda: HMCHostController(with_block_port=True),
+        "lanes": _board_lanes,
     }
 
 
@@ -304,6 +316,7 @@ def _memory_card():
     from monet.cores.memcard.ddr4 import DDR4Memory, MTA8ATF51264HZ
     return {
         "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256),
+        "lanes": _board_lanes,
         # The whole 512 MB module, without the sim's PHY model: a board's USPDDRPHY takes its DFI.
         "ddr4": lambda: DDR4Memory(MTA8ATF51264HZ.nbanks * MTA8ATF51264HZ.ncols * MTA8ATF51264HZ.nrows * 8,
                                    250e6, depth=128, with_phy_model=False),

@@ -51,9 +51,13 @@ class MemoryCard(LiteXModule):
     target). Its requests wait while the link's arrive and take the same input FIFO (the requesters' tags
     are shared, so `max_outstanding` still bounds both); each answer goes back the way its request came
     (a bit a tag), and `taken` counts only the link's (its credits).
+
+    `size` is the DDR4's and the HMC's; the SRAM has `sram_size` (default `size`, as the sim has it: one size
+    for every memory). A board passes its DDR4 as `ddr4` (a DDR4Memory on its LiteDRAM core) instead of with_ddr4's
+    DDR4Memory on LiteDRAM's PHY model.
     """
     def __init__(self, size=4*1024*1024, max_outstanding=32, with_ddr4=False, hmc=None, clk_freq=250e6,
-                 gate_clocks=True, with_local_port=False):
+                 gate_clocks=True, with_local_port=False, sram_size=None, ddr4=None):
         assert size % LINE_BYTES == 0
         self.sink   = sink   = stream.Endpoint(txn_layout)  # requests from the link (never stalled).
         self.source = source = stream.Endpoint(txn_layout)  # responses to the link.
@@ -72,7 +76,8 @@ class MemoryCard(LiteXModule):
         self.sync += now.eq(now + 1)
 
         lines = size // LINE_BYTES
-        self.mem = mem = Memory(LINE_BITS, lines)
+        sram_lines = (sram_size or size) // LINE_BYTES
+        self.mem = mem = Memory(LINE_BITS, sram_lines)
         port = mem.get_port(write_capable=True, we_granularity=8)
         self.specials += mem, port
 
@@ -105,8 +110,13 @@ class MemoryCard(LiteXModule):
         in_range  = Signal()
         is_access = Signal()
         to_other  = Signal()    # the request goes to DDR4 or the HMC, not to the SRAM stage
+        built = [MEMORY_DDR4] * (with_ddr4 or ddr4 is not None) + [MEMORY_HMC] * (hmc is not None)
+        if sram_lines == lines:
+            bound = lines
+        else:    # the SRAM's size when it serves, the other memory's when one is selected
+            bound = Mux(reduce(or_, [self.memory == value for value in built], 0), lines, sram_lines)
         self.comb += [
-            in_range.eq(req.laddr < lines),
+            in_range.eq(req.laddr < bound),
             is_access.eq(in_range & ((req.type == T_RD_REQ) | (req.type == T_WR_REQ))),
         ]
         self.delay = delay = DelayLine(txn_layout, max_outstanding)
@@ -116,8 +126,9 @@ class MemoryCard(LiteXModule):
         # SRAM stage's. Each memory's inputs stay still while it is not selected, or its logic would be
         # evaluated anyway.
         others = []         # (memory, its `memory` value, the stamp of a response it offers)
-        if with_ddr4:
-            self.ddr4 = ddr4 = ClockDomainsRenamer("ddr4")(DDR4Memory(size, clk_freq, depth=max_outstanding))
+        if with_ddr4 or ddr4 is not None:
+            self.ddr4 = ddr4 = ClockDomainsRenamer("ddr4")(
+                ddr4 if ddr4 is not None else DDR4Memory(size, clk_freq, depth=max_outstanding))
             self.add_gated_clock("ddr4", MEMORY_DDR4, gate_clocks)
             self.comb += If(self.memory == MEMORY_DDR4, ddr4.sink.stamp.eq(now))
             others.append((ddr4, MEMORY_DDR4, ddr4.source.stamp))

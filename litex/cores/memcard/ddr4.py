@@ -93,7 +93,13 @@ def peak_GBps(clk_freq):
 
 class DDR4Memory(LiteXModule):
     """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model
-    (`with_phy_model`; without it, `dfi` is left for a board's PHY).
+    (`with_phy_model`; without it, `dfi` is left for a board's PHY). A board passes `core` instead: the
+    LiteDRAM core of its SoC (SoC.add_sdram: controller, crossbar, and the DFI injector through which the
+    BIOS initialises and calibrates the DRAM), whose module and PHY set the geometry and timings.
+
+    A bus narrower than 64 bits (the ZCU102's 16-bit PL DDR4) moves a line in several bursts: the native port
+    then converts lines to bursts (LiteDRAM's port converter) and is the only one (`ports` 1), so that answers
+    leave one at a time. At 16 bits the peak is a quarter of the 64-bit one at the same clock.
 
     sink: requests (only in-range T_RD_REQ / T_WR_REQ; the memory card answers the rest).
     source: responses (T_RD_RSP with the line, T_WR_ACK once the controller took the write's data), with
@@ -113,7 +119,7 @@ class DDR4Memory(LiteXModule):
     cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus.
     """
     def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32,
-                 with_phy_model=True):
+                 with_phy_model=True, core=None):
         request_layout  = txn_layout + [("stamp", stamp_bits)]
         self.sink       = sink   = stream.Endpoint(request_layout)
         self.source     = source = stream.Endpoint(request_layout)
@@ -121,22 +127,28 @@ class DDR4Memory(LiteXModule):
 
         # # #
 
-        self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
-        settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
-        if with_phy_model:    # made first, as before the option, so the sim's Verilog (and model) is unchanged
-            self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
-        self.controller = controller = LiteDRAMController(settings, module.geom_settings, module.timing_settings,
-                                                          clk_freq)
-        self.crossbar   = crossbar   = LiteDRAMCrossbar(controller.interface)
-        self.dfi        = controller.dfi   # without the model, a board's PHY (USPDDRPHY) connects here
-        if with_phy_model:
-            self.comb += controller.dfi.connect(self.phy.dfi)
-        ports = ports or module.nbanks
-        assert module.nbanks % ports == 0
-        self.ports = [crossbar.get_port() for _ in range(ports)]
-        assert self.ports[0].data_width == LINE_BITS and 2**self.ports[0].address_width * LINE_BYTES == size
+        if core is None:
+            self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
+            settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
+            if with_phy_model:    # made first, as before the option, so the sim's Verilog (and model) is unchanged
+                self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
+            self.controller = controller = LiteDRAMController(settings, module.geom_settings,
+                                                              module.timing_settings, clk_freq)
+            self.crossbar   = crossbar   = LiteDRAMCrossbar(controller.interface)
+            self.dfi        = controller.dfi   # without the model, a board's PHY (USPDDRPHY) connects here
+            if with_phy_model:
+                self.comb += controller.dfi.connect(self.phy.dfi)
+        else:
+            controller, crossbar = core.controller, core.crossbar
+        geom = controller.settings.geom
+        banks = 2**geom.bankbits
+        converted = controller.interface.data_width < LINE_BITS
+        ports = ports or (1 if converted else banks)
+        assert banks % ports == 0 and not (converted and ports > 1)
+        self.ports = [crossbar.get_port(data_width=LINE_BITS) for _ in range(ports)]
+        assert 2**self.ports[0].address_width * LINE_BYTES == size, "`size` is not the DRAM's"
         # ROW_BANK_COL: a port address is row, bank, then the bursts of one row (the crossbar's own split).
-        bank_shift = module.geom_settings.colbits - controller.interface.address_align
+        bank_shift = geom.colbits - controller.interface.address_align
 
         # Refresh commands (CS, RAS and CAS low, WE high) on any DFI phase.
         refresh = Signal()

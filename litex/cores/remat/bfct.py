@@ -74,7 +74,8 @@ class BFCT(LiteXModule):
         entry      = Signal(ENTRY.width)
         self.comb += [
             section.eq(self.addr[section_bits:section_bits + index_bits]),
-            outside.eq(self.addr[section_bits + index_bits:] != 0),
+            # A window of the whole 32-bit space (16 x 256 MB on a board) has no address outside it.
+            outside.eq(self.addr[section_bits + index_bits:] != 0 if section_bits + index_bits < 32 else 0),
             entry.eq(entries[section]),
             self.raddr.eq(Cat(self.addr[:section_bits], ENTRY.get(entry, "base")[:base_bits])),
             self.target.eq(ENTRY.get(entry, "target")),

@@ -172,15 +172,24 @@ class ReMAT(LiteXModule):
         # request goes in the cycle this cycle's fill completes its token and the fraction left over stays,
         # so requests leave at exactly `issue_rate` on average (3/8: gaps of 3, 3, 2); only an idle bucket
         # is capped, at one request. Both next fills are made before `sent` chooses (sum < 2**17: bit 16 says
-        # whether the token is complete).
+        # whether the token is complete), and so is whether the next cycle's fill completes a token
+        # (`complete`, a register: the sum's carry chain stays off the path through `sent` to the free list).
+        # A new issue_rate takes part in `complete` a cycle after it is written.
         tokens     = Signal(17)
         tokens_sum = Signal(17)
+        refill_sum = Signal(17)     # the next cycle's sum if the bucket keeps the fraction
+        complete   = Signal()       # this cycle's sum has bit 16 set
         paced      = Signal()
         self.comb += [
             tokens_sum.eq(tokens + self.issue_rate),
-            paced.eq((self.issue_rate == 0) | tokens_sum[16]),
+            refill_sum.eq(tokens_sum[:16] + self.issue_rate),
+            paced.eq((self.issue_rate == 0) | complete),
         ]
-        self.sync += tokens.eq(Mux(tokens_sum[16] == sent, tokens_sum[:16], 2**16))
+        self.sync += [
+            tokens.eq(Mux(tokens_sum[16] == sent, tokens_sum[:16], 2**16)),
+            # A capped bucket (2**16) plus any rate completes a token.
+            complete.eq(Mux(tokens_sum[16] == sent, refill_sum[16], 1)),
+        ]
         self.comb += [
             to_link.eq(a_valid & ~a_bad & free_tags.available & paced),
             sent.eq(to_link & Array(t.ready for t in self.sources)[a_target]),

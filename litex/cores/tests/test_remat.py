@@ -304,6 +304,37 @@ def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
     assert regs["cleared"] == [2**32 - 1, 0, 0, 0]
 
 
+def bucket_sends(rate, n):
+    """The cycles, from the first, at which n requests that always wait leave a token bucket filled by `rate`
+    / 65536 a cycle: one goes in the cycle its fill completes a token and the fraction left over stays; an
+    idle bucket holds one token, so the first goes at once."""
+    tokens, cycle, sends = 2**16, 0, []
+    while len(sends) < n:
+        tokens += rate
+        if tokens >= 2**16:
+            sends.append(cycle)
+            tokens -= 2**16
+        cycle += 1
+    return sends
+
+
+@pytest.mark.parametrize("rate", [0x6000, 0x5000, 0x2000, 0xFFFF])
+def test_paced_requests_leave_exactly_as_the_token_bucket_fills(rate):
+    dut = ReMAT(n_ports=1, n_sections=8, section_bits=12, tags=64)
+    sent = []
+
+    def pace():
+        yield dut.issue_rate.eq(rate)
+        for cycle in range(300):
+            if (yield dut.sources[0].valid) and (yield dut.sources[0].ready):
+                sent.append(cycle)
+            yield
+
+    run(dut, {0: [(64 * i, 0, 0) for i in range(24)]}, cycles=300, also=[pace()])
+    assert len(sent) == 24
+    assert [c - sent[0] for c in sent] == bucket_sends(rate, 24)
+
+
 def test_more_tags_than_the_tag_field_holds_are_refused():
     with pytest.raises(AssertionError):
         ReMAT(n_sections=8, section_bits=12, tags=2**TAG_BITS + 1)

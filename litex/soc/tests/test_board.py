@@ -1,0 +1,159 @@
+"""`monet board build` (litex/soc/board.py, litex/soc/zcu102.py): each card generates here without Vivado, with
+one GTH channel a lane and a quad PLL a quad, the compute card's PS with its two master ports into ReMAT, the
+memory card's LiteDRAM on the PL DDR4 and its CPU; the CSR map, the C headers and firmware/lib's drivers
+agree; bad settings are refused by name."""
+
+import hashlib
+import json
+import math
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from monet.cli import main
+from monet.sim import REPO
+from monet.soc.board import BoardError, build_card
+from monet.soc.zcu102 import _sfp_pins
+
+CARDS = {"compute": dict(lanes=8, rate=15.0), "memory": dict(lanes=2, rate=10.0)}
+# The drivers of firmware/lib each card's CSRs must serve.
+DRIVERS = {"compute": ("remat.c", "pbb.c"), "memory": ("memcard.c",)}
+
+
+def _generate(role, tmp_path_factory):
+    out = tmp_path_factory.mktemp(role)
+    manifest = build_card("zcu102", role, out=out, log=lambda message: None, **CARDS[role])
+    verilog = (out / "gateware" / f"zcu102_{role}.v").read_text()
+    return role, out, manifest, verilog
+
+
+@pytest.fixture(scope="module")
+def compute(tmp_path_factory):
+    return _generate("compute", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory):
+    return _generate("memory", tmp_path_factory)
+
+
+@pytest.fixture(params=sorted(CARDS))
+def card(request):
+    return request.getfixturevalue(request.param)
+
+
+def test_a_transceiver_channel_per_lane_and_a_quad_pll_per_four_lanes(card):
+    role, out, manifest, verilog = card
+    lanes = CARDS[role]["lanes"]
+    assert len(re.findall(r"^GTHE4_CHANNEL\b", verilog, re.M)) == lanes
+    assert len(re.findall(r"^GTHE4_COMMON\b", verilog, re.M)) == math.ceil(lanes / 4)
+    xdc = (out / "gateware" / f"zcu102_{role}.xdc").read_text()
+    cage = manifest["cage"]
+    assert cage == ("fmc" if lanes > 4 else "sfp")
+    for lane in range(lanes):
+        for direction in ("tx", "rx"):
+            assert re.search(rf"set_property LOC \w+ \[get_ports {{{cage}_{direction}{lane}_p}}\]", xdc)
+    if cage == "sfp":    # the cages' own pins (bank 230)
+        assert f"set_property LOC {_sfp_pins[0][0]} [get_ports {{sfp_tx0_p}}]" in xdc
+
+
+def test_the_compute_card_has_the_ps_and_its_two_master_ports(compute):
+    _, out, _, verilog = compute
+    assert re.search(r"^ps ps\(", verilog, re.M)
+    for port in (".maxigp1_araddr", ".maxigp2_awaddr", ".maxihpm1_fpd_aclk", ".maxihpm0_lpd_aclk"):
+        assert port in verilog
+    tcl = (out / "gateware" / "zcu102_compute.tcl").read_text()
+    assert "create_ip -vendor xilinx.com -name zynq_ultra_ps_e" in tcl
+    for setting in ("PSU__USE__M_AXI_GP1 {1}", "PSU__USE__M_AXI_GP2 {1}", "PSU__CRL_APB__PL0_REF_CTRL__FREQMHZ {250}"):
+        assert setting in tcl
+
+
+def test_the_memory_card_has_litedram_on_the_pl_ddr4_and_a_management_cpu(memory):
+    _, out, _, verilog = memory
+    assert "VexRiscv" in verilog and not re.search(r"^ps ps\(", verilog, re.M)
+    assert re.search(r"^OSERDESE3\b", verilog, re.M) and re.search(r"^ISERDESE3\b", verilog, re.M)
+    registers = json.loads((out / "csr.json").read_text())["csr_registers"]
+    assert "sdram_dfii_control" in registers and "remote_memcard_memory" in registers
+    xdc = (out / "gateware" / "zcu102_memory.xdc").read_text()
+    assert "[get_ports {ddram_dq[0]}]" in xdc
+
+
+def test_the_csr_map_the_headers_and_the_drivers_agree(card):
+    role, out, _, _ = card
+    doc = json.loads((out / "csr.json").read_text())
+    header = (out / "include" / "generated" / "csr.h").read_text()
+    base = int(re.search(r"#define CSR_BASE (0x[0-9a-f]+)L", header).group(1), 16)
+    addresses = {name.lower(): base + int(offset, 16)
+                 for name, offset in re.findall(r"#define CSR_(\w+)_ADDR \(CSR_BASE \+ (0x[0-9a-f]+)L\)", header)}
+    registers = {name: reg["addr"] for name, reg in doc["csr_registers"].items()}
+    assert addresses == registers
+    soc_h = (out / "include" / "generated" / "soc.h").read_text()
+    for name, value in doc["constants"].items():
+        if isinstance(value, int):
+            assert re.search(rf"#define {name.upper()} {value}\b", soc_h), name
+    # The user-space headers carry no bare-metal access functions, and the drivers build against them.
+    assert "hw/common.h" not in header
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    for driver in DRIVERS[role]:
+        subprocess.run([compiler, "-fsyntax-only", "-Wall", "-Werror", "-DMONET_HAL_LINUX",
+                        f"-I{out / 'include'}", str(REPO / "firmware" / "lib" / driver)], check=True)
+
+
+def test_the_overlay_and_the_board_device_tree_agree_with_the_cards(compute, memory):
+    _, out, _, _ = compute
+    doc = json.loads((out / "csr.json").read_text())
+    csr = doc["memories"]["csr"]
+    overlay = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(out / "monet-compute.dtbo")],
+                             capture_output=True, text=True, check=True).stdout
+    node = re.search(r"monet-csr@([0-9a-f]+) \{[^}]*compatible = \"generic-uio\";[^}]*reg = <([^>]*)>",
+                     overlay, re.S)
+    cells = [int(cell, 16) for cell in node.group(2).split()]
+    assert int(node.group(1), 16) == csr["base"] == cells[0] << 32 | cells[1]
+    assert cells[2] << 32 | cells[3] == csr["size"]
+    assert 'firmware-name = "zcu102_compute.bit.bin"' in overlay
+    assert "fpga_full" in overlay and "amba" in overlay     # resolved against the board's tree at load time
+    # The board's device tree puts NUMA node 1 where ReMAT's port 0 answers, as large as the memory card.
+    dts = (REPO / "linux" / "dts" / "zynqmp-zcu102-monet.dts").read_text()
+    hi, lo, size_hi, size_lo = (int(cell, 16) for cell in
+                                re.search(r"#define MONET_REMOTE_REG\s+(.+)", dts).group(1).split())
+    memory_doc = json.loads((memory[1] / "csr.json").read_text())
+    assert hi << 32 | lo == doc["constants"]["remote_window0_base"]
+    assert size_hi << 32 | size_lo == memory_doc["constants"]["memcard_size"]
+    window = doc["constants"]["remote_sections"] << doc["constants"]["remote_section_bits"]
+    assert memory_doc["constants"]["memcard_size"] <= window
+
+
+def test_the_manifest_records_the_settings_and_the_verilog(card):
+    role, out, manifest, _ = card
+    assert json.loads((out / "manifest.json").read_text()) == manifest
+    assert manifest["lanes"] == CARDS[role]["lanes"] and manifest["rate_gbps"] == CARDS[role]["rate"]
+    verilog = (out / "gateware" / f"zcu102_{role}.v").read_bytes()
+    assert manifest["verilog_sha256"] == hashlib.sha256(verilog).hexdigest()
+    assert manifest["part"].startswith("xczu9eg") and "litex" in json.dumps(manifest["versions"]).lower()
+
+
+@pytest.mark.parametrize("settings, named", [
+    (dict(role="compute", lanes=3), "--lanes 3"),
+    (dict(role="compute", rate=11.0), "--rate 11"),
+    (dict(role="memory", lanes=8, cage="sfp"), "--cage sfp"),
+    (dict(role="memory", cage="qsfp"), "--cage qsfp"),
+    (dict(role="gpu"), "--role gpu"),
+    (dict(role="compute", board="zcu104"), "--board zcu104"),
+    (dict(role="compute", ps_preset="/nonexistent/preset.tcl"), "--ps-preset"),
+    (dict(role="memory", ps_preset=__file__), "--ps-preset"),
+])
+def test_bad_settings_are_refused_by_name(settings, named, tmp_path):
+    settings = dict(settings)
+    board = settings.pop("board", "zcu102")
+    with pytest.raises(BoardError, match=re.escape(named)):
+        build_card(board, out=tmp_path, log=lambda message: None, **settings)
+    assert not (tmp_path / "gateware").exists()
+
+
+@pytest.mark.skipif(shutil.which("vivado") is not None, reason="Vivado is here")
+def test_build_without_vivado_says_so(capsys, tmp_path):
+    assert main(["board", "build", "--role", "compute", "--build", "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "--build needs Vivado on PATH" in error and "--no-compile" in error and "Traceback" not in error
