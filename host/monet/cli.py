@@ -214,7 +214,7 @@ def cmd_board_build(args):
     from monet.soc.board import BoardError, build_card
     try:
         build_card(args.board, args.role, args.lanes, args.rate, args.cage, args.ps_preset, args.out,
-                   compile_gateware=args.build, load=args.load, log=_log)
+                   compile_gateware=args.build, load=args.load, delay_line=args.delay_line, log=_log)
     except BoardError as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2

@@ -57,6 +57,9 @@ def add_build_arguments(parser, with_board=True):
     parser.add_argument("--ps-preset", default=None, metavar="TCL",
                         help="compute card: the PS configuration exported from Vivado for the board (DDR, MIO, "
                              "clocks); without it the PS keeps Vivado's defaults and only our settings")
+    parser.add_argument("--delay-line", action="store_true", help="emulated fiber: a run-time delay of the "
+                        "received rows (CSR lanes_emulated_delay, up to 511 cycles, about 400 m), for distance "
+                        "sweeps without spools")
     parser.add_argument("--out", default=None, help="output folder (default build/boards/BOARD-ROLE-LANESxRATE)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--no-compile", action="store_true", help="generate the sources only (the default)")
@@ -142,7 +145,7 @@ def write_overlay(soc, board, out, log):
 
 
 def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=None, compile_gateware=False,
-               load=False, log=print):
+               load=False, delay_line=False, log=print):
     """Generates (and with compile_gateware builds, with load loads) a card; returns its manifest."""
     from litex.soc.integration.builder import Builder
     from monet.campaign import git_revision
@@ -166,7 +169,8 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
     log(f"board: {board} {role} card, {lanes} x {rate:g} Gb/s: generating under {out} (LiteX's log: "
         f"{out / 'generate.log'})" + ("; then Vivado" if compile_gateware else ""))
     with _output_to(out / "generate.log"):
-        soc = target.make_card(role, lanes=lanes, rate_gbps=rate, cage=cage, ps_preset=ps_preset)
+        soc = target.make_card(role, lanes=lanes, rate_gbps=rate, cage=cage, ps_preset=ps_preset,
+                               with_delay_line=delay_line)
         builder = Builder(soc, output_dir=str(out), compile_gateware=compile_gateware,
                           compile_software=compile_gateware and soc.cpu_type != "zynqmp",
                           csr_json=str(out / "csr.json"), csr_csv=str(out / "csr.csv"))
@@ -179,6 +183,7 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
     manifest = {
         "board": board, "role": role, "part": soc.platform.device, "lanes": lanes, "rate_gbps": rate,
         "cage": soc.cage, "sys_clk_hz": int(soc.sys_clk_freq), "line_code": "8b/10b, 16 data words in 17",
+        "emulated_fiber": delay_line,
         "git_revision": git_revision(REPO), "versions": tool_versions(),
         "verilog_sha256": _sha256(verilog), "generated_s": round(time.time() - started, 1),
         "files": sorted(str(p.relative_to(out)) for p in gateware.iterdir() if p.suffix in (".v", ".tcl", ".xdc")),
@@ -206,7 +211,7 @@ def main_for(board):
     args = parser.parse_args()
     try:
         build_card(board, args.role, args.lanes, args.rate, args.cage, args.ps_preset, args.out,
-                   compile_gateware=args.build, load=args.load)
+                   compile_gateware=args.build, load=args.load, delay_line=args.delay_line)
     except BoardError as e:
         print(f"{parser.prog}: {e}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ from litex.soc.integration.soc import SoCRegion
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.interconnect import axi, wishbone
 from litex.soc.cores.clock import USIDELAYCTRL, USMMCM
-from litex.soc.interconnect.csr import AutoCSR, CSRStatus
+from litex.soc.interconnect.csr import AutoCSR, CSRStatus, CSRStorage
 from litedram.modules import MT40A256M16
 from litedram.phy import usddrphy
 from liteiclink.serdes.gth4_ultrascale import GTH4, GTH4QuadPLL
@@ -53,6 +53,8 @@ CAGES        = {"sfp": 4, "fmc": 8}    # lanes each place has
 REMOTE_SECTIONS, REMOTE_SECTION_BITS, REMOTE_TAGS = 16, 28, 128
 PBB_BUCKETS  = 64
 LINK_CREDITS = 127
+# The optional fiber emulation (--delay-line): up to 511 cycles one way, 2 us or about 400 m of fiber.
+DELAY_LINE_DEPTH = 512
 # The PS's master windows (UG1085 table 10-1): HPM0_FPD carries the CSRs (LiteX's convention), HPM1_FPD's
 # 4 GB high window is ReMAT's port 0, HPM0_LPD's 512 MB window its port 1.
 CSR_BASE       = 0xA000_0000
@@ -113,9 +115,10 @@ def platform():
 class BoardLanes(LiteXModule, AutoCSR):
     """`lanes` GTH4 channels at `rate_gbps` on `cage`, one quad PLL a quad of four, carrying the link's lane
     words (TransceiverLanes). Lane 0's transmit clock drives every lane (their TX buffers take up the phase).
-    CSRs: liteiclink's per-lane controls (enables, readiness, loopback, PRBS) as `lane<i>_*`, and `realigns`.
+    CSRs: liteiclink's per-lane controls (enables, readiness, loopback, PRBS) as `lane<i>_*`, `realigns`, and
+    with `with_delay_line` `emulated_delay`: cycles received rows wait, fiber emulated in the fabric.
     """
-    def __init__(self, plat, lanes, rate_gbps, cage, sys_clk, sys_clk_freq):
+    def __init__(self, plat, lanes, rate_gbps, cage, sys_clk, sys_clk_freq, with_delay_line=False):
         refclk_pads = plat.request(f"{cage}_refclk")
         refclk = Signal()
         self.specials += Instance("IBUFDS_GTE4", i_CEB=0, i_I=refclk_pads.p, i_IB=refclk_pads.n, o_O=refclk)
@@ -138,7 +141,8 @@ class BoardLanes(LiteXModule, AutoCSR):
             plat.add_false_path_constraints(sys_clk, gt.cd_rx.clk)
         plat.add_period_constraint(serdes[0].cd_tx.clk, 1e9 / serdes[0].tx_clk_freq)
         plat.add_false_path_constraints(sys_clk, serdes[0].cd_tx.clk)
-        self.phy = phy = TransceiverLanes(serdes, "lane0_tx", rx_domains)
+        self.phy = phy = TransceiverLanes(serdes, "lane0_tx", rx_domains, with_delay_line=with_delay_line,
+                                          delay_depth=DELAY_LINE_DEPTH)
         up = [Signal(name=f"rx_ready{lane}") for lane in range(lanes)]
         for gt, ready in zip(serdes, up):
             self.specials += MultiReg(gt.rx_ready, ready)     # the clock aligner's, in the transmit clock
@@ -146,6 +150,10 @@ class BoardLanes(LiteXModule, AutoCSR):
         self.sink, self.sources, self.up = phy.sink, phy.sources, phy.up
         self._realigns = CSRStatus(32, description="Times the lanes were found slipped and realigned.")
         self.comb += self._realigns.status.eq(phy.realigns)
+        if with_delay_line:
+            self._emulated_delay = CSRStorage(16, description="Emulated fiber: cycles each received row waits "
+                                              f"(0 to {DELAY_LINE_DEPTH - 1}; 4.9 ns a meter one way).")
+            self.comb += phy.delay.eq(self._emulated_delay.storage)
 
 
 class _PSClocks(LiteXModule):
@@ -166,7 +174,7 @@ class ComputeCard(SoCCore):
     """
     mem_map = {"csr": CSR_BASE}
 
-    def __init__(self, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None):
+    def __init__(self, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None, with_delay_line=False):
         cage = cage or default_cage(lanes)
         check_link(lanes, rate_gbps, cage)
         self.cage = cage
@@ -190,7 +198,8 @@ class ComputeCard(SoCCore):
         remote.link_c = link = LinkEndpoint(Signal(2, reset=log2_int(lanes)), retry_depth=LINK_RETRY_DEPTH,
                                             credit_limit=LINK_CREDITS)
         link.add_control()
-        self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ)
+        self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ,
+                                             with_delay_line)
         self.comb += [
             remat.sources[TARGET_REMOTE0].connect(link.sink),
             link.source.connect(remat.sinks[TARGET_REMOTE0]),
@@ -256,7 +265,7 @@ class MemoryCardSoC(SoCCore):
     clock (1 GHz here); it is proven on this board at 125 MHz (litex-boards' default). A build that misses
     timing or calibration drops to that rate with the MIG instead: see the README's "On a board".
     """
-    def __init__(self, lanes=4, rate_gbps=15.0, cage=None):
+    def __init__(self, lanes=4, rate_gbps=15.0, cage=None, with_delay_line=False):
         cage = cage or default_cage(lanes)
         check_link(lanes, rate_gbps, cage)
         self.cage = cage
@@ -280,7 +289,8 @@ class MemoryCardSoC(SoCCore):
         memcard.add_control()
         remote.link_m = link = LinkEndpoint(Signal(2, reset=log2_int(lanes)), retry_depth=LINK_RETRY_DEPTH)
         link.add_control()
-        self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ)
+        self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ,
+                                             with_delay_line)
         self.comb += [
             link.source.connect(memcard.sink),
             memcard.source.connect(link.sink),
@@ -294,11 +304,11 @@ class MemoryCardSoC(SoCCore):
             self.add_constant(name, value)
 
 
-def make_card(role, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None):
+def make_card(role, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None, with_delay_line=False):
     """The SoC of `role` ("compute" or "memory")."""
     if role == "compute":
-        return ComputeCard(lanes, rate_gbps, cage, ps_preset)
-    return MemoryCardSoC(lanes, rate_gbps, cage)
+        return ComputeCard(lanes, rate_gbps, cage, ps_preset, with_delay_line)
+    return MemoryCardSoC(lanes, rate_gbps, cage, with_delay_line)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import BEAT_BLOCKS, BLOCK_BITS, MAX_LANES, bundle_layout, lane_layout
 
 K28_0 = 0x1C   # a header: blocks follow
@@ -316,11 +317,17 @@ class TransceiverLanes(LiteXModule):
     `rx_up`. Every lane sends from `tx_domain` (one transmit clock for the bonded lanes, the transceivers' TX
     buffers absorbing phase); lane i receives in `rx_domains[i]`. `ready` (system clock) is high while every
     transceiver is initialised and aligned.
+
+    `with_delay_line`: received rows wait `delay` cycles (set at run time, up to `delay_depth` - 1) before the
+    link takes them: fiber emulated in the fabric, so distance sweeps run without spools. It adds a cycle
+    even at 0 (the delay line's FIFO).
     """
-    def __init__(self, serdes, tx_domain, rx_domains, marker_period=MARKER_PERIOD, tx_depth=8, rx_depth=16):
+    def __init__(self, serdes, tx_domain, rx_domains, marker_period=MARKER_PERIOD, tx_depth=8, rx_depth=16,
+                 with_delay_line=False, delay_depth=512):
         lanes = len(serdes)
         self.sink  = sink = stream.Endpoint(bundle_layout())
         self.ready = Signal()
+        self.delay = Signal(16)
 
         # # #
 
@@ -330,6 +337,8 @@ class TransceiverLanes(LiteXModule):
         self.encoder  = encoder  = ClockDomainsRenamer(tx_domain)(LaneEncoder(lanes, marker_period))
         self.bonding  = bonding  = LaneBonding(lanes)
         self.sources, self.up, self.realigns = bonding.sources, bonding.up, bonding.realigns
+        if with_delay_line:
+            self.sources = self.delayed_rows(bonding.sources, lanes, delay_depth)
         self.comb += [
             sink.connect(splitter.sink),
             splitter.source.connect(tx_cdc.sink),
@@ -351,3 +360,25 @@ class TransceiverLanes(LiteXModule):
                 decoder.source.connect(rx_cdc.sink),
                 rx_cdc.source.connect(bonding.sinks[lane]),
             ]
+
+    def delayed_rows(self, sources, lanes, depth):
+        """The bonding's rows through a delay line of `depth` rows; returns the lane words that come out."""
+        self.delay_line = line = DelayLine(row_layout(lanes), depth)
+        outputs = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
+        self.comb += [
+            line.delay.eq(self.delay),
+            line.sink.valid.eq(sources[0].valid),
+            line.source.ready.eq(outputs[0].ready),
+        ]
+        for lane in range(lanes):
+            self.comb += [
+                line.sink.data[BLOCK_BITS*lane:BLOCK_BITS*(lane + 1)].eq(sources[lane].data[:BLOCK_BITS]),
+                line.sink.ctrl[lane].eq(sources[lane].ctrl[0]),
+                line.sink.used[lane].eq(sources[lane].used[0]),
+                sources[lane].ready.eq(line.sink.ready),
+                outputs[lane].valid.eq(line.source.valid),
+                outputs[lane].data[:BLOCK_BITS].eq(line.source.data[BLOCK_BITS*lane:BLOCK_BITS*(lane + 1)]),
+                outputs[lane].ctrl[0].eq(line.source.ctrl[lane]),
+                outputs[lane].used[0].eq(line.source.used[lane]),
+            ]
+        return outputs

@@ -10,8 +10,8 @@ from migen import *
 from monet.cores.common.layouts import BLOCK_BITS, MAX_LANES, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.link.lanes import LaneDeskew, LaneStriper
-from monet.cores.phy.gt_lanes import (LaneBonding, LaneDecoder, LaneEncoder, RowSplitter, item_layout, word_layout,
-                                      K28_0, K28_1, K28_5)
+from monet.cores.phy.gt_lanes import (LaneBonding, LaneDecoder, LaneEncoder, RowSplitter, TransceiverLanes,
+                                      item_layout, word_layout, K28_0, K28_1, K28_5)
 from litex.soc.interconnect import stream
 from monet.cores.tests.verilog_sim import run_simulation
 
@@ -74,27 +74,32 @@ def blocks_of(beats):
     return [((d >> (BLOCK_BITS*b)) & (2**BLOCK_BITS - 1), (k >> b) & 1) for d, k, c in beats for b in range(c)]
 
 
+def send_beats(dut, beats, gaps, rng):
+    """Generator: once the lanes are up, offers the beats at dut.sink with random gaps of up to `gaps` cycles."""
+    yield dut.source.ready.eq(1)
+    while not (yield dut.up):
+        yield
+    for data, ctrl, count in beats:
+        for _ in range(rng.randrange(0, gaps + 1)):
+            yield dut.sink.valid.eq(0)
+            yield
+        yield dut.sink.valid.eq(1)
+        yield dut.sink.data.eq(data)
+        yield dut.sink.ctrl.eq(ctrl)
+        yield dut.sink.count.eq(count)
+        yield
+        while not (yield dut.sink.ready):
+            yield
+    yield dut.sink.valid.eq(0)
+
+
 def drive(dut, beats, gaps, rng, live, corrupt_at=None):
     """Testbench processes: beats sent with random gaps; `live` (cycle -> lane mask); a corrupted word on
     (cycle, lane); the received beats with their cycle."""
     received = []
 
     def send():
-        yield dut.source.ready.eq(1)
-        while not (yield dut.up):
-            yield
-        for data, ctrl, count in beats:
-            for _ in range(rng.randrange(0, gaps + 1)):
-                yield dut.sink.valid.eq(0)
-                yield
-            yield dut.sink.valid.eq(1)
-            yield dut.sink.data.eq(data)
-            yield dut.sink.ctrl.eq(ctrl)
-            yield dut.sink.count.eq(count)
-            yield
-            while not (yield dut.sink.ready):
-                yield
-        yield dut.sink.valid.eq(0)
+        yield from send_beats(dut, beats, gaps, rng)
 
     def watch(cycles):
         for cycle in range(cycles):
@@ -183,6 +188,56 @@ def test_lanes_align_after_a_late_lane_and_realign_after_a_corrupted_word():
     after  = blocks_of([(d, k, c) for cycle, d, k, c in received if cycle >= rises[1]])
     assert contiguous_run(sent, before) and contiguous_run(sent, after)
     assert after[-1] == sent[-1]
+
+
+class LoopedLanes(Module):
+    """TransceiverLanes (clock crossings and the delay line included) in one clock over stand-in transceivers
+    whose received word is the sent one a cycle later; a striper in front and a deskew behind."""
+    def __init__(self, lanes):
+        self.lanes_log2 = Signal(2, reset=lanes.bit_length() - 1)
+        transceivers = []
+        for _ in range(lanes):
+            ends = {"sink": stream.Endpoint(word_layout), "source": stream.Endpoint(word_layout)}
+            gt = type("Transceiver", (), ends)()
+            self.sync += [gt.source.data.eq(gt.sink.data), gt.source.ctrl.eq(gt.sink.ctrl)]
+            transceivers.append(gt)
+        self.submodules.striper = striper = LaneStriper(self.lanes_log2)
+        self.submodules.phy     = phy     = TransceiverLanes(transceivers, "sys", ["sys"] * lanes,
+                                                             marker_period=MARKER_PERIOD, with_delay_line=True,
+                                                             delay_depth=64)
+        self.submodules.deskew  = deskew  = LaneDeskew(self.lanes_log2)
+        self.sink, self.source, self.up, self.delay = striper.sink, deskew.source, phy.up, phy.delay
+        self.comb += [striper.source.connect(phy.sink), phy.ready.eq(1)]
+        for lane in range(MAX_LANES):
+            self.comb += phy.sources[lane].connect(deskew.sinks[lane])
+
+
+@pytest.mark.parametrize("delay", [0, 40])
+def test_the_delay_line_holds_rows_exactly_its_delay_and_keeps_their_order(delay):
+    rng = random.Random(delay)
+    beats = random_beats(rng, 30)
+    dut = LoopedLanes(2)
+    rows_in, rows_out, received = [], [], []
+
+    def send():
+        yield dut.delay.eq(delay)
+        yield from send_beats(dut, beats, 2, rng)
+
+    def watch():
+        line = dut.phy.delay_line
+        for cycle in range(1200):
+            if (yield line.sink.valid) and (yield line.sink.ready):
+                rows_in.append(cycle)
+            if (yield line.source.valid) and (yield line.source.ready):
+                rows_out.append(cycle)
+            if (yield dut.source.valid):
+                received.append(((yield dut.source.data), (yield dut.source.ctrl), (yield dut.source.count)))
+            yield
+
+    run_simulation(dut, [send(), watch()])
+    assert blocks_of(received) == blocks_of(beats)
+    # Every row waits exactly the delay (the line's FIFO costs a cycle at 0).
+    assert [b - a for a, b in zip(rows_in, rows_out)] == [max(delay, 1)] * len(rows_in)
 
 
 class CodecLink(Module):

@@ -17,7 +17,7 @@ from monet.sim import REPO
 from monet.soc.board import BoardError, build_card
 from monet.soc.zcu102 import _sfp_pins
 
-CARDS = {"compute": dict(lanes=8, rate=15.0), "memory": dict(lanes=2, rate=10.0)}
+CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(lanes=2, rate=10.0)}
 # The drivers of firmware/lib each card's CSRs must serve.
 DRIVERS = {"compute": ("remat.c", "pbb.c"), "memory": ("memcard.c",)}
 
@@ -132,6 +132,9 @@ def test_the_manifest_records_the_settings_and_the_verilog(card):
     verilog = (out / "gateware" / f"zcu102_{role}.v").read_bytes()
     assert manifest["verilog_sha256"] == hashlib.sha256(verilog).hexdigest()
     assert manifest["part"].startswith("xczu9eg") and "litex" in json.dumps(manifest["versions"]).lower()
+    # The fiber emulation is there when asked for, and the manifest says so.
+    registers = json.loads((out / "csr.json").read_text())["csr_registers"]
+    assert manifest["emulated_fiber"] == CARDS[role].get("delay_line", False) == ("lanes_emulated_delay" in registers)
 
 
 @pytest.mark.parametrize("settings, named", [
