@@ -26,7 +26,7 @@ import subprocess
 import time
 from pathlib import Path
 
-BOARDS = {"zcu102": "monet.soc.zcu102"}
+BOARDS = {"zcu102": "monet.soc.zcu102", "zcu111": "monet.soc.zcu111"}
 ROLES  = ("compute", "memory")
 
 
@@ -154,6 +154,9 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
     target = board_module(board)
     if role not in ROLES:
         raise BoardError(f"--role {role}: accepted are {', '.join(ROLES)}")
+    if role not in target.ROLES:
+        raise BoardError(f"--role {role} on --board {board}: accepted is {', '.join(target.ROLES)} "
+                         f"(pair it with a card of another board)")
     if ps_preset is not None and not Path(ps_preset).is_file():
         raise BoardError(f"--ps-preset {ps_preset}: no such file (a TCL preset exported from Vivado)")
     if ps_preset is not None and role != "compute":

@@ -1,7 +1,8 @@
-"""`monet board build` (litex/soc/board.py, litex/soc/zcu102.py): each card generates here without Vivado, with
-one GTH channel a lane and a quad PLL a quad, the compute card's PS with its two master ports into ReMAT, the
-memory card's LiteDRAM on the PL DDR4 and its CPU; the CSR map, the C headers and firmware/lib's drivers
-agree; bad settings are refused by name."""
+"""`monet board build` (litex/soc/board.py, cards.py, zcu102.py, zcu111.py): each card generates here without
+Vivado, with one transceiver channel a lane and a quad PLL a quad, the compute card's PS with its two master
+ports into ReMAT, the memory card's LiteDRAM on the PL DDR4 and its CPU; the CSR map, the C headers and
+firmware/lib's drivers agree; the ZCU111 compute card has its GTY lanes on the SFP28 cages; bad settings are
+refused by name."""
 
 import hashlib
 import json
@@ -15,6 +16,7 @@ import pytest
 from monet.cli import main
 from monet.sim import REPO
 from monet.soc.board import BoardError, build_card
+from monet.soc import zcu111
 from monet.soc.zcu102 import _sfp_pins
 
 CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(lanes=2, rate=10.0)}
@@ -137,6 +139,21 @@ def test_the_manifest_records_the_settings_and_the_verilog(card):
     assert manifest["emulated_fiber"] == CARDS[role].get("delay_line", False) == ("lanes_emulated_delay" in registers)
 
 
+def test_the_zcu111_compute_card_has_gty_lanes_on_its_sfp28_cages(tmp_path):
+    manifest = build_card("zcu111", "compute", lanes=4, rate=12.5, out=tmp_path, log=lambda message: None)
+    verilog = (tmp_path / "gateware" / "zcu111_compute.v").read_text()
+    assert manifest["part"] == "xczu28dr-ffvg1517-2-e" and manifest["cage"] == "sfp"
+    assert len(re.findall(r"^GTYE4_CHANNEL\b", verilog, re.M)) == 4
+    assert len(re.findall(r"^GTYE4_COMMON\b", verilog, re.M)) == 1
+    assert not re.search(r"^GTHE4_CHANNEL\b", verilog, re.M) and re.search(r"^ps ps\(", verilog, re.M)
+    xdc = (tmp_path / "gateware" / "zcu111_compute.xdc").read_text()
+    for lane, (tx_p, _, rx_p, _) in enumerate(zcu111._sfp_pins):
+        assert f"set_property LOC {tx_p} [get_ports {{sfp_tx{lane}_p}}]" in xdc
+        assert f"set_property LOC {rx_p} [get_ports {{sfp_rx{lane}_p}}]" in xdc
+    # Every cage's transmitter is enabled (TX_DISABLE_B high).
+    assert re.search(r"assign sfp_tx_disable_b = 4'd15;", verilog)
+
+
 @pytest.mark.parametrize("settings, named", [
     (dict(role="compute", lanes=3), "--lanes 3"),
     (dict(role="compute", rate=11.0), "--rate 11"),
@@ -144,6 +161,8 @@ def test_the_manifest_records_the_settings_and_the_verilog(card):
     (dict(role="memory", cage="qsfp"), "--cage qsfp"),
     (dict(role="gpu"), "--role gpu"),
     (dict(role="compute", board="zcu104"), "--board zcu104"),
+    (dict(role="memory", board="zcu111"), "--role memory on --board zcu111"),
+    (dict(role="compute", board="zcu111", lanes=8), "--lanes 8 with --cage sfp"),
     (dict(role="compute", ps_preset="/nonexistent/preset.tcl"), "--ps-preset"),
     (dict(role="memory", ps_preset=__file__), "--ps-preset"),
 ])
