@@ -1,5 +1,6 @@
 """Board-in-a-box: Debian's arm64 kernel and packages with our overlay in QEMU (virt, 4 x A53, a CPU-less
-NUMA node 1), STREAM and YCSB/memcached in the guest, and the harness's failure paths."""
+NUMA node 1), STREAM and YCSB/memcached in the guest, and the harness's failure paths; the same image on QEMU's
+xlnx-zcu102 machine with the board's own device tree, the ZCU102 stand-in."""
 
 import re
 import subprocess
@@ -59,3 +60,22 @@ def test_a_hung_guest_times_out_cleanly(qemu_image):
         qemu.QemuTarget(qemu_image, boot_timeout=10, extra_append="monet.hang")
     left = subprocess.run(["pgrep", "-f", "monet.hang"], capture_output=True, text=True).stdout
     assert left == ""
+
+
+def test_the_zcu102_stand_in_boots_the_boards_tree_with_the_remote_node_and_runs_stream(qemu_image):
+    with qemu.QemuTarget(qemu_image, machine="zcu102") as guest:
+        _, model = guest.run("cat /proc/device-tree/model")
+        assert "ZCU102" in model
+        assert guest.remote_memory and guest.remote_memory["mib"] > 0.8 * qemu.MEMORY_MB[1]
+        assert guest.require_remote_node(1) == [0, 1]
+        _, hw = guest.run("numactl -H")
+        assert re.search(r"node 1 cpus: *\n", hw) and re.search(rf"0: +10 +{qemu.NODE_DISTANCE}", hw)
+        r = stream.run_qemu(guest, 1, n=100_000, repetitions=2)
+        assert r["validates"] and r["threads"] == qemu.CPUS
+
+
+def test_the_zcu102_stand_in_refuses_what_it_lacks(qemu_image):
+    with pytest.raises(qemu.QemuError, match="no network yet"):
+        qemu.qemu_command(qemu_image, forward_port=12345, machine="zcu102")
+    with pytest.raises(qemu.QemuError, match="machine 'sabre': accepted are virt, zcu102"):
+        qemu.qemu_command(qemu_image, machine="sabre")

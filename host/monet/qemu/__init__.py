@@ -11,12 +11,16 @@ is cached by a hash of everything that shapes it.
 QemuError and QEMU is killed) and forwards one loopback port to the guest's memcached. Emulation makes no
 latency claim and its IPC is not meaningful (monet.perf says so).
 
-`image` builds (GuestImage, device_tree), `target` boots and drives (QemuTarget).
+The ZCU102 stand-in (`machine="zcu102"`): QEMU's xlnx-zcu102 machine booting the same image with Debian's
+device tree for the board, patched for what QEMU lacks (zcu102_device_tree), and the same NUMA fragment; it
+has no network yet.
+
+`image` builds (GuestImage, device_tree, zcu102_device_tree), `target` boots and drives (QemuTarget).
 """
 
-from monet.qemu.image import (CPUS, LINUX, MEMORY_MB, NODE_DISTANCE, GuestImage, QemuError, device_tree,
-                              qemu_version, read_packages)
+from monet.qemu.image import (CPUS, LINUX, MACHINES, MEMORY_MB, NODE_DISTANCE, GuestImage, QemuError, device_tree,
+                              qemu_version, read_packages, zcu102_device_tree)
 from monet.qemu.target import QemuTarget, qemu_command
 
-__all__ = ["CPUS", "LINUX", "MEMORY_MB", "NODE_DISTANCE", "GuestImage", "QemuError", "QemuTarget", "device_tree",
-           "qemu_command", "qemu_version", "read_packages"]
+__all__ = ["CPUS", "LINUX", "MACHINES", "MEMORY_MB", "NODE_DISTANCE", "GuestImage", "QemuError", "QemuTarget",
+           "device_tree", "qemu_command", "qemu_version", "read_packages", "zcu102_device_tree"]

@@ -244,8 +244,28 @@ def _run(cmd, what):
     return r.stdout
 
 
-def _machine_args(memory_mb=MEMORY_MB, cpus=CPUS):
+MACHINES = ("virt", "zcu102")
+# The ZCU102 stand-in: QEMU's xlnx-zcu102 machine (4 A53s) with Debian's tree for the board, patched (below).
+ZCU102_DTB = "zynqmp-zcu102-rev1.0.dtb"
+ZCU102_FIXED_CLK_HZ = 100_000_000    # the clock the UART's driver is given (QEMU's UART ignores the rate)
+
+
+def _machine_args(memory_mb=MEMORY_MB, cpus=CPUS, machine="virt"):
+    if machine == "zcu102":       # four A53s, as the board has
+        return ["-M", "xlnx-zcu102", "-m", f"{sum(memory_mb)}M"]
     return ["-M", "virt", "-cpu", "cortex-a53", "-smp", str(cpus), "-m", f"{sum(memory_mb)}M"]
+
+
+def _with_numa_fragment(source, out, base, memory_mb, distance):
+    """`source` with linux/dts/monet-remote-numa.dtsi: node 0 the first `memory_mb[0]` from `base`, node 1
+    (no CPU) the next `memory_mb[1]`."""
+    local, remote = memory_mb[0] << 20, memory_mb[1] << 20
+    args = [f"-DMONET_LOCAL_REG=0x0 {base:#x} 0x0 {local:#x}", f"-DMONET_LOCAL_UNIT={base:x}",
+            f"-DMONET_REMOTE_REG=0x0 {base + local:#x} 0x0 {remote:#x}", f"-DMONET_REMOTE_UNIT={base + local:x}",
+            f"-DMONET_REMOTE_DISTANCE={distance}"]
+    (out / "source.dts").write_text(source + '\n#include "monet-remote-numa.dtsi"\n')
+    return _run(["cpp", "-nostdinc", "-undef", "-x", "assembler-with-cpp", "-P", "-I", str(LINUX / "dts")]
+                + args + [str(out / "source.dts")], "preprocessing the device tree")
 
 
 def device_tree(out_dir, with_remote_node=True, memory_mb=MEMORY_MB, distance=NODE_DISTANCE):
@@ -263,14 +283,51 @@ def device_tree(out_dir, with_remote_node=True, memory_mb=MEMORY_MB, distance=NO
          "dumping QEMU's virt device tree")
     source = _run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(base)], "decompiling QEMU's device tree")
     if with_remote_node:
-        ram = 0x4000_0000   # virt's RAM base
-        local, remote = memory_mb[0] << 20, memory_mb[1] << 20
-        args = [f"-DMONET_LOCAL_REG=0x0 {ram:#x} 0x0 {local:#x}", f"-DMONET_LOCAL_UNIT={ram:x}",
-                f"-DMONET_REMOTE_REG=0x0 {ram + local:#x} 0x0 {remote:#x}", f"-DMONET_REMOTE_UNIT={ram + local:x}",
-                f"-DMONET_REMOTE_DISTANCE={distance}"]
-        (out / "source.dts").write_text(source + '\n#include "monet-remote-numa.dtsi"\n')
-        source = _run(["cpp", "-nostdinc", "-undef", "-x", "assembler-with-cpp", "-P", "-I", str(LINUX / "dts")]
-                      + args + [str(out / "source.dts")], "preprocessing the device tree")
+        source = _with_numa_fragment(source, out, 0x4000_0000, memory_mb, distance)   # virt's RAM base
+    (out / f"{name}.dts").write_text(source)
+    _run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb), str(out / f"{name}.dts")], "compiling the device tree")
+    return dtb
+
+
+def _patched_zcu102(source):
+    """Debian's ZCU102 tree as QEMU's xlnx-zcu102 can boot it: no platform firmware answers there (no PMU
+    firmware), so the firmware node is disabled and UART0, the console, gets a fixed clock instead of the
+    firmware's clock controller, power domain and pin control; the board's memory node goes (QEMU replaces
+    memory@ nodes; the NUMA fragment's are named otherwise)."""
+    phandles = [int(v, 16) for v in re.findall(r"phandle = <(0x[0-9a-f]+)>;", source)]
+    clock = max(phandles) + 1
+    source = source.replace('compatible = "xlnx,zynqmp-firmware";',
+                            'compatible = "xlnx,zynqmp-firmware";\n\t\t\tstatus = "disabled";', 1)
+    start = source.index("serial@ff000000 {")
+    end = source.index("\n\t\t};", start)       # the node's own closing brace (no child nodes)
+    uart = source[start:end]
+    uart = re.sub(r"\n\t+(power-domains|pinctrl-names|pinctrl-0) = [^;]*;", "", uart)
+    uart = re.sub(r"clocks = <[^>]*>;", f"clocks = <{clock:#x} {clock:#x}>;", uart)
+    source = source[:start] + uart + source[end:]
+    source = re.sub(r"\n\tmemory@0 \{[^}]*\};\n", "\n", source)
+    fixed = (f"\n\tmonet-fixed-clock {{\n\t\tcompatible = \"fixed-clock\";\n\t\t#clock-cells = <0x00>;\n"
+             f"\t\tclock-frequency = <{ZCU102_FIXED_CLK_HZ}>;\n\t\tphandle = <{clock:#x}>;\n\t}};\n")
+    return source.replace("\n\tchosen {", fixed + "\n\tchosen {", 1)
+
+
+def zcu102_device_tree(image, out_dir, with_remote_node=True, memory_mb=MEMORY_MB, distance=NODE_DISTANCE):
+    """The guest's device tree on QEMU's xlnx-zcu102: Debian's ZCU102 tree (from the image's kernel package)
+    patched for QEMU (_patched_zcu102), with the NUMA fragment as on the board: node 0 from 0, node 1 after."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    name = "monet-zcu102" if with_remote_node else "plain-zcu102"
+    dtb = out / f"{name}.dtb"       # made anew each time (well under a second): the patches live in this file
+    deb = image.root / "kernels" / next(d for d in image.info["debs"] if d.startswith("linux-image-"))
+    member = f"./usr/lib/linux-image-{image.info['kernel_version']}/xilinx/{ZCU102_DTB}"
+    tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True)
+    board = subprocess.run(["tar", "-xO", member], input=tar.stdout, capture_output=True)
+    if tar.returncode != 0 or board.returncode != 0 or not board.stdout:
+        raise QemuError(f"{ZCU102_DTB} is not in {deb.name}: {(tar.stderr + board.stderr).decode()[-500:]}")
+    (out / ZCU102_DTB).write_bytes(board.stdout)
+    source = _patched_zcu102(_run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(out / ZCU102_DTB)],
+                                  "decompiling the ZCU102 device tree"))
+    if with_remote_node:
+        source = _with_numa_fragment(source, out, 0x0, memory_mb, distance)
     (out / f"{name}.dts").write_text(source)
     _run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb), str(out / f"{name}.dts")], "compiling the device tree")
     return dtb

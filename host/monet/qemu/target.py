@@ -6,12 +6,23 @@ import time
 import pexpect
 
 from monet.console import ConsoleSession, spawn
-from monet.qemu.image import GUEST_PROMPT, QemuError, _machine_args, device_tree
+from monet.qemu.image import GUEST_PROMPT, MACHINES, QemuError, _machine_args, device_tree, zcu102_device_tree
 
 
-def qemu_command(image, forward_port=None, extra_append="", dtb=None):
+def qemu_command(image, forward_port=None, extra_append="", dtb=None, machine="virt"):
     """QEMU's command line: `virt`, Cortex-A53s, the device tree with the NUMA fragment, user-mode network
-    restricted to the forwarded loopback port (the guest reaches nothing else)."""
+    restricted to the forwarded loopback port (the guest reaches nothing else). `zcu102`: QEMU's xlnx-zcu102
+    with the board's patched tree (zcu102_device_tree), its console on UART0 (ttyPS0), no network yet."""
+    if machine not in MACHINES:
+        raise QemuError(f"machine {machine!r}: accepted are {', '.join(MACHINES)}")
+    if machine == "zcu102":
+        if forward_port:
+            raise QemuError("the zcu102 stand-in has no network yet (its GEM3 is not wired): use machine virt")
+        return _machine_args(machine=machine) + [
+            "-dtb", str(dtb or zcu102_device_tree(image, image.dir)),
+            "-kernel", str(image.kernel), "-initrd", str(image.initrd),
+            "-append", f"console=ttyPS0,115200 rdinit=/init panic=-1 quiet {extra_append}".strip(),
+            "-nographic", "-no-reboot", "-nic", "none"]
     netdev = "user,id=net0,restrict=on"
     if forward_port:
         netdev += f",hostfwd=tcp:127.0.0.1:{forward_port}-:11211"
@@ -29,11 +40,13 @@ class QemuTarget(ConsoleSession):
     farewell = "poweroff -f"
     farewell_timeout = 20
 
-    def __init__(self, image, boot_timeout=180, extra_append="", forward_port=None, dtb=None, log=print):
+    def __init__(self, image, boot_timeout=180, extra_append="", forward_port=None, dtb=None, machine="virt",
+                 log=print):
         self.image = image
         self.log = log
         self.forward_port = forward_port
-        self.command_line = ["qemu-system-aarch64"] + qemu_command(image, forward_port, extra_append, dtb)
+        self.machine = machine
+        self.command_line = ["qemu-system-aarch64"] + qemu_command(image, forward_port, extra_append, dtb, machine)
         self.child = None
         self._seq = 0
         t0 = time.time()
