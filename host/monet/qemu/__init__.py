@@ -12,8 +12,8 @@ QemuError and QEMU is killed) and forwards one loopback port to the guest's memc
 latency claim and its IPC is not meaningful (monet.perf says so).
 
 The ZCU102 stand-in (`machine="zcu102"`): QEMU's xlnx-zcu102 machine booting the same image with Debian's
-device tree for the board, patched for what QEMU lacks (zcu102_device_tree), and the same NUMA fragment; it
-has no network yet.
+device tree for the board, patched for what QEMU lacks (zcu102_device_tree), and the same NUMA fragment; its
+network is GEM3, the board's Ethernet, QEMU's fourth NIC.
 
 `image` builds (GuestImage, device_tree, zcu102_device_tree), `target` boots and drives (QemuTarget).
 """

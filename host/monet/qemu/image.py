@@ -247,7 +247,8 @@ def _run(cmd, what):
 MACHINES = ("virt", "zcu102")
 # The ZCU102 stand-in: QEMU's xlnx-zcu102 machine (4 A53s) with Debian's tree for the board, patched (below).
 ZCU102_DTB = "zynqmp-zcu102-rev1.0.dtb"
-ZCU102_FIXED_CLK_HZ = 100_000_000    # the clock the UART's driver is given (QEMU's UART ignores the rate)
+ZCU102_FIXED_CLK_HZ = 100_000_000    # the clock the UART's and GEM3's drivers are given (QEMU ignores rates)
+QEMU_GEM_PHY = 23                     # the MDIO address of the PHY QEMU's GEM model answers at
 
 
 def _machine_args(memory_mb=MEMORY_MB, cpus=CPUS, machine="virt"):
@@ -291,9 +292,10 @@ def device_tree(out_dir, with_remote_node=True, memory_mb=MEMORY_MB, distance=NO
 
 def _patched_zcu102(source):
     """Debian's ZCU102 tree as QEMU's xlnx-zcu102 can boot it: no platform firmware answers there (no PMU
-    firmware), so the firmware node is disabled and UART0, the console, gets a fixed clock instead of the
-    firmware's clock controller, power domain and pin control; the board's memory node goes (QEMU replaces
-    memory@ nodes; the NUMA fragment's are named otherwise)."""
+    firmware), so the firmware node is disabled and UART0, the console, and GEM3, the Ethernet, get a fixed
+    clock instead of the firmware's clock controller, power domain, resets and pin control (GEM3 its PHY at
+    QEMU's address); the board's memory node goes (QEMU replaces memory@ nodes; the NUMA fragment's are
+    named otherwise)."""
     phandles = [int(v, 16) for v in re.findall(r"phandle = <(0x[0-9a-f]+)>;", source)]
     clock = max(phandles) + 1
     source = source.replace('compatible = "xlnx,zynqmp-firmware";',
@@ -304,6 +306,16 @@ def _patched_zcu102(source):
     uart = re.sub(r"\n\t+(power-domains|pinctrl-names|pinctrl-0) = [^;]*;", "", uart)
     uart = re.sub(r"clocks = <[^>]*>;", f"clocks = <{clock:#x} {clock:#x}>;", uart)
     source = source[:start] + uart + source[end:]
+    # GEM3, the board's Ethernet: the same fixed clock for its five, none of the firmware's resources, and its
+    # PHY where QEMU's GEM answers (MDIO address 23; the board's is at 12).
+    start = source.index("ethernet@ff0e0000 {")
+    end = source.index("\n\t\t};", start)
+    gem = source[start:end]
+    gem = re.sub(r"\n\t+(iommus|power-domains|resets|reset-names|pinctrl-names|pinctrl-0) = [^;]*;", "", gem)
+    gem = re.sub(r"\tclocks = <[^>]*>;", "\tclocks = <" + " ".join([f"{clock:#x}"] * 5) + ">;", gem)
+    gem = re.sub(r"ethernet-phy@[0-9a-f]+ \{\n(\t+)reg = <[^>]*>;",
+                 lambda m: f"ethernet-phy@{QEMU_GEM_PHY:x} {{\n{m.group(1)}reg = <{QEMU_GEM_PHY:#x}>;", gem)
+    source = source[:start] + gem + source[end:]
     source = re.sub(r"\n\tmemory@0 \{[^}]*\};\n", "\n", source)
     fixed = (f"\n\tmonet-fixed-clock {{\n\t\tcompatible = \"fixed-clock\";\n\t\t#clock-cells = <0x00>;\n"
              f"\t\tclock-frequency = <{ZCU102_FIXED_CLK_HZ}>;\n\t\tphandle = <{clock:#x}>;\n\t}};\n")

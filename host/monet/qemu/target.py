@@ -12,20 +12,19 @@ from monet.qemu.image import GUEST_PROMPT, MACHINES, QemuError, _machine_args, d
 def qemu_command(image, forward_port=None, extra_append="", dtb=None, machine="virt"):
     """QEMU's command line: `virt`, Cortex-A53s, the device tree with the NUMA fragment, user-mode network
     restricted to the forwarded loopback port (the guest reaches nothing else). `zcu102`: QEMU's xlnx-zcu102
-    with the board's patched tree (zcu102_device_tree), its console on UART0 (ttyPS0), no network yet."""
+    with the board's patched tree (zcu102_device_tree), its console on UART0 (ttyPS0), the same network on
+    GEM3."""
     if machine not in MACHINES:
         raise QemuError(f"machine {machine!r}: accepted are {', '.join(MACHINES)}")
-    if machine == "zcu102":
-        if forward_port:
-            raise QemuError("the zcu102 stand-in has no network yet (its GEM3 is not wired): use machine virt")
+    netdev = "user,id=net0,restrict=on"
+    if forward_port:
+        netdev += f",hostfwd=tcp:127.0.0.1:{forward_port}-:11211"
+    if machine == "zcu102":     # NICs go to GEM0..3 in order: the board's Ethernet, GEM3, is the fourth
         return _machine_args(machine=machine) + [
             "-dtb", str(dtb or zcu102_device_tree(image, image.dir)),
             "-kernel", str(image.kernel), "-initrd", str(image.initrd),
             "-append", f"console=ttyPS0,115200 rdinit=/init panic=-1 quiet {extra_append}".strip(),
-            "-nographic", "-no-reboot", "-nic", "none"]
-    netdev = "user,id=net0,restrict=on"
-    if forward_port:
-        netdev += f",hostfwd=tcp:127.0.0.1:{forward_port}-:11211"
+            "-nographic", "-no-reboot"] + ["-nic", "user,restrict=on"] * 3 + ["-nic", netdev.replace("id=net0,", "")]
     return _machine_args() + [
         "-dtb", str(dtb or device_tree(image.dir)),
         "-kernel", str(image.kernel), "-initrd", str(image.initrd),
