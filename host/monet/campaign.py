@@ -282,7 +282,17 @@ def write_manifest(store, campaign, build=None, image=None):
             "phy_model": {"tx_ui": PHY_TX_UI, "rx_ui": PHY_RX_UI, "fiber_ns_per_m": FIBER_NS_PER_M,
                           "source": "PG056 GTHE4 64-bit; n = 1.468"},
         })
-    if image is not None:
+    targets = {p["target"] for p in campaign.points()}
+    if image is not None and "board" in targets:
+        from monet import qemu
+        from monet.board_target import BITSTREAM, STAND_IN
+        # What a board run records (bitstream, board serials, cabling): on the stand-in there are none.
+        manifest["board"] = {"board": STAND_IN, "machine": "xlnx-zcu102", "image_hash": image.hash,
+                             "kernel_package": image.info["kernel_package"], "qemu": qemu.qemu_version(),
+                             "node_memory_mb": list(qemu.MEMORY_MB), "bitstream": BITSTREAM,
+                             "bitstream_sha256": None, "board_serials": None, "cabling": None,
+                             "fpga": "no fabric: the load step reports it and is skipped"}
+    if image is not None and "qemu" in targets:
         from monet import qemu
         manifest["qemu"] = {"image_hash": image.hash, **image.info, "machine": "virt", "cpu": "cortex-a53",
                             "cpus": qemu.CPUS, "node_memory_mb": list(qemu.MEMORY_MB),

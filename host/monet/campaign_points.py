@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from monet.benchmarks import REGISTRY
+from monet.benchmarks import LINUX_TARGETS, REGISTRY
 from monet.campaign import Progress
 from monet.sim import SimTarget
 
@@ -22,13 +22,18 @@ class FixtureTargets:
         self.request = request
 
     def __getattr__(self, name):
-        if name not in ("sim_build", "qemu_guest", "qemu_image"):
+        if name not in ("sim_build", "qemu_guest", "qemu_image", "board_guest"):
             raise AttributeError(name)
         return lambda: self.request.getfixturevalue(name)
 
 
+def linux_guest(targets, target):
+    """The guest a Linux target's points run on: the board-in-a-box (qemu) or the board (its stand-in)."""
+    return targets.qemu_guest() if target == "qemu" else targets.board_guest()
+
+
 def run_point(point, targets):
-    """Runs one point; `targets` gives sim_build(), qemu_guest() and qemu_image().
+    """Runs one point; `targets` gives sim_build(), qemu_guest(), board_guest() and qemu_image().
 
     A sim point runs on a sim booted for it alone (a fraction of a second): what earlier points left in the
     link (sequence numbers, tags, memory contents) moves a run's cycle count by one now and then, and a
@@ -36,18 +41,21 @@ def run_point(point, targets):
     guest is booted once (its figures make no cycle-exact claim)."""
     benchmark = REGISTRY[point["benchmark"]]
     point = benchmark.full_point(point)
-    if point["target"] == "qemu":
-        return benchmark.run(targets.qemu_guest(), point)
+    if point["target"] in LINUX_TARGETS:
+        return benchmark.run(linux_guest(targets, point["target"]), point)
     with SimTarget(targets.sim_build()) as sim:
         return benchmark.run(sim, point)
 
 
 def finish_result(point, result, targets, seconds, worker="local"):
     """Adds what every stored result carries: the image or gateware it ran on, its time, and where it ran."""
-    if point["target"] == "qemu":
-        image, guest = targets.qemu_image(), targets.qemu_guest()
+    if point["target"] in LINUX_TARGETS:
+        image, guest = targets.qemu_image(), linux_guest(targets, point["target"])
         result.update(image_hash=image.hash, kernel=image.info["kernel_package"], remote_memory=guest.remote_memory,
-                      boot_seconds=round(guest.boot_seconds, 1))
+                      boot_seconds=round(guest.boot_seconds, 1), target=point["target"])
+        if point["target"] == "board":
+            from monet.board_target import STAND_IN
+            result.update(board=STAND_IN, fpga=guest.fpga)
     else:
         build = targets.sim_build()
         result.update(gateware_hash=build.hash, firmware_hash=build.firmware_hash)

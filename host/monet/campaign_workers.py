@@ -38,7 +38,7 @@ class WorkerTargets:
     _current = None
 
     def __init__(self):
-        self._sim_build = self._qemu_image = self._qemu_guest = None
+        self._sim_build = self._qemu_image = self._qemu_guest = self._board_guest = None
 
     @classmethod
     def current(cls):
@@ -65,14 +65,22 @@ class WorkerTargets:
             self._qemu_guest = QemuTarget(self.qemu_image(), forward_port=free_port())
         return self._qemu_guest
 
+    def board_guest(self):
+        from monet.board_target import open_board
+        from monet.ycsb import free_port
+        if self._board_guest is None:
+            self._board_guest = open_board(self.qemu_image(), forward_port=free_port(), log=_log)
+        return self._board_guest
+
     def close(self):
-        if self._qemu_guest is not None:
-            self._qemu_guest.close()
-        self._qemu_guest = None
+        for guest in (self._qemu_guest, self._board_guest):
+            if guest is not None:
+                guest.close()
+        self._qemu_guest = self._board_guest = None
 
     def drop_broken(self):
         """Forgets a guest that stopped answering, so the next point boots a fresh one."""
-        if self._qemu_guest is not None and not self._qemu_guest.responsive:
+        if any(g is not None and not g.responsive for g in (self._qemu_guest, self._board_guest)):
             self.close()
 
 
@@ -163,7 +171,7 @@ def run_campaign(campaign, results, client, log=print):
     # This machine's build names the model and firmware in the manifest; local workers reuse it.
     build = SimBuild(log=log).ensure() if "sim" in targets else None
     image = None
-    if "qemu" in targets:
+    if targets & {"qemu", "board"}:
         from monet.qemu import GuestImage
         image = GuestImage(log=log).ensure()
     write_manifest(store, campaign, build, image)

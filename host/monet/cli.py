@@ -27,6 +27,13 @@ def _open_target(name, forward_port=False):
         image = qemu.GuestImage(log=_log).ensure()
         with qemu.QemuTarget(image, forward_port=ycsb.free_port() if forward_port else None, log=_log) as guest:
             yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"]}
+    elif name == "board":
+        from monet import qemu, ycsb
+        from monet.board_target import STAND_IN, open_board
+        image = qemu.GuestImage(log=_log).ensure()
+        with open_board(image, forward_port=ycsb.free_port() if forward_port else None, log=_log) as guest:
+            yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"], "board": STAND_IN,
+                          "fpga": guest.fpga}
     else:
         from monet.sim import SimBuild, SimTarget
         build = SimBuild(log=_log).ensure()

@@ -75,7 +75,7 @@ def settings_commands(target):
 # Tiers: a test that needs the sim model is marked `sim`, one that needs the QEMU image `qemu`, from the
 # fixtures it uses, so `pytest -m "not sim and not qemu"` runs the fast tier alone.
 SIM_FIXTURES = {"sim", "sim_session", "sim_build"}
-QEMU_FIXTURES = {"qemu_image", "qemu_guest"}
+QEMU_FIXTURES = {"qemu_image", "qemu_guest", "board_guest"}
 
 
 def pytest_configure(config):
@@ -137,6 +137,16 @@ def qemu_guest(qemu_image):
 
 
 @pytest.fixture(scope="session")
+def board_guest(qemu_image):
+    """The board target's guest: today the QEMU xlnx-zcu102 stand-in, its FPGA load step done."""
+    from monet.board_target import open_board
+    from monet.ycsb import free_port
+    guest = open_board(qemu_image, forward_port=free_port())
+    yield guest
+    guest.close()
+
+
+@pytest.fixture(scope="session")
 def campaign_store(request):
     """The results folder of the campaign; its manifest names the sim build and the QEMU image the points
     use (each built only when a point needs it)."""
@@ -146,7 +156,7 @@ def campaign_store(request):
     store = ResultsStore(results)
     targets = {p["target"] for p in campaign.points()}
     built = (request.getfixturevalue("sim_build") if "sim" in targets else None,
-             request.getfixturevalue("qemu_image") if "qemu" in targets else None)
+             request.getfixturevalue("qemu_image") if targets & {"qemu", "board"} else None)
     write_manifest(store, campaign, *built)
     store.total = len(campaign.points())
     yield store

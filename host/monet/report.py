@@ -152,6 +152,12 @@ def _manifest_lines(manifest):
         lines.append(f"qemu: image {q['image_hash']}, {q['kernel_package']} ({q['suite']}), {q['machine']} "
                      f"{q['cpus']} x {q['cpu']}, node memory {q['node_memory_mb']} MiB, distance {q['node_distance']}, "
                      f"{q['qemu']}")
+    if "board" in manifest:
+        b = manifest["board"]
+        lines.append(f"board: {b['board']}; image {b['image_hash']}, {b['kernel_package']}, {b['machine']}, "
+                     f"node memory {b['node_memory_mb']} MiB; FPGA: {b['fpga']}; bitstream "
+                     f"{b['bitstream_sha256'] or 'none'}, board serials {b['board_serials'] or 'none'}, "
+                     f"cabling {b['cabling'] or 'none'}")
     versions = manifest.get("versions", {})
     if versions:
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))

@@ -11,7 +11,7 @@ from monet.campaign import Campaign, CampaignError, runs_on
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_every_declared_default_is_accepted_by_its_own_parameter(name):
     benchmark = REGISTRY[name]
-    assert benchmark.help and set(benchmark.targets) <= {"sim", "qemu", "host"}
+    assert benchmark.help and set(benchmark.targets) <= {"sim", "qemu", "board", "host"}
     for param in benchmark.params + AXES:
         if param.default is not None:
             assert param.check(param.default), (name, param.name, param.default)
@@ -86,7 +86,7 @@ def test_a_benchmark_without_a_campaign_target_is_refused_by_campaigns(echo, tmp
     f = tmp_path / "c.yaml"
     f.write_text("benchmarks: [echo]")
     with pytest.raises(CampaignError, match=r"benchmarks\[0\]: echo runs on host only, not on a campaign target "
-                                            r"\(sim, qemu\)"):
+                                            r"\(sim, qemu, board\)"):
         Campaign(f)
 
 

@@ -2,12 +2,14 @@
 NUMA node 1), STREAM and YCSB/memcached in the guest, and the harness's failure paths; the same image on QEMU's
 xlnx-zcu102 machine with the board's own device tree, the ZCU102 stand-in."""
 
+import json
 import re
 import subprocess
 
 import pytest
 
 from monet import qemu, stream, ycsb
+from monet.cli import main
 
 
 def test_guest_has_a_cpu_less_remote_node_and_the_overlay_onlines_it(qemu_guest):
@@ -82,3 +84,21 @@ def test_the_zcu102_stand_in_boots_the_boards_tree_and_runs_stream_and_ycsb_on_t
 def test_an_unknown_qemu_machine_is_refused_by_name(qemu_image):
     with pytest.raises(qemu.QemuError, match="machine 'sabre': accepted are virt, zcu102"):
         qemu.qemu_command(qemu_image, machine="sabre")
+
+
+def test_a_board_campaign_runs_the_linux_workloads_on_the_stand_in_and_says_there_is_no_fabric(tmp_path):
+    (tmp_path / "board.yaml").write_text("name: board-smoke\naxes:\n  target: [board]\nbenchmarks:\n"
+                                         "  - stream: {node: [1], n: [200000], reps: [2]}\n"
+                                         "  - ycsb: {workload: [c], node: [1], operations: [300], threads: [2]}\n")
+    assert main(["campaign", "run", str(tmp_path / "board.yaml"), "--results", str(tmp_path / "out")]) == 0
+    records = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["point"]["benchmark"] for r in records) == ["stream", "ycsb"]
+    for r in records:
+        assert r["result"]["target"] == "board" and "stand-in" in r["result"]["board"]
+        assert r["result"]["fpga"]["loaded"] is False and "no FPGA fabric" in r["result"]["fpga"]["note"]
+        assert r["result"]["remote_memory"]["mib"] > 0.8 * qemu.MEMORY_MB[1]
+    results = {r["point"]["benchmark"]: r["result"] for r in records}
+    assert results["stream"]["validates"] and results["ycsb"]["failed"] == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["board"]["machine"] == "xlnx-zcu102" and manifest["board"]["bitstream_sha256"] is None
+    assert "qemu" not in manifest      # no virt guest ran

@@ -104,10 +104,11 @@ AXES = (
           choices=PLACEMENTS, default="remote"),
     Param("hmc_native", "1: the HMC link itself runs over the fiber instead of ours (memory hmc, remote, "
           "half width over 8 lanes)", choices=(0, 1), default=0, flag="--hmc-native"),
-    Param("target", "sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)",
-          choices=("sim", "qemu"), default="sim"),
+    Param("target", "sim (the soft CPU and the link), qemu (Linux on the board-in-a-box) or board (Linux on the "
+          "compute card, today its QEMU xlnx-zcu102 stand-in)", choices=("sim", "qemu", "board"), default="sim"),
 )
 AXIS = {a.name: a for a in AXES}
+LINUX_TARGETS = ("qemu", "board")    # Linux guests: the same image and workloads
 LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width", "placement", "hmc_native")
 MEMORY_AXES = ("memory", "rate_gbps", "lanes", "placement", "hmc_width", "hmc_native")   # memory_refusal's
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"

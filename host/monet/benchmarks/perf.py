@@ -10,7 +10,7 @@ class Perf(Benchmark):
     """perf stat cycles and instructions around STREAM under Linux (board-in-a-box)."""
 
     order = 80
-    targets = ("qemu",)
+    targets = ("qemu", "board")
     axes = ()
     errors = (stream.StreamError,)
     params = (
@@ -26,7 +26,7 @@ class Perf(Benchmark):
         return stream.run_qemu(target, point["node"], n=point["n"], repetitions=point["reps"], perf=True)
 
     def show(self, point, result):
-        print(f"perf stat over STREAM on qemu, node {point['node']}, {point['n']} elements")
+        print(f"perf stat over STREAM on {point['target']}, node {point['node']}, {point['n']} elements")
         print_table([["cycles", fmt(result.get("cycles"), 0)], ["instructions", fmt(result.get("instructions"), 0)],
                      ["IPC", ipc_text(result)], ["Triad MB/s", f"{result['kernels']['triad']['best_MBps']:.0f}"]],
                     ["figure", "value"])

@@ -16,7 +16,7 @@ class Ycsb(Benchmark):
     """YCSB workload A, B, C or F against memcached: ops/s, latency, IPC."""
 
     order = 60
-    targets = ("qemu", "host")
+    targets = ("qemu", "board", "host")
     axes = ()
     errors = (ycsb.YcsbError,)
     forward_port = True
