@@ -308,6 +308,17 @@ def test_linux_sections(tmp_path):
     assert plt.imread(tmp_path / "results" / "ycsb.png").shape[:2] == (462, 704)
 
 
+def test_linux_sections_name_the_board_stand_in_when_its_points_ran_there(tmp_path):
+    board = [{"point": {**r["point"], "target": "board"}, "result": r["result"]} for r in QEMU]
+    tables = sections_of(report.make_report(store(tmp_path, board))[0].read_text())
+    stand_in = "the board's QEMU xlnx-zcu102 stand-in"
+    for title in (f"STREAM under Linux, {stand_in} (paper Figs 12-13)",
+                  f"YCSB on memcached, {stand_in} (paper Figs 15-18)",
+                  f"perf stat over STREAM, {stand_in} (paper Fig 19)"):
+        assert title in tables
+    assert not any("board-in-a-box" in title for title in tables)
+
+
 def test_the_stream_distance_plot_draws_each_kernel_and_the_paper_at_36_m():
     fig, ax = plt.subplots()
     stream_bench.draw_stream_distance(ax, stream_bench.stream_series(RECORDS))

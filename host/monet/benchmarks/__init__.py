@@ -109,6 +109,13 @@ AXES = (
 )
 AXIS = {a.name: a for a in AXES}
 LINUX_TARGETS = ("qemu", "board")    # Linux guests: the same image and workloads
+WHERE = {"qemu": "board-in-a-box", "board": "the board's QEMU xlnx-zcu102 stand-in", "host": "this machine"}
+
+
+def where_ran(records):
+    """Where a report section's points ran, in words (for its title)."""
+    targets = {r["point"]["target"] for r in records}
+    return " and ".join(WHERE[t] for t in (*LINUX_TARGETS, "host") if t in targets)
 LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width", "placement", "hmc_native")
 MEMORY_AXES = ("memory", "rate_gbps", "lanes", "placement", "hmc_width", "hmc_native")   # memory_refusal's
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"

@@ -1,7 +1,7 @@
 """perf stat (cycles, instructions) around STREAM under Linux on the board-in-a-box (paper Fig 19)."""
 
 from monet import stream
-from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, register
+from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, register, where_ran
 from monet.tables import fmt, ipc_text, print_table
 
 
@@ -38,7 +38,7 @@ class Perf(Benchmark):
         rows = [[r["point"]["node"], r["point"]["n"], fmt(r["result"].get("cycles"), 0),
                  fmt(r["result"].get("instructions"), 0), ipc_text(r["result"]),
                  f"{r['result']['kernels']['triad']['best_MBps']:.0f}"] for r in pf]
-        return [("perf stat over STREAM, board-in-a-box (paper Fig 19)",
+        return [(f"perf stat over STREAM, {where_ran(pf)} (paper Fig 19)",
                  ["node", "elements", "cycles", "instructions", "IPC", "Triad MB/s"], rows, None,
                  "perf stat -e cycles,instructions around STREAM. QEMU counts a virtual clock for cycles and has no "
                  "instructions event (with -icount IPC is 1.00 by construction), so IPC is reported as not "

@@ -4,7 +4,7 @@ machine (paper Figs 12-14, 19)."""
 from collections import defaultdict
 
 from monet import stream
-from monet.benchmarks import LINUX_TARGETS, NODE_DESCRIBED, Benchmark, Param, Verdict, register
+from monet.benchmarks import LINUX_TARGETS, NODE_DESCRIBED, WHERE, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
 from monet.soc.sim import LOCAL_RAM_SIZE
 from monet.stats import linear_fit
@@ -147,7 +147,7 @@ class Stream(Benchmark):
                  "yes" if all(x["validates"] for x in by_node[node]) else "NO"] for node, v in best.items()]
         if 0 in best and 1 in best:
             rows.append(["node 1 / node 0", *(f"{100 * best[1][k] / best[0][k]:.1f} %" for k in KERNELS), ""])
-        where = "board-in-a-box" if target == "qemu" else "the board's QEMU xlnx-zcu102 stand-in"
+        where = WHERE[target]
         plot = f"stream_{target}.png"
         with figure(out / plot, f"STREAM per kernel and NUMA node, {where} (paper Figs 12-13)",
                     "kernel", "best rate (MB/s)") as ax:

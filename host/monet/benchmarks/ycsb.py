@@ -1,7 +1,7 @@
 """YCSB workloads A, B, C, F against memcached: ops/s, latency and IPC (paper Figs 15-18)."""
 
 from monet import ycsb
-from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.benchmarks import Benchmark, Param, Verdict, register, where_ran
 from monet.benchmarks.stream import refuse_remote_node
 from monet.paper import PAPER_YCSB
 from monet.tables import figure, ipc_text, print_table
@@ -67,7 +67,7 @@ class Ycsb(Benchmark):
             labels = [f"{r['point']['workload'].upper()} n{r['point']['node']}" for r in yc]
             ax.bar(labels, [r["result"]["ops_per_s"] for r in yc], label="ops/s")
             ax.axhline(PAPER_YCSB["ops_per_s"], color="k", ls=":", label="paper: local DDR4 on the A53 (about 1400)")
-        return [("YCSB on memcached, board-in-a-box (paper Figs 15-18)",
+        return [(f"YCSB on memcached, {where_ran(yc)} (paper Figs 15-18)",
                  ["workload", "node", "threads", "operations", "ops/s", "avg (ms)", "p99 (ms)", "failed",
                   "IPC (memcached)"], rows, "ycsb.png",
                  "The real YCSB core (0.17.0) and our spymemcached binding on the host, memcached in the guest bound "
