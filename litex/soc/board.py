@@ -151,6 +151,8 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
     from monet.campaign import git_revision
     from monet.sim import REPO, tool_versions
 
+    from monet.soc.cards import resolve_cage
+
     target = board_module(board)
     if role not in ROLES:
         raise BoardError(f"--role {role}: accepted are {', '.join(ROLES)}")
@@ -165,7 +167,7 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
         _require_vivado("--build")
     if load:
         _require_vivado("--load")
-    target.check_link(lanes, rate, cage or target.default_cage(lanes))
+    cage = resolve_cage(lanes, rate, cage, target.CAGES)
     out = Path(out) if out else default_output(board, role, lanes, rate)
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()

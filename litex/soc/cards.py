@@ -11,6 +11,7 @@ the transceiver kind; `monet board build` (board.py) builds them.
 from migen import *
 from migen.genlib.cdc import MultiReg
 
+from litex.build.generic_platform import Pins, Subsignal
 from litex.gen import LiteXModule
 from litex.soc.integration.soc import SoCRegion
 from litex.soc.integration.soc_core import SoCCore
@@ -47,23 +48,28 @@ PS_DDR_LOW_SIZE = 0x8000_0000
 PS_QSPI_SIZE   = 0x0400_0000
 
 
-def check_link(lanes, rate_gbps, cage, cages):
-    """Refuses lane counts, rates and cages a board does not have (`cages`: name -> lanes), by flag."""
+def resolve_cage(lanes, rate_gbps, cage, cages):
+    """The cage the lanes go to (`cage`, or the first of the board's `cages`, name -> lanes, with room for
+    them); refuses lane counts, rates and cages the board does not have, by flag."""
     if lanes not in LANES:
         raise BoardError(f"--lanes {lanes}: accepted are {', '.join(map(str, LANES))}")
     if rate_gbps not in RATES_GBPS:
         raise BoardError(f"--rate {rate_gbps:g}: accepted are {', '.join(f'{r:g}' for r in RATES_GBPS)} (Gb/s)")
+    cage = cage or next((name for name, n in cages.items() if n >= lanes), next(iter(cages)))
     if cage not in cages:
         raise BoardError(f"--cage {cage}: accepted are {', '.join(cages)}")
     if lanes > cages[cage]:
         wide = [name for name, n in cages.items() if n >= lanes]
         hint = f"{lanes} lanes need --cage {wide[0]}" if wide else f"this board has at most {max(cages.values())}"
         raise BoardError(f"--lanes {lanes} with --cage {cage}: the {cage} cages have {cages[cage]} lanes ({hint})")
+    return cage
 
 
-def default_cage(lanes, cages):
-    """The first cage (in the board's order) with room for `lanes`, else the first."""
-    return next((name for name, n in cages.items() if n >= lanes), next(iter(cages)))
+def transceiver_io(cage, pins):
+    """Platform IOs `<cage>_tx` and `<cage>_rx` (p and n) of lane i from pins[i] = (TX p, TX n, RX p, RX n)."""
+    return [(f"{cage}_{direction}", lane, Subsignal("p", Pins(p)), Subsignal("n", Pins(n)))
+            for lane, (tx_p, tx_n, rx_p, rx_n) in enumerate(pins)
+            for direction, p, n in (("tx", tx_p, tx_n), ("rx", rx_p, rx_n))]
 
 
 class BoardLanes(LiteXModule, AutoCSR):

@@ -31,8 +31,7 @@ from monet.cores.link.core import LinkEndpoint
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import DDR4Memory
 from monet.soc.board import main_for
-from monet.soc.cards import (REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, check_link as check_link_on,
-                             default_cage as default_cage_on)
+from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
 from monet.soc.remote import LINK_RETRY_DEPTH
 
 BOARD        = "zcu102"
@@ -47,28 +46,12 @@ MGMT_ROM_SIZE, MGMT_SRAM_SIZE = 0x10000, 0x2000
 # Transceiver pins the litex-boards platform lacks: the SFP+ cages (bank 230, GTHE4_CHANNEL_X1Y12..15) and their
 # reference clock, and FMC HPC0's DP lanes and GBTCLK0 as lanes.
 _sfp_pins = [("E4", "E3", "D2", "D1"), ("D6", "D5", "C4", "C3"), ("B6", "B5", "B2", "B1"), ("A8", "A7", "A4", "A3")]
+_fmc_pins = [tuple(f"FMC_HPC0:DP{i}_{pin}" for pin in ("C2M_P", "C2M_N", "M2C_P", "M2C_N")) for i in range(8)]
 _io = [
     ("sfp_refclk", 0, Subsignal("p", Pins("C8")), Subsignal("n", Pins("C7"))),
     ("fmc_refclk", 0, Subsignal("p", Pins("FMC_HPC0:GBTCLK0_M2C_C_P")),
                       Subsignal("n", Pins("FMC_HPC0:GBTCLK0_M2C_C_N"))),
-] + [
-    (f"sfp_{direction}", i, Subsignal("p", Pins(p)), Subsignal("n", Pins(n)))
-    for i, (tx_p, tx_n, rx_p, rx_n) in enumerate(_sfp_pins)
-    for direction, p, n in (("tx", tx_p, tx_n), ("rx", rx_p, rx_n))
-] + [
-    (f"fmc_{direction}", i, Subsignal("p", Pins(f"FMC_HPC0:DP{i}_{pins}_P")),
-                            Subsignal("n", Pins(f"FMC_HPC0:DP{i}_{pins}_N")))
-    for i in range(8)
-    for direction, pins in (("tx", "C2M"), ("rx", "M2C"))
-]
-
-
-def check_link(lanes, rate_gbps, cage):
-    check_link_on(lanes, rate_gbps, cage, CAGES)
-
-
-def default_cage(lanes):
-    return default_cage_on(lanes, CAGES)
+] + transceiver_io("sfp", _sfp_pins) + transceiver_io("fmc", _fmc_pins)
 
 
 def platform():
@@ -113,9 +96,7 @@ class MemoryCardSoC(SoCCore):
     clock (1 GHz here); it is proven on this board at 125 MHz (litex-boards' default). A build that misses
     timing or calibration drops to that rate with the MIG instead: see the README's "On a board".
     """
-    def __init__(self, lanes=4, rate_gbps=15.0, cage=None, with_delay_line=False):
-        cage = cage or default_cage(lanes)
-        check_link(lanes, rate_gbps, cage)
+    def __init__(self, lanes, rate_gbps, cage, with_delay_line=False):
         self.cage = cage
         plat = platform()
         self.crg = _MemoryCardClocks(plat, SYS_CLK_HZ)
@@ -152,10 +133,8 @@ class MemoryCardSoC(SoCCore):
             self.add_constant(name, value)
 
 
-def make_card(role, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None, with_delay_line=False):
-    """The SoC of `role` ("compute" or "memory")."""
-    cage = cage or default_cage(lanes)
-    check_link(lanes, rate_gbps, cage)
+def make_card(role, lanes, rate_gbps, cage, ps_preset=None, with_delay_line=False):
+    """The SoC of `role` ("compute" or "memory"), its lanes on `cage` (checked: cards.resolve_cage)."""
     if role == "compute":
         return ComputeCard(platform(), "ZCU102", lanes, rate_gbps, cage, GTH4, GTH4QuadPLL, ps_preset, with_delay_line)
     return MemoryCardSoC(lanes, rate_gbps, cage, with_delay_line)

@@ -19,7 +19,7 @@ from litex.build.xilinx import VivadoProgrammer, XilinxUSPPlatform
 from liteiclink.serdes.gty_ultrascale import GTY, GTYQuadPLL
 
 from monet.soc.board import main_for
-from monet.soc.cards import ComputeCard, check_link as check_link_on, default_cage as default_cage_on
+from monet.soc.cards import ComputeCard, transceiver_io
 
 BOARD  = "zcu111"
 DEVICE = "xczu28dr-ffvg1517-2-e"
@@ -33,11 +33,7 @@ _sfp_tx_disable_b = "G12 G10 K12 J7"
 _io = [
     ("sfp_refclk", 0, Subsignal("p", Pins("V31")), Subsignal("n", Pins("V32"))),
     ("sfp_tx_disable_b", 0, Pins(_sfp_tx_disable_b), IOStandard("LVCMOS12"), Misc("SLEW=SLOW"), Misc("DRIVE=8")),
-] + [
-    (f"sfp_{direction}", i, Subsignal("p", Pins(p)), Subsignal("n", Pins(n)))
-    for i, (tx_p, tx_n, rx_p, rx_n) in enumerate(_sfp_pins)
-    for direction, p, n in (("tx", tx_p, tx_n), ("rx", rx_p, rx_n))
-]
+] + transceiver_io("sfp", _sfp_pins)
 
 
 class Platform(XilinxUSPPlatform):
@@ -48,19 +44,10 @@ class Platform(XilinxUSPPlatform):
         return VivadoProgrammer()
 
 
-def check_link(lanes, rate_gbps, cage):
-    check_link_on(lanes, rate_gbps, cage, CAGES)
-
-
-def default_cage(lanes):
-    return default_cage_on(lanes, CAGES)
-
-
-def make_card(role, lanes=4, rate_gbps=15.0, cage=None, ps_preset=None, with_delay_line=False):
-    """The compute card (the ZCU111 has no memory-card target: pair it with a ZCU102's)."""
+def make_card(role, lanes, rate_gbps, cage, ps_preset=None, with_delay_line=False):
+    """The compute card (the ZCU111 has no memory-card target: pair it with a ZCU102's), its lanes on `cage`
+    (checked: cards.resolve_cage)."""
     assert role in ROLES
-    cage = cage or default_cage(lanes)
-    check_link(lanes, rate_gbps, cage)
     plat = Platform()
     soc = ComputeCard(plat, "ZCU111", lanes, rate_gbps, cage, GTY, GTYQuadPLL, ps_preset, with_delay_line)
     soc.comb += plat.request("sfp_tx_disable_b").eq(2**len(_sfp_pins) - 1)    # every cage's laser on

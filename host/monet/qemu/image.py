@@ -300,22 +300,23 @@ def _patched_zcu102(source):
     clock = max(phandles) + 1
     source = source.replace('compatible = "xlnx,zynqmp-firmware";',
                             'compatible = "xlnx,zynqmp-firmware";\n\t\t\tstatus = "disabled";', 1)
-    start = source.index("serial@ff000000 {")
-    end = source.index("\n\t\t};", start)       # the node's own closing brace (no child nodes)
-    uart = source[start:end]
-    uart = re.sub(r"\n\t+(power-domains|pinctrl-names|pinctrl-0) = [^;]*;", "", uart)
-    uart = re.sub(r"clocks = <[^>]*>;", f"clocks = <{clock:#x} {clock:#x}>;", uart)
-    source = source[:start] + uart + source[end:]
-    # GEM3, the board's Ethernet: the same fixed clock for its five, none of the firmware's resources, and its
-    # PHY where QEMU's GEM answers (MDIO address 23; the board's is at 12).
-    start = source.index("ethernet@ff0e0000 {")
-    end = source.index("\n\t\t};", start)
-    gem = source[start:end]
-    gem = re.sub(r"\n\t+(iommus|power-domains|resets|reset-names|pinctrl-names|pinctrl-0) = [^;]*;", "", gem)
-    gem = re.sub(r"\tclocks = <[^>]*>;", "\tclocks = <" + " ".join([f"{clock:#x}"] * 5) + ">;", gem)
-    gem = re.sub(r"ethernet-phy@[0-9a-f]+ \{\n(\t+)reg = <[^>]*>;",
-                 lambda m: f"ethernet-phy@{QEMU_GEM_PHY:x} {{\n{m.group(1)}reg = <{QEMU_GEM_PHY:#x}>;", gem)
-    source = source[:start] + gem + source[end:]
+
+    def on_fixed_clock(source, node, clocks, firmware_properties, more=lambda text: text):
+        """`node` (a child of /axi) without the firmware's `firmware_properties`, its `clocks` clock inputs
+        all the fixed clock, then `more` applied to it."""
+        start = source.index(f"{node} {{")
+        end = source.index("\n\t\t};", start)      # the node's own closing brace, two tabs in
+        text = re.sub(rf"\n\t+({'|'.join(firmware_properties)}) = [^;]*;", "", source[start:end])
+        text = re.sub(r"\tclocks = <[^>]*>;", "\tclocks = <" + " ".join([f"{clock:#x}"] * clocks) + ">;", text)
+        return source[:start] + more(text) + source[end:]
+
+    source = on_fixed_clock(source, "serial@ff000000", 2, ("power-domains", "pinctrl-names", "pinctrl-0"))
+    # GEM3, the board's Ethernet: its PHY where QEMU's GEM answers (MDIO address 23; the board's is at 12).
+    source = on_fixed_clock(source, "ethernet@ff0e0000", 5,
+                            ("iommus", "power-domains", "resets", "reset-names", "pinctrl-names", "pinctrl-0"),
+                            lambda text: re.sub(r"ethernet-phy@[0-9a-f]+ \{\n(\t+)reg = <[^>]*>;",
+                                                lambda m: f"ethernet-phy@{QEMU_GEM_PHY:x} {{\n{m.group(1)}reg = "
+                                                          f"<{QEMU_GEM_PHY:#x}>;", text))
     source = re.sub(r"\n\tmemory@0 \{[^}]*\};\n", "\n", source)
     fixed = (f"\n\tmonet-fixed-clock {{\n\t\tcompatible = \"fixed-clock\";\n\t\t#clock-cells = <0x00>;\n"
              f"\t\tclock-frequency = <{ZCU102_FIXED_CLK_HZ}>;\n\t\tphandle = <{clock:#x}>;\n\t}};\n")

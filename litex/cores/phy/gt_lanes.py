@@ -115,7 +115,6 @@ class LaneEncoder(LiteXModule):
     def __init__(self, lanes, marker_period=MARKER_PERIOD):
         self.sink  = sink = stream.Endpoint(row_layout(lanes))
         self.words = [Record(word_layout, name=f"word{lane}") for lane in range(lanes)]
-        self.markers = Signal(32)
 
         # # #
 
@@ -155,7 +154,6 @@ class LaneEncoder(LiteXModule):
             If(left == 0,
                 If(marker_due,
                     since.eq(0),
-                    self.markers.eq(self.markers + 1),
                 ).Else(
                     since.eq(since + 1),
                     left.eq(2*level),
@@ -280,7 +278,7 @@ class LaneBonding(LiteXModule):
             slipped.eq(aligned & all_valid & any_marker & ~all_marker),
             self.up.eq(aligned & self.ready),
         ]
-        for lane, (sink, source) in enumerate(zip(sinks, sources)):
+        for sink, source in zip(sinks, sources):
             self.comb += [
                 source.valid.eq(row & self.ready),
                 source.data[:BLOCK_BITS].eq(sink.data),
