@@ -8,8 +8,9 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 #include "monet_hal.h"
+#include "window.h"
 
 #include "remat.h"
 #include "stream_run.h"

@@ -1,5 +1,7 @@
-/* MONet-open bare-metal console for the compute card's soft CPU: the line parser and dispatcher, the
- * shared output helpers, and the SoC-wide commands. Each core's commands are in cmd_<core>.c.
+/* MONet-open bare-metal console for the compute card's soft CPU: the UART line reader and the commands that
+ * need the CPU itself (its counters, the end of the simulation). The line parser, the dispatcher and the
+ * commands that reach the SoC through CSRs are firmware/console's, shared with monet-ctl; the commands that
+ * access the remote window from the CPU are cmd_access.c and cmd_stream.c.
  * One command per line; every command answers exactly one JSON line (errors too: {"error": "..."}). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,66 +12,14 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 #include "monet_hal.h"
 #include <irq.h>
 #include <libbase/uart.h>
 
 #include "cpu_counters.h"
-#include "remat.h"
 
-/* -1: not `command key=value ...`; -2: more than MAX_ARGS arguments. */
-static int parse(char *line, char **cmd, struct args *a) {
-    a->n = 0;
-    *cmd = strtok(line, " \t");
-    if (!*cmd) return -1;
-    char *tok;
-    while ((tok = strtok(NULL, " \t"))) {
-        if (a->n == MAX_ARGS) return -2;
-        char *eq = strchr(tok, '=');
-        if (!eq) return -1;
-        *eq = 0;
-        a->key[a->n] = tok;
-        a->val[a->n] = eq + 1;
-        a->n++;
-    }
-    return 0;
-}
-
-const char *arg_str(struct args *a, const char *key, const char *def) {
-    for (int i = 0; i < a->n; i++) if (!strcmp(a->key[i], key)) return a->val[i];
-    return def;
-}
-
-uint32_t arg_u32(struct args *a, const char *key, uint32_t def) {
-    const char *v = arg_str(a, key, NULL);
-    return v ? strtoul(v, NULL, 0) : def;
-}
-
-void error(const char *what) { printf("{\"error\": \"%s\"}\n", what); }
-
-void print_samples(const char *name, const uint32_t *v, uint32_t n) {
-    printf("\"%s\": [", name);
-    for (uint32_t i = 0; i < n; i++) printf("%s%u", i ? "," : "", (unsigned)v[i]);
-    printf("]");
-}
-
-void print_faults(uint32_t before) {
-    struct remat_faults f;
-    remat_faults(&f);
-    printf("\"fault\": %s, \"faults\": %u, \"fault_addr\": %u, \"fault_kind\": %u",
-           f.count != before ? "true" : "false", (unsigned)f.count, (unsigned)f.addr, (unsigned)f.kind);
-}
-
-/* SoC-wide commands ------------------------------------------------------------------------- */
-
-static void cmd_info(struct args *a) {
-    (void)a;
-    printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
-           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u}\n",
-           (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
-           (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE);
-}
+/* The CPU's commands ------------------------------------------------------------------------ */
 
 static void cmd_counters(struct args *a) {
     (void)a;
@@ -88,19 +38,8 @@ static void cmd_exit(struct args *a) {
     sim_exit_finish_write(1);
 }
 
-/* The command table: every define_command of every object, in link order. */
-extern const struct command _fcommands[], _ecommands[];
+uint64_t console_cycles(void) { return rd64(0); }
 
-static void cmd_help(struct args *a) {
-    (void)a;
-    printf("{\"commands\": {");
-    for (const struct command *c = _fcommands; c < _ecommands; c++)
-        printf("%s\"%s\": \"%s\"", c == _fcommands ? "" : ", ", c->name, c->help);
-    printf("}}\n");
-}
-
-define_command(help, cmd_help, "this list");
-define_command(info, cmd_info, "SoC facts");
 define_command(counters, cmd_counters, "mcycle, minstret");
 define_command(exit, cmd_exit, "end the simulation");
 
@@ -145,15 +84,7 @@ int main(void) {
         }
         line[len] = 0;
         if (overlong) { error("line longer than " XSTR(CONSOLE_LINE_MAX) " characters"); continue; }
-        char *cmd;
-        struct args a;
-        int parsed = parse(line, &cmd, &a);
-        if (parsed == -2) { error("more than " XSTR(MAX_ARGS) " key=value arguments"); continue; }
-        if (parsed < 0) { error("expected: command key=value ..."); continue; }
-        const struct command *c = _fcommands;
-        while (c < _ecommands && strcmp(cmd, c->name)) c++;
-        if (c < _ecommands) c->fn(&a);
-        else printf("{\"error\": \"unknown command %s, try help\"}\n", cmd);
+        console_line(line);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* MONet-open driver HAL: how the drivers reach CSRs.
  * Bare metal (default): CSRs are memory-mapped at their generated addresses.
- * Linux user space defines MONET_HAL_LINUX and provides monet_hal_base (an mmap of /dev/mem or UIO). */
+ * Linux user space (MONET_HAL_LINUX): the program provides monet_hal_read32/monet_hal_write32 (monet-ctl's:
+ * an mmap of UIO or /dev/mem, or Etherbone through litex_server), called with the generated addresses. */
 #ifndef MONET_HAL_H
 #define MONET_HAL_H
 
@@ -8,14 +9,15 @@
 #include <generated/csr.h>
 
 #ifdef MONET_HAL_LINUX
-extern volatile uint8_t *monet_hal_base; /* mapping of CSR_BASE */
-#define MONET_CSR_PTR(addr) ((volatile uint32_t *)(monet_hal_base + ((addr) - CSR_BASE)))
+uint32_t monet_hal_read32(uint32_t addr);
+void monet_hal_write32(uint32_t addr, uint32_t v);
+static inline uint32_t hal_read32(uint32_t addr) { return monet_hal_read32(addr); }
+static inline void hal_write32(uint32_t addr, uint32_t v) { monet_hal_write32(addr, v); }
 #else
-#define MONET_CSR_PTR(addr) ((volatile uint32_t *)(uintptr_t)(addr))
+static inline uint32_t hal_read32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)addr; }
+static inline void hal_write32(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)addr = v; }
 #endif
 
-static inline uint32_t hal_read32(uint32_t addr) { return *MONET_CSR_PTR(addr); }
-static inline void hal_write32(uint32_t addr, uint32_t v) { *MONET_CSR_PTR(addr) = v; }
 /* A CSR field by its generated CSR_<name>_OFFSET and _SIZE (LiteX's csr.h, from the gateware's CSRFields):
  * FIELD_PUT(REMOTE_LINK_C_FRAMING_PAIRING, 1) is the word with that field set, FIELD_GET takes it out. */
 #define FIELD_MASK(f)       ((uint32_t)((1ull << CSR_##f##_SIZE) - 1))

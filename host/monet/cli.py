@@ -181,6 +181,35 @@ def cmd_sim_speed(args):
     return 0
 
 
+def cmd_sim_serve(args):
+    from monet import ctl
+    from monet.sim import SimBuild, SimTarget
+    if not ctl.port_free(args.port):
+        raise ctl.CtlError(f"127.0.0.1:{args.port} is in use: pick another port for litex_server (--port)")
+    build = SimBuild(log=_log).ensure()
+    binary = ctl.sim_binary(build)
+    with SimTarget(build) as target, ctl.LitexServer(target.bridge_port, port=args.port) as server:
+        print(f"sim: the SoC's CSRs on 127.0.0.1:{server.port} (litex_server, Etherbone over TCP); for example\n"
+              f"  {binary} --csr {server.spec} help\n"
+              f"  litex_cli --port {server.port} --csr-csv {build.dir / 'csr.csv'} --regs\n"
+              "Ctrl-C ends the sim.", flush=True)
+        while target.child.isalive() and server.proc.poll() is None:
+            time.sleep(1)
+    print("sim: the sim or litex_server ended", file=sys.stderr)
+    return 1
+
+
+def tcp_port(text):
+    """argparse type: a TCP port, 1-65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1 to 65535)")
+    return port
+
+
 OVER_GOAL_SHOWN = 12
 
 
@@ -312,6 +341,10 @@ def make_parser():
     ss = sim.add_parser("speed", help="cycles/s of the model on three fixed workloads (idle, CPU remote, PBB busy)")
     ss.add_argument("--json", action="store_true")
     ss.set_defaults(func=cmd_sim_speed)
+    sv = sim.add_parser("serve", help="run the sim with its CSRs served on 127.0.0.1 (litex_server): for monet-ctl, "
+                        "litex_cli, RemoteClient; until Ctrl-C")
+    sv.add_argument("--port", type=tcp_port, default=1234, help="litex_server's port (default 1234, LiteX's)")
+    sv.set_defaults(func=cmd_sim_serve)
 
     board = sub.add_parser("board", help="the board targets").add_subparsers(dest="board", required=True)
     be = board.add_parser("estimate", help="Yosys resources and logic depth of a card's cores (UltraScale+), "
@@ -335,10 +368,11 @@ def make_parser():
 def main(argv=None):
     parser = make_parser()
     args = parser.parse_args(argv)
+    from monet.ctl import CtlError
     from monet.sim import SimError
     try:
         return args.func(args)
-    except (SimError, QemuError) as e:
+    except (SimError, QemuError, CtlError) as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -26,6 +26,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from monet.soc.user_headers import write_user_headers
+
 BOARDS = {"zcu102": "monet.soc.zcu102", "zcu111": "monet.soc.zcu111"}
 ROLES  = ("compute", "memory")
 
@@ -93,17 +95,6 @@ def _output_to(path):
             yield
         finally:
             root.handlers = saved
-
-
-def write_user_headers(soc, folder):
-    """csr.h and soc.h for code outside the card (Linux user space on the PS, a host): addresses, fields and
-    constants, without LiteX's bare-metal access functions (firmware/lib's monet_hal.h brings its own)."""
-    from litex.soc.integration import export
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "soc.h").write_text(export.get_soc_header(soc.constants, with_access_functions=False))
-    (folder / "csr.h").write_text(export.get_csr_header(soc.csr_regions, soc.constants,
-                                                        csr_base=soc.mem_regions["csr"].origin,
-                                                        with_access_functions=False))
 
 
 OVERLAY = """/dts-v1/;

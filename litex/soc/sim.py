@@ -11,6 +11,8 @@ Build once with `build_sim(...)`; run `obj_dir/Vsim` in the gateware folder. Fir
 """
 
 import os
+import shutil
+from pathlib import Path
 
 from migen import *
 
@@ -20,6 +22,7 @@ from litex.build.sim.config import SimConfig
 from litex.soc.integration.soc import SoCRegion
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.integration.builder import Builder
+from litex.soc.cores.uart import RS232PHYModel, UARTBone
 from litex.soc.interconnect.csr import *
 from migen.genlib.io import CRG
 
@@ -29,6 +32,7 @@ from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_grouping
 from monet.soc.remote import RemoteMemoryPath
+from monet.soc.user_headers import write_user_headers
 
 NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
 REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
@@ -45,18 +49,29 @@ REMOTE_TAGS         = 128           # ReMAT's outstanding requests
 MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
-_io = [
-    ("sys_clk", 0, Pins(1)),
-    ("sys_rst", 0, Pins(1)),
-    ("serial", 0,
+
+
+def _byte_stream_pads(name):
+    """A byte stream each way between the model and a LiteX sim module (LiteX's sim serial pads)."""
+    return (name, 0,
         Subsignal("source_valid", Pins(1)),
         Subsignal("source_ready", Pins(1)),
         Subsignal("source_data",  Pins(8)),
         Subsignal("sink_valid",   Pins(1)),
         Subsignal("sink_ready",   Pins(1)),
         Subsignal("sink_data",    Pins(8)),
-    ),
+    )
+
+
+_io = [
+    ("sys_clk", 0, Pins(1)),
+    ("sys_rst", 0, Pins(1)),
+    _byte_stream_pads("serial"),     # the firmware console (serial2console: Vsim's stdin and stdout)
+    _byte_stream_pads("uartbone"),   # the CSR bridge (our monet_bridge module: a loopback TCP socket)
 ]
+SIM_MODULES = Path(__file__).resolve().parent / "sim_modules"
+USER_INCLUDE = "user_include"   # in a build: generated/ headers for monet-ctl (no bare-metal access functions)
+BRIDGE_PORT_ENV = "MONET_SIM_BRIDGE_PORT"   # Vsim's bridge listens on 127.0.0.1 at this port (0: any free one)
 
 
 class SimFinish(Module, AutoCSR):
@@ -79,6 +94,7 @@ class MonetSimSoC(SoCCore):
             integrated_rom_size      = ROM_SIZE,
             integrated_sram_size     = SRAM_SIZE,
             integrated_main_ram_size = LOCAL_RAM_SIZE,
+            timer_uptime             = True,   # a cycle count that monet-ctl's waits read through the bridge
             **kwargs)
 
         # Remote memory path: ReMAT, link, channel, memory card.
@@ -113,6 +129,12 @@ class MonetSimSoC(SoCCore):
         self.add_constant("CONSOLE_MAX_SAMPLES", CONSOLE_MAX_SAMPLES)
         self.add_constant("PBB_BUCKETS", PBB_BUCKETS)
 
+        # The CSR bridge: LiteX's UARTBone as a second bus master, its bytes on the monet_bridge sim module, so
+        # that litex_server and monet-ctl reach every register the firmware does (no CSR of its own).
+        self.uartbone_phy = RS232PHYModel(platform.request("uartbone"))
+        self.uartbone = UARTBone(phy=self.uartbone_phy, clk_freq=NOMINAL_CLK_HZ)
+        self.bus.add_master(name="uartbone", master=self.uartbone.wishbone)
+
         # Not named sim_finish: the stock BIOS would then expect the sim_marker CSRs too.
         self.sim_exit = SimFinish()
 
@@ -121,6 +143,7 @@ def sim_config():
     config = SimConfig()
     config.add_clocker("sys_clk", freq_hz=1_000_000)
     config.add_module("serial2console", "serial")
+    config.add_module("monet_bridge", "uartbone")
     return config
 
 
@@ -171,8 +194,12 @@ def build_sim(output_dir, jobs=2, **soc_kwargs):
     use_fast_grouping()
     soc = MonetSimSoC(**soc_kwargs)
     builder = ConsoleBuilder(soc, output_dir=output_dir)
-    builder.build(sim_config=sim_config(), run=False, opt_level="OPT", jobs=jobs, interactive=False)
     gateware = os.path.join(output_dir, "gateware")
+    # LiteX writes a variables.mak into the extra modules' folder: a copy in the build, not the sources.
+    modules = os.path.join(gateware, "sim_modules")
+    shutil.copytree(SIM_MODULES, modules, dirs_exist_ok=True)
+    builder.build(sim_config=sim_config(), run=False, opt_level="OPT", jobs=jobs, interactive=False,
+                  extra_mods=sorted(p.name for p in SIM_MODULES.iterdir() if p.is_dir()), extra_mods_path=modules)
     script = os.path.join(gateware, "build_sim.sh")
     with open(script) as f:
         text = f.read()
@@ -187,4 +214,5 @@ def build_sim(output_dir, jobs=2, **soc_kwargs):
     with open(script, "w") as f:   # LiteX writes the level unquoted; ours has a space
         f.write(text.replace("OPT_LEVEL=OPT ", f'OPT_LEVEL="{MODEL_OPT_LEVEL}" '))
     builder.write_software_script(jobs)
+    write_user_headers(soc, Path(output_dir) / USER_INCLUDE / "generated")
     return soc, builder, gateware

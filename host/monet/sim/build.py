@@ -65,7 +65,7 @@ def gateware_hash(config):
     h = hashlib.sha256()
     h.update(json.dumps(config, sort_keys=True).encode())
     h.update(json.dumps({k: v for k, v in tool_versions().items() if k != "riscv-gcc"}, sort_keys=True).encode())
-    for p in _files(GATEWARE_SOURCES, {".py"}):
+    for p in _files(GATEWARE_SOURCES, {".py", ".c", ""}):
         h.update(str(p.relative_to(REPO)).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]

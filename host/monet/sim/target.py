@@ -10,11 +10,15 @@ import pexpect
 from monet.console import ConsoleSession, spawn
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.sim.build import SimError
+from monet.soc.sim import BRIDGE_PORT_ENV
+
+BRIDGE_LINE = r"monet_bridge: listening on 127\.0\.0\.1:(\d+)"
 
 
 class SimTarget(ConsoleSession):
     """A running sim. `fw` (monet.firmware_console) has a method per firmware console command, checked
-    against the firmware's own table at boot; `command()` is its transport."""
+    against the firmware's own table at boot; `command()` is its transport. `bridge_port`: the loopback port
+    of its CSR bridge (UARTBone's bytes, for litex_server: monet.ctl)."""
 
     def __init__(self, build, boot_timeout=120, command_timeout=300):
         self.build = build
@@ -45,8 +49,17 @@ class SimTarget(ConsoleSession):
 
     def _boot(self, timeout):
         self.started = time.time()
+        # The CSR bridge (litex_server, monet-ctl: monet.ctl) listens on a free loopback port, named on the
+        # model's first lines.
+        env = dict(os.environ, **{BRIDGE_PORT_ENV: "0"})
         self.child = spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
-                           codec_errors="replace", timeout=timeout, echo=False)
+                           codec_errors="replace", timeout=timeout, echo=False, env=env)
+        try:
+            self.child.expect(BRIDGE_LINE, timeout=timeout)
+        except (pexpect.TIMEOUT, pexpect.EOF):
+            self.responsive = False
+            raise SimError(f"sim: Vsim did not open its CSR bridge; its output:\n{self.child.before}") from None
+        self.bridge_port = int(self.child.match.group(1))
         self.ready = self._read_json("the firmware's ready line", timeout)
         self.boot_seconds = time.time() - self.started
         self.fw = FirmwareConsole(self.command)

@@ -6,7 +6,7 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 
 #include "memcard.h"
 

@@ -8,10 +8,9 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 #include "monet_hal.h"
 
-#include "cpu_counters.h"
 #include "link.h"
 #include "pbb.h"
 
@@ -61,11 +60,12 @@ static void cmd_pbb(struct args *a) {
     uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
     link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
     /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
-    uint32_t budget = arg_u32(a, "timeout", 2000000), t0 = rdcycle32();
+    uint32_t budget = arg_u32(a, "timeout", 2000000);
+    uint64_t t0 = console_cycles();
     int timed_out = 0;
     pbb_start(&s);
     while (pbb_busy()) {
-        if (rdcycle32() - t0 > budget) { timed_out = 1; break; }
+        if (console_cycles() - t0 > budget) { timed_out = 1; break; }
     }
     link_counters(&fc, &cc, &fm, &cm, &a2b1, &b2a1);
     struct pbb_result r;

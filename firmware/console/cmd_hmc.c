@@ -7,7 +7,7 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 
 #include "hmc.h"
 

@@ -9,11 +9,10 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
-#include "console.h"
+#include "monet_console.h"
 #include "monet_hal.h"
 
 #include "channel.h"
-#include "cpu_counters.h"
 #include "link.h"
 #include "memcard.h"
 #include "remat.h"
@@ -139,8 +138,8 @@ static void cmd_retry(struct args *a) {
 }
 
 static void wait_cycles(uint64_t n) {
-    uint64_t t0 = rd64(0);
-    while (rd64(0) - t0 < n) ;
+    uint64_t t0 = console_cycles();
+    while (console_cycles() - t0 < n) ;
 }
 
 static void print_prbs(const char *name, int end) {

@@ -1,0 +1,101 @@
+/* The console's line parser and dispatcher, its output helpers and the SoC-wide commands that need no CPU
+ * of the SoC (`help`, `info`): shared by the firmware and monet-ctl (monet_console.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#include <generated/csr.h>
+#include <generated/mem.h>
+#include <generated/soc.h>
+
+#include "monet_console.h"
+#include "monet_hal.h"
+
+#include "remat.h"
+
+int console_errors;
+
+/* -1: not `command key=value ...`; -2: more than MAX_ARGS arguments. */
+static int parse(char *line, char **cmd, struct args *a) {
+    a->n = 0;
+    *cmd = strtok(line, " \t");
+    if (!*cmd) return -1;
+    char *tok;
+    while ((tok = strtok(NULL, " \t"))) {
+        if (a->n == MAX_ARGS) return -2;
+        char *eq = strchr(tok, '=');
+        if (!eq) return -1;
+        *eq = 0;
+        a->key[a->n] = tok;
+        a->val[a->n] = eq + 1;
+        a->n++;
+    }
+    return 0;
+}
+
+const char *arg_str(struct args *a, const char *key, const char *def) {
+    for (int i = 0; i < a->n; i++) if (!strcmp(a->key[i], key)) return a->val[i];
+    return def;
+}
+
+uint32_t arg_u32(struct args *a, const char *key, uint32_t def) {
+    const char *v = arg_str(a, key, NULL);
+    return v ? strtoul(v, NULL, 0) : def;
+}
+
+void error(const char *what) {
+    console_errors++;
+    printf("{\"error\": \"%s\"}\n", what);
+}
+
+void print_samples(const char *name, const uint32_t *v, uint32_t n) {
+    printf("\"%s\": [", name);
+    for (uint32_t i = 0; i < n; i++) printf("%s%u", i ? "," : "", (unsigned)v[i]);
+    printf("]");
+}
+
+void print_faults(uint32_t before) {
+    struct remat_faults f;
+    remat_faults(&f);
+    printf("\"fault\": %s, \"faults\": %u, \"fault_addr\": %u, \"fault_kind\": %u",
+           f.count != before ? "true" : "false", (unsigned)f.count, (unsigned)f.addr, (unsigned)f.kind);
+}
+
+/* The command table: every define_command of every object, in link order (the firmware's linker.ld names
+ * the section's ends; for a Linux program, GNU ld names them after the section). */
+extern const struct command __start_monet_commands[], __stop_monet_commands[];
+
+void console_line(char *line) {
+    char *cmd;
+    struct args a;
+    int parsed = parse(line, &cmd, &a);
+    if (parsed == -2) { error("more than " XSTR(MAX_ARGS) " key=value arguments"); return; }
+    if (parsed < 0) { error("expected: command key=value ..."); return; }
+    const struct command *c = __start_monet_commands;
+    while (c < __stop_monet_commands && strcmp(cmd, c->name)) c++;
+    if (c < __stop_monet_commands) c->fn(&a);
+    else {
+        console_errors++;
+        printf("{\"error\": \"unknown command %s, try help\"}\n", cmd);
+    }
+}
+
+static void cmd_help(struct args *a) {
+    (void)a;
+    printf("{\"commands\": {");
+    for (const struct command *c = __start_monet_commands; c < __stop_monet_commands; c++)
+        printf("%s\"%s\": \"%s\"", c == __start_monet_commands ? "" : ", ", c->name, c->help);
+    printf("}}\n");
+}
+
+static void cmd_info(struct args *a) {
+    (void)a;
+    printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
+           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u}\n",
+           (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
+           (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE);
+}
+
+define_command(help, cmd_help, "this list");
+define_command(info, cmd_info, "SoC facts");

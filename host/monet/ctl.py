@@ -1,0 +1,183 @@
+"""monet-ctl from the host: built against a SoC's user headers, run through litex_server on the sim's CSR bridge.
+
+monet-ctl (firmware/ctl) is the firmware console's CSR commands as a Linux program: the same lines, the same
+JSON answers, on the same register map. Against the sim it reaches the SoC's bus through LiteX's UARTBone (a
+second bus master), whose bytes the model's monet_bridge module puts on a loopback port; litex_server turns
+that into LiteX's Etherbone-over-TCP, which monet-ctl (and litex_cli, RemoteClient) speak.
+
+`CtlTarget(sim)` gives a running sim's `fw` over monet-ctl instead of the firmware: the benchmarks of
+monet.bench that only program CSRs (bandwidth: link, BFCT, the benchmark block) then run unchanged through it.
+"""
+
+import json
+import selectors
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from monet.firmware_console import FirmwareConsole
+from monet.locks import exclusive
+from monet.sim.build import REPO, _tail
+from monet.soc.sim import USER_INCLUDE
+
+CTL_SOURCES = REPO / "firmware" / "ctl"
+SERVER_START_TIMEOUT = 30     # seconds for litex_server to listen
+ANSWER_TIMEOUT = 300          # seconds for one answer (a long benchmark-block run in the sim)
+
+
+class CtlError(RuntimeError):
+    """monet-ctl or litex_server failed, or a command was refused (with the answer or the output seen)."""
+
+
+def build(include_dir, out_dir, cc="gcc"):
+    """Builds monet-ctl against the user headers in `include_dir` (a folder holding generated/) into
+    `out_dir` with the compiler `cc` (aarch64-linux-gnu-gcc for a board's PS); returns the binary's path.
+    make rebuilds only what changed; a lock keeps parallel builders of one folder apart."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / "build.log"
+    with exclusive(out_dir / "build.lock"), open(log, "w") as out:
+        r = subprocess.run(["make", "-s", "-C", str(CTL_SOURCES), f"INCLUDE={include_dir}", f"OUT={out_dir}",
+                            f"CC={cc}"], stdout=out, stderr=subprocess.STDOUT)
+    binary = out_dir / "monet-ctl"
+    if r.returncode != 0 or not binary.exists():
+        raise CtlError(f"monet-ctl build failed; see {log}:\n" + _tail(log))
+    return binary
+
+
+def sim_binary(sim_build):
+    """monet-ctl for a sim build's register map (in the build's ctl/ folder)."""
+    return build(sim_build.dir / USER_INCLUDE, sim_build.dir / "ctl")
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_free(port):
+    """Whether 127.0.0.1:`port` can be listened on (a probe that connects would find another server there)."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class LitexServer:
+    """LiteX's litex_server on a sim's CSR bridge (`bridge_port`), serving Etherbone on 127.0.0.1:`port`
+    (a free one when None). A context manager; close() ends it."""
+
+    def __init__(self, bridge_port, port=None):
+        if port is not None and not port_free(port):
+            raise CtlError(f"127.0.0.1:{port} is in use: pick another port for litex_server")
+        self.port = port or free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
+             f"socket://127.0.0.1:{bridge_port}", "--bind-ip", "127.0.0.1", "--bind-port", str(self.port)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + SERVER_START_TIMEOUT
+        while True:
+            if self.proc.poll() is not None:
+                raise CtlError(f"litex_server on the sim's bridge (127.0.0.1:{bridge_port}) ended: "
+                               f"{self.proc.stdout.read().strip()}")
+            try:
+                # litex_server serves one client at a time in turn; this probe leaves as soon as it connects.
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if time.time() > deadline:
+                    self.close()
+                    raise CtlError(f"litex_server did not listen on 127.0.0.1:{self.port} within "
+                                   f"{SERVER_START_TIMEOUT} s") from None
+                time.sleep(0.1)
+
+    @property
+    def spec(self):
+        """monet-ctl's --csr for this server."""
+        return f"tcp:127.0.0.1:{self.port}"
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class CtlSession:
+    """One monet-ctl reading command lines on stdin (`--csr spec`); command(line) returns its JSON answer and
+    raises CtlError on a refusal, as SimTarget.command does for the firmware."""
+
+    def __init__(self, binary, spec):
+        self.proc = subprocess.Popen([str(binary), "--csr", spec], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def command(self, line, timeout=None):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        if not self.selector.select(timeout or ANSWER_TIMEOUT):
+            raise CtlError(f"monet-ctl did not answer {line!r} within {timeout or ANSWER_TIMEOUT} s")
+        answer = self.proc.stdout.readline()
+        if not answer:
+            self.proc.wait()
+            raise CtlError(f"monet-ctl ended (status {self.proc.returncode}) on {line!r}: "
+                           f"{self.proc.stderr.read().strip()}")
+        answer = json.loads(answer)
+        if "error" in answer:
+            raise CtlError(f"monet-ctl refused {line!r}: {answer['error']}")
+        return answer
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.selector.close()
+
+
+class CtlTarget:
+    """A running sim driven through monet-ctl over its CSR bridge: `fw` is monet.firmware_console's client on
+    monet-ctl (checked against monet-ctl's `help`: its commands are the firmware's CSR commands), `build` the
+    sim's build. The sim itself stays the caller's."""
+
+    def __init__(self, sim):
+        self.build = sim.build
+        self.binary = sim_binary(sim.build)
+        self.server = LitexServer(sim.bridge_port)
+        try:
+            self.session = CtlSession(self.binary, self.server.spec)
+            self.fw = FirmwareConsole(self.session.command)
+            self.fw.verify(partial=True)
+        except BaseException:
+            self.server.close()
+            raise
+
+    def close(self):
+        self.session.close()
+        self.server.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+

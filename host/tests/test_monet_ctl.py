@@ -1,0 +1,103 @@
+"""monet-ctl on the sim: the firmware console's CSR commands as a Linux program, through the sim's CSR bridge
+(UARTBone, the model's monet_bridge module, litex_server), on the register map a board gets."""
+
+import subprocess
+
+import pytest
+
+from monet import bench, ctl
+from monet.firmware_console import ConsoleMismatch, FirmwareConsole
+
+
+@pytest.fixture(scope="module")
+def ctl_binary(sim_build):
+    return ctl.sim_binary(sim_build)
+
+
+@pytest.fixture
+def via_ctl(sim):
+    """The session's sim driven through monet-ctl (its firmware console stays usable beside it)."""
+    with ctl.CtlTarget(sim) as target:
+        yield target
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_bandwidth_through_monet_ctl_equals_the_firmware_console(sim, via_ctl, op):
+    # The same benchmark, once from the soft CPU's console and once from monet-ctl over the bridge: the same
+    # settings reach the same registers, so every figure is the same (SRAM: no refresh to fall anywhere).
+    # The first run after a link change may take a cycle more (the channel's block timer has a phase): a
+    # run first, then the two compared.
+    bench.bandwidth(sim, op, 32, 8, 8, 15.0, count=3000)
+    firmware = bench.bandwidth(sim, op, 32, 8, 8, 15.0, count=3000)
+    through_ctl = bench.bandwidth(via_ctl, op, 32, 8, 8, 15.0, count=3000)
+    assert through_ctl == firmware
+    assert firmware["transactions"] == 3000 and firmware["bandwidth_GBps"] > 1
+
+
+def test_monet_ctl_has_the_firmwares_csr_commands_with_their_keys(sim, via_ctl):
+    theirs = sim.fw.help()["commands"]
+    mine = via_ctl.fw.help()["commands"]
+    assert set(mine) == {"help", "info", "link", "retry", "errinj", "prbs", "hmc", "bfct", "faults", "combiner",
+                         "memcard", "pbb"}
+    assert {name: theirs[name] for name in mine} == mine
+    # What the CPU alone can do stays in the firmware.
+    assert {"rd", "wr", "fill", "check", "lat", "chase", "stream", "counters", "exit"} <= set(theirs) - set(mine)
+
+
+def test_a_bfct_entry_written_by_monet_ctl_is_what_the_firmware_reads(sim, via_ctl):
+    before = sim.fw.bfct(15)
+    try:
+        via_ctl.fw.bfct(15, en=1, r=1, w=0, target=1, base=3)
+        assert sim.fw.bfct(15) == {"idx": 15, "en": 1, "r": 1, "w": 0, "target": 1, "base": 3}
+    finally:
+        sim.fw.bfct(**before)
+
+
+def test_monet_ctl_refusals_are_the_firmwares(sim, via_ctl):
+    with pytest.raises(ctl.CtlError, match="lanes must be 1, 2, 4 or 8"):
+        via_ctl.fw.link(lanes=3)
+    with pytest.raises(ctl.CtlError, match="unknown command nosuch, try help"):
+        via_ctl.session.command("nosuch")
+
+
+def run(binary, *args, **env):
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, env=env or None)
+
+
+def test_one_command_from_the_command_line_answers_and_sets_the_exit_status(sim, ctl_binary):
+    with ctl.LitexServer(sim.bridge_port) as server:
+        info = run(ctl_binary, "--csr", server.spec, "info")
+        assert info.returncode == 0 and '"sections": 16' in info.stdout
+        refused = run(ctl_binary, "bfct", "idx=99", MONET_CTL_CSR=server.spec)
+        assert refused.returncode == 1 and "idx must be below the number of sections" in refused.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    ((), "no CSR access given: pass --csr SPEC or set MONET_CTL_CSR"),
+    (("--csr", "serial:/dev/ttyUSB0", "info"), "--csr serial:/dev/ttyUSB0: not a CSR access; expected one of"),
+    (("--csr", "tcp:127.0.0.1", "info"), "expected tcp:HOST:PORT"),
+    (("--csr", "mem:0x123", "info"), "page aligned (this SoC's: 0xf0000000)"),
+    (("--csr", "uio:/dev/uio9", "info"), "/dev/uio9 is not a UIO device with a map"),
+    (("--verbose", "info"), "unknown option --verbose"),
+])
+def test_bad_invocations_name_the_input_and_what_is_accepted(ctl_binary, args, message):
+    r = run(ctl_binary, *args, PATH="/usr/bin")
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_no_server_at_the_port_is_named(ctl_binary):
+    port = ctl.free_port()
+    r = run(ctl_binary, "--csr", f"tcp:127.0.0.1:{port}", "info")
+    assert r.returncode == 2 and f"nothing listens at 127.0.0.1:{port} (is litex_server running there?)" in r.stderr
+
+
+def test_the_console_client_checks_a_partial_table():
+    # monet-ctl lacks the CPU's commands (allowed) but must not differ in the keys of those it has.
+    keys = FirmwareConsole.commands()
+    table = {name: " ".join(f"{key}=" for key in keys[name]) for name in ("help", "bfct", "pbb")}
+    FirmwareConsole(lambda line, wait: {"commands": table}).verify(partial=True)
+    with pytest.raises(ConsoleMismatch, match="the client has `rd`, the firmware no such command"):
+        FirmwareConsole(lambda line, wait: {"commands": table}).verify()
+    table["bfct"] = "idx= en= r= w= target="
+    with pytest.raises(ConsoleMismatch, match="`bfct` takes base= in the client, not in the firmware"):
+        FirmwareConsole(lambda line, wait: {"commands": table}).verify(partial=True)
