@@ -10,6 +10,9 @@
 #include "monet_console.h"
 
 #include "hmc.h"
+#include "memcard.h"
+
+#ifdef MEMCARD_IN_MAP   /* a register map with the memory card */
 
 /* hmc [flit_ps=P] [delay=C] [ber=T] [seed=S]: the HMC link's FLIT time (width and lane rate), one-way delay
  * (SerDes and fiber), FLIT error threshold (/2**40) and error seed; answers them with the counters. */
@@ -39,3 +42,4 @@ static void cmd_hmc(struct args *a) {
     printf("}\n");
 }
 define_command(hmc, cmd_hmc, "[flit_ps= delay= ber=T (FLIT hit /2**40) seed=] and counters");
+#endif

@@ -27,10 +27,30 @@ static void print_link(void) {
     for (int i = 0; i < LINK_MAX_LANES; i++) printf("%s%u", i ? ", " : "", s.skew[i]);
     printf("], \"max_units\": %u, \"pairing\": %u, \"issue_rate\": %u", (unsigned)s.max_units, (unsigned)s.pairing,
            (unsigned)s.issue_rate);
-    printf(", \"memory\": %u, \"memlat\": %u, \"frames_c\": %u, \"crc_errors_c\": %u, \"frames_m\": %u, \"crc_errors_m\": %u, "
-           "\"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)memcard_memory(), (unsigned)memcard_latency(), (unsigned)fc, (unsigned)cc,
-           (unsigned)fm, (unsigned)cm, (unsigned)ba, (unsigned)bb);
+#ifdef MEMCARD_IN_MAP
+    printf(", \"memory\": %u, \"memlat\": %u", (unsigned)memcard_memory(), (unsigned)memcard_latency());
+#endif
+    printf(", \"frames_c\": %u, \"crc_errors_c\": %u", (unsigned)fc, (unsigned)cc);
+#if LINK_ENDS == 2
+    printf(", \"frames_m\": %u, \"crc_errors_m\": %u", (unsigned)fm, (unsigned)cm);
+#endif
+#ifdef LINK_SIM_CHANNEL
+    printf(", \"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)ba, (unsigned)bb);
+#else
+    printf(", \"rate_mbps\": %u, \"realigns\": %u}\n", (unsigned)LINK_RATE_MBPS,
+           (unsigned)hal_read32(CSR_LANES_REALIGNS_ADDR));
+#endif
 }
+
+#ifndef LINK_SIM_CHANNEL
+#ifdef LANES_MAX_DELAY
+#define LANES_REFUSAL "this card's lanes are " XSTR(LINK_LANES) " (its gateware's) and its delay 0.." \
+                      XSTR(LANES_MAX_DELAY) " cycles (emulated fiber)"
+#else
+#define LANES_REFUSAL "this card's lanes are " XSTR(LINK_LANES) " (its gateware's) and its delay 0 (built " \
+                      "without the delay line)"
+#endif
+#endif
 
 /* link [lanes=N] [block_ps=P] [delay=C] [skew=s0,s1,...] [memory=0|1|2] [memlat=C] [max_units=U] [pairing=0|1]
  *      [issue_rate=R] */
@@ -52,19 +72,29 @@ static void cmd_link(struct args *a) {
             if (*p == ',') p++;
         }
     }
+#ifdef LINK_SIM_CHANNEL
     if (s.block_ps == 0 || s.block_ps > 65535) { error("block_ps must be 1..65535"); return; }
     if (s.delay > CHANNEL_MAX_DELAY) { error("delay must be 0.." XSTR(CHANNEL_MAX_DELAY) " cycles"); return; }
+#endif
+#ifdef MEMCARD_IN_MAP
     uint32_t memory = arg_u32(a, "memory", memcard_memory());
     if (!memcard_has_memory(memory)) { error("memory must be 0 (SRAM), 1 (DDR4) or 2 (HMC), one the card was built with"); return; }
+#endif
     if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
     int rc = link_set(&s);
     if (rc == -1) { error("lanes must be 1, 2, 4 or 8"); return; }
     if (rc == -2) { error("max_units must be 1..8"); return; }
+#ifndef LINK_SIM_CHANNEL
+    if (rc == -3) { error(LANES_REFUSAL); return; }
+#endif
+#ifdef MEMCARD_IN_MAP
     memcard_set_memory(memory);
     memcard_set_latency(arg_u32(a, "memlat", memcard_latency()));
+#endif
     print_link();
 }
 
+#ifdef LINK_SIM_CHANNEL   /* the sim's channel: bit errors and link down */
 static void print_u64_list(const char *name, const uint64_t *v, int n) {
     printf("\"%s\": [", name);
     for (int i = 0; i < n; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)v[i]);
@@ -103,6 +133,7 @@ static void cmd_errinj(struct args *a) {
     CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_PRINT)
     printf("}\n");
 }
+#endif
 
 static void print_retry_counters(const char *name, int end) {
     struct retry_counters c;
@@ -132,8 +163,10 @@ static void cmd_retry(struct args *a) {
            (unsigned)timeout, (unsigned)nak, (unsigned)credits, (unsigned)request_timeout,
            (unsigned)remat_request_timeouts());
     print_retry_counters("compute", 0);
+#if LINK_ENDS == 2
     printf(", ");
     print_retry_counters("memory", 1);
+#endif
     printf("}\n");
 }
 
@@ -156,22 +189,28 @@ static void print_prbs(const char *name, int end) {
 static void cmd_prbs(struct args *a) {
     uint32_t cycles = arg_u32(a, "cycles", 100000);
     if (cycles < 1000) { error("cycles must be at least 1000"); return; }
-    for (int end = 0; end < 2; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
-    for (int end = 0; end < 2; end++) prbs_enable(end, 1, 1);
+    for (int end = 0; end < LINK_ENDS; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
+    for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 1, 1);
     wait_cycles(cycles);
-    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 1);
+    for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 0, 1);
     wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255) */
-    for (int end = 0; end < 2; end++) prbs_enable(end, 0, 0);
+    for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 0, 0);
     struct link_settings s;
     link_get(&s);
     printf("{\"cycles\": %u, \"lanes\": %u, ", (unsigned)cycles, (unsigned)s.lanes);
+#if LINK_ENDS == 2
     print_prbs("a2b", 1);
     printf(", ");
-    print_prbs("b2a", 0);
+#endif
+    print_prbs("b2a", 0);   /* a board: checked here only while the memory card's end sends PRBS too */
     printf("}\n");
 }
 
+#ifdef LINK_SIM_CHANNEL
 define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]");
 define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
+#else
+define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
+#endif
 define_command(retry, cmd_retry, "[timeout=16..65535 nak=0|1 request_timeout=cycles credits=0..127] and counters");
 define_command(prbs, cmd_prbs, "cycles=N: PRBS31 on every lane both ways, bits and errors per lane");

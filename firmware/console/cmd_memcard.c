@@ -10,6 +10,8 @@
 
 #include "memcard.h"
 
+#ifdef MEMCARD_IN_MAP   /* a register map with the memory card */
+
 /* memcard: what the card has served, the summed service time of its memory, DDR4 refreshes. */
 static void cmd_memcard(struct args *a) {
     struct memcard_counters c;
@@ -20,3 +22,4 @@ static void cmd_memcard(struct args *a) {
            (unsigned)c.refreshes);
 }
 define_command(memcard, cmd_memcard, "(counters: reads, writes, errors, service time, refreshes)");
+#endif

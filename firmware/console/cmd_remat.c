@@ -49,6 +49,7 @@ static void cmd_faults(struct args *a) {
 define_command(bfct, cmd_bfct, "idx= [en= r= w= target= base=]");
 define_command(faults, cmd_faults, "fault counter and latch");
 
+#ifdef CSR_COMBINER_BASE   /* the sim's cacheable window */
 /* combiner [fetch_lines=1|2] [fence=1]: sets the read buffer's fetch size, fences; its counters. */
 static void cmd_combiner(struct args *a) {
     uint32_t lines = arg_u32(a, "fetch_lines", combiner_fetch_lines());
@@ -63,3 +64,4 @@ static void cmd_combiner(struct args *a) {
            (unsigned)c.write_lines, (unsigned)c.write_words, (unsigned)c.write_errors);
 }
 define_command(combiner, cmd_combiner, "fetch_lines=1|2 fence=0|1: the cacheable window's combiner and its counters");
+#endif

@@ -91,10 +91,17 @@ static void cmd_help(struct args *a) {
 
 static void cmd_info(struct args *a) {
     (void)a;
+#ifdef MEMCARD_SIZE   /* the sim: both cards in one SoC, the window in the soft CPU's map */
     printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
            "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u}\n",
            (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
            (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE);
+#else                 /* a board's compute card: the window in the PS's map, the memory on the other board */
+    printf("{\"ident\": \"%s\", \"clk_hz\": %u, \"window_base\": %llu, \"sections\": %u, "
+           "\"section_bytes\": %llu, \"tags\": %u, \"lanes\": %u, \"rate_mbps\": %u}\n", CONFIG_IDENTIFIER,
+           (unsigned)NOMINAL_CLK_HZ, (unsigned long long)REMOTE_WINDOW0_BASE, (unsigned)REMOTE_SECTIONS,
+           1ull << REMOTE_SECTION_BITS, (unsigned)REMOTE_TAGS, (unsigned)LINK_LANES, (unsigned)LINK_RATE_MBPS);
+#endif
 }
 
 define_command(help, cmd_help, "this list");

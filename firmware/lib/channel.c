@@ -1,6 +1,9 @@
 /* Sim channel driver. */
 #include "monet_hal.h"
 #include "channel.h"
+#include "link.h"
+
+#ifdef LINK_SIM_CHANNEL   /* the sim's channel */
 
 _Static_assert(LINK_MAX_LANES == 8, "one CSR per lane in ber_lane_addr");
 static const uint32_t ber_lane_addr[LINK_MAX_LANES] = {
@@ -31,3 +34,4 @@ void channel_down(uint32_t cycles, uint32_t after) {
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_AFTER_ADDR, after);
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_ADDR, cycles);
 }
+#endif

@@ -4,6 +4,8 @@
 #include "monet_hal.h"
 #include "combiner.h"
 
+#ifdef CSR_COMBINER_BASE   /* the sim's cacheable window */
+
 void combiner_set_fetch_lines(uint32_t lines) { hal_write32(CSR_COMBINER_FETCH_LINES_ADDR, lines); }
 uint32_t combiner_fetch_lines(void) { return hal_read32(CSR_COMBINER_FETCH_LINES_ADDR); }
 
@@ -21,3 +23,4 @@ void combiner_counters(struct combiner_counters *c) {
     c->write_words  = hal_read32(CSR_COMBINER_WRITE_WORDS_ADDR);
     c->write_errors = hal_read32(CSR_COMBINER_WRITE_ERRORS_ADDR);
 }
+#endif

@@ -1,16 +1,69 @@
-/* Link driver. */
+/* Link driver: each end this register map holds, and the sim's channel or a board's lanes between them
+ * (link.h's LINK_ENDS). */
 #include "monet_hal.h"
 #include "link.h"
 
 /* The per-lane tables below name one CSR (or field) a lane. */
 _Static_assert(LINK_MAX_LANES == 8, "one entry per lane in the tables of link.c");
 
+#ifdef LINK_SIM_CHANNEL
 /* The channel's per-lane skew fields, lane 0 first (one 64-bit CSR). */
 static const uint8_t skew_offset[LINK_MAX_LANES] = {
     CSR_REMOTE_CHANNEL_SKEW_LANE0_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE1_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE2_OFFSET,
     CSR_REMOTE_CHANNEL_SKEW_LANE3_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE4_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE5_OFFSET,
     CSR_REMOTE_CHANNEL_SKEW_LANE6_OFFSET, CSR_REMOTE_CHANNEL_SKEW_LANE7_OFFSET};
 #define SKEW_MASK ((1u << CSR_REMOTE_CHANNEL_SKEW_LANE0_SIZE) - 1)
+
+/* The sim's channel between the ends: lane count, block time, one-way delay, skew. */
+static void lanes_set(const struct link_settings *s, uint32_t log2) {
+    hal_write32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR, log2);
+    hal_write32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR, s->block_ps);
+    hal_write32(CSR_REMOTE_CHANNEL_DELAY_ADDR, s->delay);
+    uint64_t skew = 0;
+    for (int i = 0; i < LINK_MAX_LANES; i++) skew |= (uint64_t)(s->skew[i] & SKEW_MASK) << skew_offset[i];
+    hal_write64(CSR_REMOTE_CHANNEL_SKEW_ADDR, skew);
+}
+
+static void lanes_get(struct link_settings *s) {
+    s->lanes    = 1u << hal_read32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR);
+    s->block_ps = hal_read32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR);
+    s->delay    = hal_read32(CSR_REMOTE_CHANNEL_DELAY_ADDR);
+    uint64_t skew = hal_read64(CSR_REMOTE_CHANNEL_SKEW_ADDR);
+    for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
+}
+#else
+/* A board's lanes: their count and rate are the gateware's; the fabric's delay line, when built, emulates
+ * fiber. */
+static int lanes_check(const struct link_settings *s) {
+    if (s->lanes != LINK_LANES) return -3;
+#ifdef CSR_LANES_EMULATED_DELAY_ADDR
+    if (s->delay > LANES_MAX_DELAY) return -3;
+#else
+    if (s->delay) return -3;
+#endif
+    return 0;
+}
+
+static void lanes_set(const struct link_settings *s, uint32_t log2) {
+    (void)log2;
+#ifdef CSR_LANES_EMULATED_DELAY_ADDR
+    hal_write32(CSR_LANES_EMULATED_DELAY_ADDR, s->delay);
+#else
+    (void)s;
+#endif
+}
+
+static void lanes_get(struct link_settings *s) {
+    s->lanes = LINK_LANES;
+    s->block_ps = 0;
+#ifdef CSR_LANES_EMULATED_DELAY_ADDR
+    s->delay = hal_read32(CSR_LANES_EMULATED_DELAY_ADDR);
+#else
+    s->delay = 0;
+#endif
+    for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = 0;
+}
+#endif
 
 int link_set(const struct link_settings *s) {
     uint32_t log2;
@@ -22,26 +75,22 @@ int link_set(const struct link_settings *s) {
     default: return -1;
     }
     if (s->max_units < 1 || s->max_units > 8) return -2;
+#ifndef LINK_SIM_CHANNEL
+    if (lanes_check(s)) return -3;
+#endif
     hal_write32(CSR_REMOTE_LINK_C_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_C_FRAMING_MAX_UNITS, s->max_units) |
                                                 FIELD_PUT(REMOTE_LINK_C_FRAMING_PAIRING, s->pairing != 0));
+#if LINK_ENDS == 2
     hal_write32(CSR_REMOTE_LINK_M_FRAMING_ADDR, FIELD_PUT(REMOTE_LINK_M_FRAMING_MAX_UNITS, s->max_units) |
                                                 FIELD_PUT(REMOTE_LINK_M_FRAMING_PAIRING, s->pairing != 0));
+#endif
     hal_write32(CSR_REMOTE_REMAT_ISSUE_RATE_ADDR, s->issue_rate);
-    hal_write32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR, log2);
-    hal_write32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR, s->block_ps);
-    hal_write32(CSR_REMOTE_CHANNEL_DELAY_ADDR, s->delay);
-    uint64_t skew = 0;
-    for (int i = 0; i < LINK_MAX_LANES; i++) skew |= (uint64_t)(s->skew[i] & SKEW_MASK) << skew_offset[i];
-    hal_write64(CSR_REMOTE_CHANNEL_SKEW_ADDR, skew);
+    lanes_set(s, log2);
     return 0;
 }
 
 void link_get(struct link_settings *s) {
-    s->lanes    = 1u << hal_read32(CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR);
-    s->block_ps = hal_read32(CSR_REMOTE_CHANNEL_BLOCK_PS_ADDR);
-    s->delay    = hal_read32(CSR_REMOTE_CHANNEL_DELAY_ADDR);
-    uint64_t skew = hal_read64(CSR_REMOTE_CHANNEL_SKEW_ADDR);
-    for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
+    lanes_get(s);
     uint32_t framing = hal_read32(CSR_REMOTE_LINK_C_FRAMING_ADDR);
     s->max_units  = FIELD_GET(REMOTE_LINK_C_FRAMING_MAX_UNITS, framing);
     s->pairing    = FIELD_GET(REMOTE_LINK_C_FRAMING_PAIRING, framing);
@@ -52,17 +101,27 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
                    uint32_t *busy_a2b, uint32_t *busy_b2a) {
     *frames_c = hal_read32(CSR_REMOTE_LINK_C_FRAMES_ADDR);
     *crc_c    = hal_read32(CSR_REMOTE_LINK_C_CRC_ERRORS_ADDR);
+#if LINK_ENDS == 2
     *frames_m = hal_read32(CSR_REMOTE_LINK_M_FRAMES_ADDR);
     *crc_m    = hal_read32(CSR_REMOTE_LINK_M_CRC_ERRORS_ADDR);
+#else
+    *frames_m = *crc_m = 0;
+#endif
+#ifdef LINK_SIM_CHANNEL
     *busy_a2b = hal_read32(CSR_REMOTE_CHANNEL_BUSY_A2B_ADDR);
     *busy_b2a = hal_read32(CSR_REMOTE_CHANNEL_BUSY_B2A_ADDR);
+#else
+    *busy_a2b = *busy_b2a = 0;   /* the channel counts these; a board's lanes do not */
+#endif
 }
 
 void retry_set(uint32_t timeout, uint32_t nak) {
     hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_C_RETRY_TIMEOUT, timeout) |
                                               FIELD_PUT(REMOTE_LINK_C_RETRY_NAK, nak != 0));
+#if LINK_ENDS == 2
     hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_M_RETRY_TIMEOUT, timeout) |
                                               FIELD_PUT(REMOTE_LINK_M_RETRY_NAK, nak != 0));
+#endif
 }
 
 void credits_set(uint32_t limit) { hal_write32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR, limit); }
@@ -78,11 +137,16 @@ void retry_get(uint32_t *timeout, uint32_t *nak) {
 #define RETRY_COUNTER_C_ADDR(name, reg) CSR_REMOTE_LINK_C_##reg##_ADDR,
 #define RETRY_COUNTER_M_ADDR(name, reg) CSR_REMOTE_LINK_M_##reg##_ADDR,
 const char *const retry_counter_names[RETRY_COUNTERS] = {RETRY_COUNTER_LIST(RETRY_COUNTER_NAME)};
-static const uint32_t retry_counter_addr[2][RETRY_COUNTERS] = {
-    {RETRY_COUNTER_LIST(RETRY_COUNTER_C_ADDR)}, {RETRY_COUNTER_LIST(RETRY_COUNTER_M_ADDR)}};
+static const uint32_t retry_counter_addr[LINK_ENDS][RETRY_COUNTERS] = {
+    {RETRY_COUNTER_LIST(RETRY_COUNTER_C_ADDR)},
+#if LINK_ENDS == 2
+    {RETRY_COUNTER_LIST(RETRY_COUNTER_M_ADDR)},
+#endif
+};
 
 void retry_counters(int end, struct retry_counters *c) {
-    for (int i = 0; i < RETRY_COUNTERS; i++) c->value[i] = hal_read32(retry_counter_addr[end != 0][i]);
+    end = end != 0;
+    for (int i = 0; i < RETRY_COUNTERS; i++) c->value[i] = end < LINK_ENDS ? hal_read32(retry_counter_addr[end][i]) : 0;
 }
 
 #define PRBS_COUNTERS(end, c) do { \
@@ -100,16 +164,25 @@ void prbs_enable(int end, int tx, int rx) {
     if (end == 0)
         hal_write32(CSR_REMOTE_LINK_C_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_TX, tx != 0) |
                                                         FIELD_PUT(REMOTE_LINK_C_PRBS_ENABLE_RX, rx != 0));
+#if LINK_ENDS == 2
     else
         hal_write32(CSR_REMOTE_LINK_M_PRBS_ENABLE_ADDR, FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_TX, tx != 0) |
                                                         FIELD_PUT(REMOTE_LINK_M_PRBS_ENABLE_RX, rx != 0));
+#endif
 }
 
 void prbs_clear(int end) {
-    hal_write32(end ? CSR_REMOTE_LINK_M_PRBS_CLEAR_ADDR : CSR_REMOTE_LINK_C_PRBS_CLEAR_ADDR, 1);
+    if (end == 0) hal_write32(CSR_REMOTE_LINK_C_PRBS_CLEAR_ADDR, 1);
+#if LINK_ENDS == 2
+    else hal_write32(CSR_REMOTE_LINK_M_PRBS_CLEAR_ADDR, 1);
+#endif
 }
 
 void prbs_counters(int end, struct prbs_counters *c) {
     if (end == 0) PRBS_COUNTERS(C, c);
+#if LINK_ENDS == 2
     else          PRBS_COUNTERS(M, c);
+#else
+    else          *c = (struct prbs_counters){0};
+#endif
 }

@@ -3,24 +3,39 @@
 #define MONET_LINK_H
 
 #include <stdint.h>
+#include <generated/csr.h>
 #include <generated/soc.h>
+
+/* What of the link this register map holds: the sim has both ends and the channel between them (the
+ * settings below are all live); a board's compute card has its own end (the memory card's is on the other
+ * board) and its transceiver lanes, whose count and rate are the gateware's. */
+#ifdef CSR_REMOTE_LINK_M_FRAMING_ADDR
+#define LINK_ENDS 2
+#else
+#define LINK_ENDS 1
+#endif
+#ifdef CSR_REMOTE_CHANNEL_LANES_LOG2_ADDR
+#define LINK_SIM_CHANNEL 1
+#endif
 
 struct link_settings {
     uint32_t lanes;     /* 1, 2, 4 or 8 */
-    uint32_t block_ps;  /* one 66-bit block at the lane rate */
-    uint32_t delay;     /* one-way cycles: PHY TX + fiber + PHY RX */
+    uint32_t block_ps;  /* one 66-bit block at the lane rate (the sim's channel; 0 on a board) */
+    uint32_t delay;     /* one-way cycles: PHY TX + fiber + PHY RX (a board: its emulated fiber) */
     uint8_t  skew[LINK_MAX_LANES];   /* per-lane extra cycles */
     uint32_t max_units; /* units per frame at most, both ends (1..8) */
     uint32_t pairing;   /* two consecutive lines may share a header */
     uint32_t issue_rate;/* ReMAT streamer pacing, requests a cycle in 1/65536 (0: unlimited) */
 };
 
-int  link_set(const struct link_settings *s);   /* -1 if lanes is not 1/2/4/8, -2 if max_units not 1..8 */
+/* -1 if lanes is not 1/2/4/8, -2 if max_units not 1..8; on a board -3 if lanes is not the gateware's
+ * (LINK_LANES) or the delay beyond the fabric's delay line (none: 0). */
+int  link_set(const struct link_settings *s);
 void link_get(struct link_settings *s);
 void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint32_t *crc_m,
                    uint32_t *busy_a2b, uint32_t *busy_b2a);
 
-/* Link reliability at each end (0: compute card, 1: memory card). */
+/* Link reliability at each end (0: compute card, 1: memory card; an end this map lacks reads as zeros). */
 /* Each end's reliability counters, one list (X-macro): (name in the console's JSON, CSR name at either end). */
 #define RETRY_COUNTER_LIST(X) \
     X(replays, REPLAYS) X(timeouts, TIMEOUTS) X(replayed_txns, REPLAYED_TXNS) X(replayed_bytes, REPLAYED_BYTES) \
@@ -38,7 +53,7 @@ void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);
 
-/* PRBS31 on the lanes: end 0 = compute card, 1 = memory card; tx sends, rx checks. */
+/* PRBS31 on the lanes: end 0 = compute card, 1 = memory card (end < LINK_ENDS); tx sends, rx checks. */
 struct prbs_counters { uint64_t words; uint32_t errors[LINK_MAX_LANES]; uint32_t relocks; };
 void prbs_enable(int end, int tx, int rx);
 void prbs_clear(int end);

@@ -4,6 +4,8 @@
 #include "monet_hal.h"
 #include "memcard.h"
 
+#ifdef MEMCARD_IN_MAP   /* a register map with the memory card (the sim, a memory card) */
+
 void memcard_set_latency(uint32_t cycles) { hal_write32(CSR_REMOTE_MEMCARD_LATENCY_ADDR, cycles); }
 uint32_t memcard_latency(void) { return hal_read32(CSR_REMOTE_MEMCARD_LATENCY_ADDR); }
 
@@ -36,3 +38,4 @@ void memcard_counters(struct memcard_counters *c) {
     c->refreshes     = 0;
 #endif
 }
+#endif

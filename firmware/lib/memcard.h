@@ -3,6 +3,12 @@
 #define MONET_MEMCARD_H
 
 #include <stdint.h>
+#include <generated/csr.h>
+
+/* The memory card is in this register map (the sim; a board's memory card), not on another board. */
+#ifdef CSR_REMOTE_MEMCARD_MEMORY_ADDR
+#define MEMCARD_IN_MAP 1
+#endif
 
 #define MEMCARD_MEMORY_SRAM 0
 #define MEMCARD_MEMORY_DDR4 1

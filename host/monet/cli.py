@@ -23,15 +23,17 @@ def _open_target(name, forward_port=False):
     if name == "host":
         yield None, {}
     elif name == "qemu":
-        from monet import qemu, ycsb
+        from monet import qemu
+        from monet.loopback import free_port
         image = qemu.GuestImage(log=_log).ensure()
-        with qemu.QemuTarget(image, forward_port=ycsb.free_port() if forward_port else None, log=_log) as guest:
+        with qemu.QemuTarget(image, forward_port=free_port() if forward_port else None, log=_log) as guest:
             yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"]}
     elif name == "board":
-        from monet import qemu, ycsb
+        from monet import qemu
         from monet.board_target import STAND_IN, open_board
+        from monet.loopback import free_port
         image = qemu.GuestImage(log=_log).ensure()
-        with open_board(image, forward_port=ycsb.free_port() if forward_port else None, log=_log) as guest:
+        with open_board(image, forward_port=free_port() if forward_port else None, log=_log) as guest:
             yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"], "board": STAND_IN,
                           "fpga": guest.fpga}
     else:
@@ -183,8 +185,9 @@ def cmd_sim_speed(args):
 
 def cmd_sim_serve(args):
     from monet import ctl
+    from monet.loopback import port_free
     from monet.sim import SimBuild, SimTarget
-    if not ctl.port_free(args.port):
+    if not port_free(args.port):
         raise ctl.CtlError(f"127.0.0.1:{args.port} is in use: pick another port for litex_server (--port)")
     build = SimBuild(log=_log).ensure()
     binary = ctl.sim_binary(build)

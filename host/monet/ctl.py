@@ -11,14 +11,13 @@ monet.bench that only program CSRs (bandwidth: link, BFCT, the benchmark block) 
 
 import json
 import selectors
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from monet.firmware_console import FirmwareConsole
 from monet.locks import exclusive
+from monet.loopback import ServerError, free_port, port_free, stop, wait_for_port
 from monet.sim.build import REPO, _tail
 from monet.soc.sim import USER_INCLUDE
 
@@ -52,23 +51,6 @@ def sim_binary(sim_build):
     return build(sim_build.dir / USER_INCLUDE, sim_build.dir / "ctl")
 
 
-def free_port():
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_free(port):
-    """Whether 127.0.0.1:`port` can be listened on (a probe that connects would find another server there)."""
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 class LitexServer:
     """LiteX's litex_server on a sim's CSR bridge (`bridge_port`), serving Etherbone on 127.0.0.1:`port`
     (a free one when None). A context manager; close() ends it."""
@@ -81,21 +63,13 @@ class LitexServer:
             [sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
              f"socket://127.0.0.1:{bridge_port}", "--bind-ip", "127.0.0.1", "--bind-port", str(self.port)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + SERVER_START_TIMEOUT
-        while True:
-            if self.proc.poll() is not None:
-                raise CtlError(f"litex_server on the sim's bridge (127.0.0.1:{bridge_port}) ended: "
-                               f"{self.proc.stdout.read().strip()}")
-            try:
-                # litex_server serves one client at a time in turn; this probe leaves as soon as it connects.
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    break
-            except OSError:
-                if time.time() > deadline:
-                    self.close()
-                    raise CtlError(f"litex_server did not listen on 127.0.0.1:{self.port} within "
-                                   f"{SERVER_START_TIMEOUT} s") from None
-                time.sleep(0.1)
+        # litex_server serves its clients in turn; the probe that finds it listening leaves at once.
+        try:
+            wait_for_port(self.port, SERVER_START_TIMEOUT, lambda: self.proc.poll() is None,
+                          f"litex_server on the sim's bridge (127.0.0.1:{bridge_port})")
+        except ServerError as e:
+            self.close()
+            raise CtlError(f"{e}: {self.proc.stdout.read().strip()}") from None
 
     @property
     def spec(self):
@@ -103,13 +77,7 @@ class LitexServer:
         return f"tcp:127.0.0.1:{self.port}"
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
 
     def __enter__(self):
         return self
@@ -144,13 +112,8 @@ class CtlSession:
         return answer
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.proc.stdin.close()   # monet-ctl ends at the end of its input
+        stop(self.proc)
         self.selector.close()
 
 

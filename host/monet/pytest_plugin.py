@@ -130,7 +130,7 @@ def qemu_image():
 def qemu_guest(qemu_image):
     """A booted board-in-a-box guest with a loopback port forwarded to its memcached port."""
     from monet.qemu import QemuTarget
-    from monet.ycsb import free_port
+    from monet.loopback import free_port
     guest = QemuTarget(qemu_image, forward_port=free_port())
     yield guest
     guest.close()
@@ -140,7 +140,7 @@ def qemu_guest(qemu_image):
 def board_guest(qemu_image):
     """The board target's guest: today the QEMU xlnx-zcu102 stand-in, its FPGA load step done."""
     from monet.board_target import open_board
-    from monet.ycsb import free_port
+    from monet.loopback import free_port
     guest = open_board(qemu_image, forward_port=free_port())
     yield guest
     guest.close()

@@ -12,9 +12,9 @@ import re
 import shutil
 import socket
 import subprocess
-import time
 
 from monet.locks import exclusive
+from monet.loopback import ServerError, free_port, stop, wait_for_port
 from monet.sim import REPO
 
 SOURCE = REPO / "bench" / "ycsb"
@@ -59,25 +59,6 @@ def build(log=print):
     return ":".join([str(jar)] + sorted(str(p) for p in lib.glob("*.jar")))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(host, port, timeout, alive=lambda: True, what="server"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if not alive():
-            raise YcsbError(f"{what} exited before it listened on {host}:{port}")
-        try:
-            with socket.create_connection((host, port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise YcsbError(f"{what} did not listen on {host}:{port} within {timeout} s")
-
-
 def probe_memcached(host, port, timeout=10):
     """Asks memcached for its version: proves the path (a forwarded port too) carries requests."""
     try:
@@ -105,8 +86,8 @@ class Memcached:
         self.command = (["numactl", f"--membind={node}"] if node is not None else []) + cmd
         self.proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            wait_for_port("127.0.0.1", self.port, 10, lambda: self.proc.poll() is None, "memcached")
-        except YcsbError as e:
+            wait_for_port(self.port, 10, lambda: self.proc.poll() is None, "memcached")
+        except ServerError as e:
             self.close()
             raise YcsbError(f"{e}: {' '.join(self.command)}") from None
 
@@ -115,13 +96,7 @@ class Memcached:
         return f"127.0.0.1:{self.port}"
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc, 5)
 
     def __enter__(self):
         return self

@@ -7,6 +7,7 @@ import pytest
 
 from monet import bench, ctl
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole
+from monet.loopback import free_port
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,7 @@ def test_bad_invocations_name_the_input_and_what_is_accepted(ctl_binary, args, m
 
 
 def test_no_server_at_the_port_is_named(ctl_binary):
-    port = ctl.free_port()
+    port = free_port()
     r = run(ctl_binary, "--csr", f"tcp:127.0.0.1:{port}", "info")
     assert r.returncode == 2 and f"nothing listens at 127.0.0.1:{port} (is litex_server running there?)" in r.stderr
 

@@ -78,6 +78,23 @@ def _sha256(path):
     return digest.hexdigest()
 
 
+PS_COMPILER = "aarch64-linux-gnu-gcc"   # the compute card's PS runs aarch64 Linux (tools/setup.sh installs it)
+
+
+def build_monet_ctl(out, log):
+    """monet-ctl (firmware/ctl) for the compute card's PS against the card's user headers, in `out`/ctl; its
+    manifest entry, or None (said) without the cross compiler."""
+    from monet.ctl import CtlError, build
+    if shutil.which(PS_COMPILER) is None:
+        log(f"board: no {PS_COMPILER} on PATH: monet-ctl for the PS not built (tools/setup.sh installs it)")
+        return None
+    try:
+        binary = build(out / "include", out / "ctl", cc=PS_COMPILER)
+    except CtlError as e:
+        raise BoardError(str(e)) from None
+    return {"path": str(binary.relative_to(out)), "compiler": PS_COMPILER, "sha256": _sha256(binary)}
+
+
 def _require_vivado(what):
     if shutil.which("vivado") is None:
         raise BoardError(f"{what} needs Vivado on PATH (source Vivado's settings64.sh first); without it, "
@@ -172,14 +189,16 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
                           csr_json=str(out / "csr.json"), csr_csv=str(out / "csr.csv"))
         builder.build(build_name=f"{board}_{role}", run=compile_gateware)
     write_user_headers(soc, out / "include" / "generated")
+    monet_ctl = None
     if role == "compute":
         write_overlay(soc, board, out, log)
+        monet_ctl = build_monet_ctl(out, log)
     gateware = out / "gateware"
     verilog = gateware / f"{board}_{role}.v"
     manifest = {
         "board": board, "role": role, "part": soc.platform.device, "lanes": lanes, "rate_gbps": rate,
         "cage": soc.cage, "sys_clk_hz": int(soc.sys_clk_freq), "line_code": "8b/10b, 16 data words in 17",
-        "emulated_fiber": delay_line,
+        "emulated_fiber": delay_line, "monet_ctl": monet_ctl,
         "git_revision": git_revision(REPO), "versions": tool_versions(),
         "verilog_sha256": _sha256(verilog), "generated_s": round(time.time() - started, 1),
         "files": sorted(str(p.relative_to(out)) for p in gateware.iterdir() if p.suffix in (".v", ".tcl", ".xdc")),
@@ -193,6 +212,7 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
             raise BoardError(f"--load: no bitstream at {bitstream}; run with --build first")
         soc.platform.create_programmer().load_bitstream(str(bitstream))
     overlay = "monet-compute.dtso/.dtbo, " if role == "compute" else ""
+    overlay += "ctl/monet-ctl (aarch64), " if monet_ctl else ""
     log(f"board: {soc.cage} lanes; wrote {', '.join(manifest['files'])}, csr.json, csr.csv, include/generated/, "
         f"software/include/generated/, {overlay}manifest.json in {manifest['generated_s']} s")
     return manifest

@@ -193,3 +193,5 @@ class ComputeCard(SoCCore):
                             ("REMOTE_WINDOW0_BASE", HPM1_FPD_HIGH), ("REMOTE_WINDOW1_BASE", HPM0_LPD_BASE),
                             ("REMOTE_WINDOW1_SIZE", HPM0_LPD_SIZE)):
             self.add_constant(name, value)
+        if with_delay_line:
+            self.add_constant("LANES_MAX_DELAY", DELAY_LINE_DEPTH - 1)

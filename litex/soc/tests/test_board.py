@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from monet import ctl
 from monet.cli import main
 from monet.sim import REPO
 from monet.soc.board import BoardError, build_card
@@ -101,6 +102,22 @@ def test_the_csr_map_the_headers_and_the_drivers_agree(card):
     for driver in DRIVERS[role]:
         subprocess.run([compiler, "-fsyntax-only", "-Wall", "-Werror", "-DMONET_HAL_LINUX",
                         f"-I{out / 'include'}", str(REPO / "firmware" / "lib" / driver)], check=True)
+
+
+def test_monet_ctl_builds_for_the_ps_with_the_commands_the_compute_cards_map_has(compute, tmp_path):
+    _, out, manifest, _ = compute
+    binary = out / manifest["monet_ctl"]["path"]
+    assert manifest["monet_ctl"]["sha256"] == hashlib.sha256(binary.read_bytes()).hexdigest()
+    elf = binary.read_bytes()
+    assert elf[:4] == b"\x7fELF" and int.from_bytes(elf[18:20], "little") == 183   # EM_AARCH64
+    # The same sources for this machine, to read the command table: the card's end, its lanes, ReMAT, the
+    # PBB; not the sim's channel, the memory card's end, its memory or HMC, nor the sim's combiner.
+    host = ctl.build(out / "include", tmp_path, cc="gcc")
+    symbols = subprocess.run(["nm", str(host)], capture_output=True, text=True, check=True).stdout
+    assert set(re.findall(r" command_(\w+)$", symbols, re.M)) == {"help", "info", "link", "retry", "prbs", "bfct",
+                                                                  "faults", "pbb"}
+    # The lanes' count and the delay line's depth are the gateware's (8 lanes, 512 rows).
+    assert b"this card's lanes are 8 (its gateware's) and its delay 0..511 cycles (emulated fiber)" in elf
 
 
 def test_the_overlay_and_the_board_device_tree_agree_with_the_cards(compute, memory):
