@@ -102,3 +102,39 @@ def test_the_console_client_checks_a_partial_table():
     table["bfct"] = "idx= en= r= w= target="
     with pytest.raises(ConsoleMismatch, match="`bfct` takes base= in the client, not in the firmware"):
         FirmwareConsole(lambda line, wait: {"commands": table}).verify(partial=True)
+
+
+def listening_addresses(port):
+    """The local addresses of the sockets listening on TCP `port` (IPv4 and IPv6), from /proc."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, hex_port = local.split(":")
+                if state == "0A" and int(hex_port, 16) == port:   # 0A: LISTEN
+                    found.append(address)
+    return found
+
+
+def test_the_bridge_listens_on_the_loopback_address_only(sim):
+    assert listening_addresses(sim.bridge_port) == ["0100007F"]   # 127.0.0.1, little-endian
+
+
+def test_sim_serve_refuses_a_port_in_use_by_name(capsys):
+    import socket
+    from monet.cli import main
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sim", "serve", "--port", str(port)]) == 2
+    assert f"127.0.0.1:{port} is in use: pick another port for litex_server (--port)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "http"])
+def test_sim_serve_refuses_a_port_out_of_range(port, capsys):
+    from monet.cli import main
+    with pytest.raises(SystemExit):
+        main(["sim", "serve", "--port", port])
+    assert f"argument --port: '{port}' is not a TCP port (1 to 65535)" in capsys.readouterr().err
