@@ -38,6 +38,12 @@ def build(include_dir, out_dir, cc="gcc"):
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "build.log"
     with exclusive(out_dir / "build.lock"), open(log, "w") as out:
+        # make does not see a change of compiler: objects of another one are removed first.
+        stamp = out_dir / "compiler"
+        if stamp.exists() and stamp.read_text() != cc:
+            for old in [*out_dir.glob("*.o"), out_dir / "monet-ctl"]:
+                old.unlink(missing_ok=True)
+        stamp.write_text(cc)
         r = subprocess.run(["make", "-s", "-C", str(CTL_SOURCES), f"INCLUDE={include_dir}", f"OUT={out_dir}",
                             f"CC={cc}"], stdout=out, stderr=subprocess.STDOUT)
     binary = out_dir / "monet-ctl"
@@ -106,7 +112,10 @@ class CtlSession:
             self.proc.wait()
             raise CtlError(f"monet-ctl ended (status {self.proc.returncode}) on {line!r}: "
                            f"{self.proc.stderr.read().strip()}")
-        answer = json.loads(answer)
+        try:
+            answer = json.loads(answer)
+        except json.JSONDecodeError:
+            raise CtlError(f"monet-ctl answered {line!r} with {answer.strip()!r}, not a JSON line") from None
         if "error" in answer:
             raise CtlError(f"monet-ctl refused {line!r}: {answer['error']}")
         return answer
