@@ -17,7 +17,7 @@ from pathlib import Path
 
 from monet.firmware_console import FirmwareConsole
 from monet.locks import exclusive
-from monet.loopback import ServerError, free_port, port_free, stop, wait_for_port
+from monet.loopback import Server, ServerError, free_port, port_free, stop
 from monet.sim.build import REPO, _tail
 from monet.soc.sim import USER_INCLUDE
 
@@ -57,39 +57,28 @@ def sim_binary(sim_build):
     return build(sim_build.dir / USER_INCLUDE, sim_build.dir / "ctl")
 
 
-class LitexServer:
+class LitexServer(Server):
     """LiteX's litex_server on a sim's CSR bridge (`bridge_port`), serving Etherbone on 127.0.0.1:`port`
     (a free one when None). A context manager; close() ends it."""
 
     def __init__(self, bridge_port, port=None):
         if port is not None and not port_free(port):
             raise CtlError(f"127.0.0.1:{port} is in use: pick another port for litex_server")
-        self.port = port or free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
-             f"socket://127.0.0.1:{bridge_port}", "--bind-ip", "127.0.0.1", "--bind-port", str(self.port)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        port = port or free_port()
         # litex_server serves its clients in turn; the probe that finds it listening leaves at once.
         try:
-            wait_for_port(self.port, SERVER_START_TIMEOUT, lambda: self.proc.poll() is None,
-                          f"litex_server on the sim's bridge (127.0.0.1:{bridge_port})")
+            Server.__init__(self, [sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
+                                   f"socket://127.0.0.1:{bridge_port}", "--bind-ip", "127.0.0.1",
+                                   "--bind-port", str(port)],
+                            port, f"litex_server on the sim's bridge (127.0.0.1:{bridge_port})", SERVER_START_TIMEOUT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         except ServerError as e:
-            self.close()
             raise CtlError(f"{e}: {self.proc.stdout.read().strip()}") from None
 
     @property
     def spec(self):
         """monet-ctl's --csr for this server."""
         return f"tcp:127.0.0.1:{self.port}"
-
-    def close(self):
-        stop(self.proc)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 class CtlSession:

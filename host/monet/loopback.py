@@ -51,3 +51,29 @@ def stop(proc, timeout=10):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+class Server:
+    """A server process started from `command` (Popen's `options`, text mode) that listens on
+    127.0.0.1:`port`, waited for: ServerError, the process ended, when it exits first or does not listen
+    within `timeout` s (`what` names it). A context manager; close() ends it, killed after `stop_grace` s."""
+
+    stop_grace = 10
+
+    def __init__(self, command, port, what, timeout, **options):
+        self.port = port
+        self.proc = subprocess.Popen(command, text=True, **options)
+        try:
+            wait_for_port(port, timeout, lambda: self.proc.poll() is None, what)
+        except ServerError:
+            self.close()
+            raise
+
+    def close(self):
+        stop(self.proc, self.stop_grace)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

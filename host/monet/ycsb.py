@@ -14,7 +14,7 @@ import socket
 import subprocess
 
 from monet.locks import exclusive
-from monet.loopback import ServerError, free_port, stop, wait_for_port
+from monet.loopback import Server, ServerError, free_port
 from monet.sim import REPO
 
 SOURCE = REPO / "bench" / "ycsb"
@@ -72,37 +72,29 @@ def probe_memcached(host, port, timeout=10):
     return answer.split()[1].decode()
 
 
-class Memcached:
+class Memcached(Server):
     """A memcached on 127.0.0.1 (never another interface), stopped on exit."""
+
+    stop_grace = 5
 
     def __init__(self, node=None, memory_mb=64, threads=4):
         if shutil.which("memcached") is None:
             raise YcsbError("memcached is not installed; `make setup` installs it (Debian package memcached)")
         if node is not None and shutil.which("numactl") is None:
             raise YcsbError("a NUMA node needs numactl (Debian package numactl)")
-        self.port = free_port()
-        cmd = ["memcached", "-l", "127.0.0.1", "-p", str(self.port), "-U", "0", "-m", str(memory_mb),
+        port = free_port()
+        cmd = ["memcached", "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-m", str(memory_mb),
                "-t", str(threads), "-u", "nobody"]
         self.command = (["numactl", f"--membind={node}"] if node is not None else []) + cmd
-        self.proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            wait_for_port(self.port, 10, lambda: self.proc.poll() is None, "memcached")
+            Server.__init__(self, self.command, port, "memcached", 10, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
         except ServerError as e:
-            self.close()
             raise YcsbError(f"{e}: {' '.join(self.command)}") from None
 
     @property
     def hosts(self):
         return f"127.0.0.1:{self.port}"
-
-    def close(self):
-        stop(self.proc, 5)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def client_command(classpath, phase, workload_file, hosts, threads=THREADS, operations=OPERATIONS,

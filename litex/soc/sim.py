@@ -50,7 +50,6 @@ MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
 
-
 def _byte_stream_pads(name):
     """A byte stream each way between the model and a LiteX sim module (LiteX's sim serial pads)."""
     return (name, 0,
