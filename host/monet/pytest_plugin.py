@@ -8,11 +8,13 @@ guest).
 
 import pytest
 
-from monet.sim import SimBuild, SimTarget
+# Nothing heavier than pytest at import: every pytest process loads this plugin, the cores' cocotb runs too
+# (cocotb 2 starts pytest's assertion rewriting, which loads the entry points); `monet.sim` takes a second.
 
 
 @pytest.fixture(scope="session")
 def sim_build():
+    from monet.sim import SimBuild
     return SimBuild(log=print).ensure()
 
 
@@ -21,6 +23,7 @@ def sim_session(sim_build):
     """The session's running sim (link at 8 x 15 Gb/s, 8 m, remote windows mapped) and the console commands
     that put its settings back as they were then."""
     from monet import bench
+    from monet.sim import SimTarget
     target = SimTarget(sim_build)
     bench.configure_link(target, 8, 8, 15.0)
     bench.map_remote_windows(target)
