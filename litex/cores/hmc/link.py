@@ -343,10 +343,15 @@ class HMCLinkLayer(LiteXModule):
         fresh_frp = Signal(ptr_bits)    # the FRP after the entry
         first_frp = Signal(ptr_bits)
         next_seq2 = Signal(3)
+        # Sums for a new packet and for a TRET are made beside the choice between them, which picks one last.
+        frp_new, frp_plus1, first_new = Signal(ptr_bits), Signal(ptr_bits), Signal(ptr_bits)
         self.comb += [
+            frp_new.eq(frp_out + sink_flits),
+            frp_plus1.eq(frp_out + 1),
+            first_new.eq(frp_out + sink.lng),
             fresh_lng.eq(Mux(send_new, sink_flits, 1)),
-            fresh_frp.eq(frp_out + fresh_lng),
-            first_frp.eq(frp_out + Mux(send_new, sink.lng, 1)),
+            fresh_frp.eq(Mux(send_new, frp_new, frp_plus1)),
+            first_frp.eq(Mux(send_new, first_new, frp_plus1)),
             next_seq2.eq(next_seq + 1),
             fresh.header.eq(Mux(send_new, sink.header, flow_header(TRET))),
             fresh.data.eq(Mux(send_new, sink.data, 0)),
@@ -367,14 +372,22 @@ class HMCLinkLayer(LiteXModule):
             next_seq.eq(next_seq + 1 + fresh.second),
             entry_lng[wr_idx[:idx_bits]].eq(fresh_lng),
         )
-        sent_rtc = Signal(5)
-        self.comb += sent_rtc.eq(Mux(send_new | send_tret, rtc_now, 0))
+        # Counters that the choices change: every outcome is summed beside the choices, which pick one last.
+        kept_return, told_return = Signal(10), Signal(10)
+        tokens_back, tokens_sent, tokens_back_sent = Signal(10), Signal(10), Signal(10)
+        self.comb += [
+            kept_return.eq(to_return + returned),
+            told_return.eq(kept_return - rtc_now),
+            tokens_back.eq(self.tokens + rtc_in),
+            tokens_sent.eq(self.tokens - sink_flits),
+            tokens_back_sent.eq(tokens_back - sink_flits),
+        ]
         self.sync += [
-            to_return.eq(to_return - sent_rtc + returned),
+            to_return.eq(Mux(send_new | send_tret, told_return, kept_return)),
             If(rtc_valid,
-                self.tokens.eq(self.tokens + rtc_in - Mux(send_new, sink_flits, 0))
+                self.tokens.eq(Mux(send_new, tokens_back_sent, tokens_back))
             ).Elif(send_new,
-                self.tokens.eq(self.tokens - sink_flits)
+                self.tokens.eq(tokens_sent)
             ),
             If(send_new, self.tx_packets.eq(self.tx_packets + 1 + sink.second)),
         ]
