@@ -353,7 +353,8 @@ def make_parser():
     be = board.add_parser("estimate", help="Yosys resources and logic depth of a card's cores (UltraScale+), "
                           "against the goal of 8 levels at 250 MHz; exit 1 when a core is deeper")
     be.add_argument("--card", choices=("compute", "memory"), default="compute", help="the card (default compute)")
-    be.add_argument("--cores", default=None, metavar="NAME,...", help="only these cores (default: all the card's)")
+    be.add_argument("--cores", default=None, metavar="NAME,...", help="only these cores (default: all the card's); "
+                    "core.part for one part of a core alone, e.g. link.deframer")
     be.add_argument("--json", action="store_true", help="print one JSON object")
     be.set_defaults(func=cmd_board_estimate)
     bb = board.add_parser("build", help="a card's design for a board: Verilog, Vivado TCL, XDC, the CSR map and "

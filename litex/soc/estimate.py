@@ -338,22 +338,43 @@ def yosys_version():
     return run.stdout.strip()
 
 
+def parts(module):
+    """{attribute name: submodule} of a core: the parts `core.part` names (the link's framer, deframer...)."""
+    return {name: value for name, value in vars(module).items() if isinstance(value, Module) and not name.startswith("_")}
+
+
+def make_core(name, makers):
+    """The core `name` of the card, or with `core.part[.part...]` one part of it alone, its attributes (the
+    signals its parent drives or reads) as its ports: to find which part of a deep core to cut."""
+    core_name, *path = name.split(".")
+    module = makers[core_name]()
+    for i, part in enumerate(path):
+        accepted = parts(module)
+        if part not in accepted:
+            where = ".".join([core_name] + path[:i])
+            raise EstimateError(f"{where} has no part {part!r}: accepted are {', '.join(accepted) or 'none'}")
+        module = accepted[part]
+    return module
+
+
 def estimate_card(card, cores=None, log=print):
-    """Synthesises the card's cores (all, or those named) one after the other, logging each as it ends; returns
-    the result: each core's figures, the card's totals against the xczu9eg, the goal and Yosys's version."""
+    """Synthesises the card's cores (all, or those named; `core.part` for a part of one) one after the other,
+    logging each as it ends; returns the result: each core's figures, the card's totals against the xczu9eg, the
+    goal and Yosys's version."""
     makers = card_cores(card)
     cores = list(makers) if not cores else cores
-    unknown = [name for name in cores if name not in makers]
+    unknown = [name for name in cores if name.split(".")[0] not in makers]
     if unknown:
         raise EstimateError(f"card {card!r} has no core {', '.join(map(repr, unknown))}: accepted are "
-                            f"{', '.join(makers)}")
+                            f"{', '.join(makers)} (and their parts as core.part)")
     from monet.soc.conversion import use_fast_grouping
     use_fast_grouping()
     version = yosys_version()
     estimates = []
     for i, name in enumerate(cores, 1):
+        module = make_core(name, makers)
         log(f"estimate: {card} card, {name} ({i}/{len(cores)}): Yosys synth_xilinx -family {FAMILY}")
-        e = synthesize(name, makers[name]())
+        e = synthesize(name, module)
         estimates.append(e)
         log(f"estimate: {name}: {e.luts} LUTs, {e.ffs} FFs, {e.levels} levels ({e.seconds} s)")
     totals = {key: sum(getattr(e, key) for e in estimates) for key in ("luts", "ffs", "bram36", "dsps")}

@@ -113,7 +113,7 @@ def _monet(*args):
 def test_an_unknown_core_or_card_is_refused_with_the_accepted_names():
     run = _monet("--card", "memory", "--cores", "ddr4,hmc_device")
     assert run.returncode == 2
-    assert "card 'memory' has no core 'hmc_device': accepted are link, lanes, ddr4" in run.stderr
+    assert "card 'memory' has no core 'hmc_device': accepted are link, lanes, ddr4 (and their parts" in run.stderr
     assert "Traceback" not in run.stderr
     run = _monet("--card", "storage")
     assert run.returncode == 2 and "invalid choice: 'storage' (choose from 'compute', 'memory')" in run.stderr
@@ -151,3 +151,15 @@ def test_the_ends_left_above_the_goal_are_listed_per_failing_core_deepest_first(
     assert lines[0] == "link: 2 path ends above 8 levels: framer_txbuf* 24, retry_timer 21"
     assert lines[1].startswith(f"pbb: {OVER_GOAL_SHOWN + 2} path ends above 8 levels: reg0* 30, reg1* 29")
     assert lines[1].endswith(" and 2 more") and len(lines) == 2
+
+
+def test_a_part_of_a_core_is_estimated_alone_and_an_unknown_part_is_refused_with_the_parts():
+    # The link's retry buffer alone: its sequence numbers, timer and window are its own registers (the
+    # link's other parts are not in it); `link.nothing` names the parts there are.
+    run = _monet("--card", "memory", "--cores", "link.retry", "--json")
+    core, = json.loads(run.stdout)["cores"]
+    assert core["name"] == "link.retry" and 0 < core["luts"] < 5000 and 100 < core["ffs"] < 1000
+    run = _monet("--card", "memory", "--cores", "link.nothing")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "link has no part 'nothing': accepted are " in run.stderr
+    assert {"framer", "deframer", "retry", "prbs"} <= set(run.stderr.split("accepted are ")[1].strip().split(", "))
