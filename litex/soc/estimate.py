@@ -367,12 +367,13 @@ def estimate_card(card, cores=None, log=print):
     if unknown:
         raise EstimateError(f"card {card!r} has no core {', '.join(map(repr, unknown))}: accepted are "
                             f"{', '.join(makers)} (and their parts as core.part)")
+    # Every core and part is made (and a bad part name refused) before the first synthesis, which takes minutes.
+    modules = [make_core(name, makers) for name in cores]
     from monet.soc.conversion import use_fast_grouping
     use_fast_grouping()
     version = yosys_version()
     estimates = []
-    for i, name in enumerate(cores, 1):
-        module = make_core(name, makers)
+    for i, (name, module) in enumerate(zip(cores, modules), 1):
         log(f"estimate: {card} card, {name} ({i}/{len(cores)}): Yosys synth_xilinx -family {FAMILY}")
         e = synthesize(name, module)
         estimates.append(e)
