@@ -81,19 +81,26 @@ class ParallelCRC(Module):
 
     Each CRC bit is the parity of the input under a constant mask (from crc_matrix), inverted where the
     initial value contributes. With `with_state`, `state` is the CRC register before this data (a running
-    CRC over a frame); otherwise the register starts at all ones.
+    CRC over a frame); otherwise the register starts at `init` (all ones unless given).
+
+    A running CRC is linear in its two inputs, crc(state, data) = crc(state, 0) ^ crc(0, data), so a
+    pipeline can compute the parts apart: `init=0` gives the data's part, `with_state` without `with_data`
+    the state's (the state after `data_width` zero bits).
     """
-    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False):
+    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False, with_data=True, init=None):
+        assert with_data or with_state
         self.data  = Signal(data_width)
         self.state = Signal(width)
         self.crc   = Signal(width)
 
         # # #
 
-        inputs = Cat(self.data, self.state) if with_state else self.data
+        inputs = Cat(*([self.data] if with_data else []), *([self.state] if with_state else []))
+        first  = 0 if with_data else data_width   # the matrix's index of inputs[0]
         n = len(inputs)
-        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly, None if with_state else (1 << width) - 1)):
-            mask   = sum(1 << j for j in terms)
+        start = None if with_state else ((1 << width) - 1 if init is None else init)
+        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly, start)):
+            mask   = sum(1 << (j - first) for j in terms if j >= first)
             masked = Signal(n, name=f"crc_masked{i}")
             self.comb += [
                 masked.eq(inputs & mask),

@@ -33,8 +33,8 @@ from monet.cores.link.wire import HEADER, MASK, TRAILER
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 LENGTHS    = (1, 9, 10, 17)
 JUNK_MAX   = BEAT_BLOCKS + 1   # junk blocks a deframer cycle can skip: more than a beat brings.
-# Blocks a deframer cycle can consume: a trailer, a unit with or without its trailer, or a run of junk.
-CONSUMED   = sorted(set(range(JUNK_MAX + 1)) | {n + t for n in LENGTHS for t in (0, 1)})
+# Rows of a deframer's banks that its head's UNIT_MAX + 1 blocks span: they may start at a row's last block.
+HEAD_ROWS  = (BEAT_BLOCKS - 1 + UNIT_MAX + 1 + BEAT_BLOCKS - 1) // BEAT_BLOCKS
 BLOCK_CTRL = BLOCK_BITS   # a block in a buffer: its data bits, then the ctrl flag at this bit.
 CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
@@ -242,6 +242,92 @@ class PackedFramer(LiteXModule):
         ]
 
 
+# A block's flags, decoded as the deframer writes it: its ctrl flag, a trailer, a unit's header, and the
+# unit's length (a line: 9 blocks, a masked line: 10, a pair: 17; none of them: 1).
+FLAG      = {name: bit for bit, name in enumerate(("ctrl", "trailer", "unit", "l9", "l10", "l17"))}
+FLAG_BITS = len(FLAG)
+# What a deframer's head consumes: a trailer alone, a unit (with its trailer right behind it, or not), junk.
+KIND = {name: bit for bit, name in enumerate(("trailer", "unit", "unit_trailer", "junk"))}
+
+
+def block_flags(block):
+    """The FLAG bits of a block (its data bits, then its ctrl flag at BLOCK_CTRL)."""
+    ctrl, frame_type = block[BLOCK_CTRL], HEADER.get(block, "type")
+    line, masked = carries_line(frame_type), HEADER.get(block, "has_mask")
+    pair = HEADER.get(block, "pair") & line & ~masked
+    return Cat(ctrl, ctrl & (frame_type == T_TRAILER), ctrl & (frame_type >= T_RD_REQ) & (frame_type <= T_ERR),
+               line & ~masked & ~pair, line & masked, pair)
+
+
+def rotated(vector, k):
+    """The vector whose bit p is `vector`'s bit p + k, around its end: every position's k-th successor."""
+    k %= len(vector)
+    return Cat(vector[k:], vector[:k]) if k else vector
+
+
+class HeadDecisions(Module):
+    """What a deframer's head at each position of a ring would consume: `advance` blocks, and how (`kind`,
+    KIND bits), from the ring's FLAG bits and presence (0 cycles). The inputs and outputs are one vector per
+    flag, bit or KIND, bit p for position p: each rule below is a few operations on whole vectors (in
+    Verilator, a few machine words), the same logic per position as spelled one position at a time.
+
+    A trailer: 1 block. A unit whose blocks are all there and hold no ctrl block after the header: its
+    length, plus 1 if its trailer is right behind it. Anything else that is there (a block that starts
+    nothing, or a unit cut short by a ctrl block) is junk: the run up to the next ctrl block or the last
+    block there, at most JUNK_MAX blocks. Nothing while a unit's blocks are still coming.
+    """
+    def __init__(self, flags, present):
+        ring = len(present)
+        self.advance = [Signal(ring, name=f"advance_bit{b}") for b in range(5)]
+        self.kind    = {name: Signal(ring, name=f"kind_{name}") for name in KIND}
+
+        # # #
+
+        def there(name):
+            vector = Signal(ring, name=f"there_{name}")
+            self.comb += vector.eq(flags[name] & present)
+            return vector
+        ctrl, trailer, unit = there("ctrl"), there("trailer"), there("unit")
+        l9, l10, l17 = flags["l9"], flags["l10"], flags["l17"]
+        l1 = Signal(ring)
+        self.comb += l1.eq(~(l9 | l10 | l17))
+        lengths = [(1, l1), (9, l9), (10, l10), (17, l17)]
+        # ctrl_before[n]: a ctrl block among the n - 1 blocks after a position.
+        ctrl_before = {1: Constant(0, ring)}
+        for n in range(2, UNIT_MAX + 1):
+            ctrl_before[n] = Signal(ring, name=f"ctrl_before{n}")
+            self.comb += ctrl_before[n].eq(ctrl_before[n - 1] | rotated(ctrl, n - 1))
+        ready, broken, tr_after, junk, go = (Signal(ring, name=n) for n in ("ready", "broken", "tr_after", "junk", "go"))
+        self.comb += [
+            ready.eq(unit & reduce(or_, [is_n & rotated(present, n - 1) for n, is_n in lengths])),
+            broken.eq(unit & reduce(or_, [is_n & ctrl_before[n] for n, is_n in lengths])),
+            tr_after.eq(reduce(or_, [is_n & rotated(trailer, n) for n, is_n in lengths])),
+            junk.eq(present & ~trailer & (~unit | broken)),
+            go.eq(ready & ~broken),
+        ]
+        # A junk run stops at a ctrl block or at the first block not there; JUNK_MAX when neither comes first.
+        consumes = {c: [] for c in range(1, UNIT_MAX + 2)}   # amount: the vectors of the positions taking it
+        earlier = Constant(0, ring)
+        for k in range(1, JUNK_MAX):
+            stop = Signal(ring, name=f"junk_stop{k}")
+            self.comb += stop.eq(rotated(ctrl, k) | ~rotated(present, k))
+            consumes[k].append(junk & stop & ~earlier)
+            earlier = earlier | stop
+        consumes[JUNK_MAX].append(junk & ~earlier)
+        consumes[1].append(trailer)
+        for n, is_n in lengths:
+            consumes[n].append(go & is_n & ~tr_after)
+            consumes[n + 1].append(go & is_n & tr_after)
+        for b, bit in enumerate(self.advance):
+            self.comb += bit.eq(reduce(or_, [v for c, vs in consumes.items() if c >> b & 1 for v in vs]))
+        self.comb += [
+            self.kind["trailer"].eq(trailer),
+            self.kind["unit"].eq(go),
+            self.kind["unit_trailer"].eq(go & tr_after),
+            self.kind["junk"].eq(junk),
+        ]
+
+
 class CommitFIFO(LiteXModule):
     """FIFO whose entries become readable only when committed; a rollback drops the uncommitted ones.
 
@@ -297,23 +383,34 @@ class PackedDeframer(LiteXModule):
     """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a
     pair's two lines at once).
 
-    Latency: 2 cycles after the trailer's beat (block buffer, commit). A frame whose CRC fails or whose
-    blocks make no sense is dropped whole and counted. Junk (a block at the head that starts neither a unit
-    nor a trailer: a damaged header, an unknown type, the data behind either; or a unit cut short by a ctrl
-    block among its blocks) is skipped up to the next ctrl block, up to 9 blocks a cycle, faster than beats
-    arrive, so a damaged frame at full rate costs only itself.
+    Latency: 6 cycles after the trailer's beat, each stage a register that a board at 250 MHz needs:
+      1. the beat is written into a ring of blocks;
+      2. every position of the ring gets its decision: what a head there would consume and how (a trailer,
+         a unit with or without its trailer, a run of junk, or nothing yet);
+      3. the head takes its position's decision and moves on; its blocks are read out beside it;
+      4. the unit's fields and the data parts of its CRC and of its trailer's are registered (a CRC is
+         linear: crc(state, data) = crc(state, 0) ^ crc(0, data));
+      5. the running CRC takes the unit and the trailer is checked; the verdict is registered;
+      6. the checker sees it and the frame's transactions are committed (or dropped).
+    The head's loop is its position's decision and an add; no CRC is in it.
+
+    A frame whose CRC fails or whose blocks make no sense is dropped whole and counted. Junk (a block at
+    the head that starts neither a unit nor a trailer: a damaged header, an unknown type, the data behind
+    either; or a unit cut short by a ctrl block among its blocks) is skipped up to the next ctrl block, up to
+    9 blocks a cycle, faster than beats arrive, so a damaged frame at full rate costs only itself.
 
     At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
     transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
 
     Depth: the framer builds at most one unit (or a lone trailer) a cycle and the deframer takes one a
     cycle, with the trailer behind it. Beats bring more only while the framer's buffer (32 blocks) empties
-    onto the link, so the backlog stays within that buffer, a unit and a beat (57 blocks): 64 hold it.
-    `overflow` counts beats that found no room (a deframer built too shallow; the frames they belonged to
-    fail the CRC and are replayed). (When a pair took two cycles, pairs with single-block units between
-    them, as mixed reads and writes of consecutive lines bring, outran the deframer at any depth.)
+    onto the link, so the backlog stays within that buffer, a unit, a beat and the beat that arrives while
+    the decisions are made (65 blocks). A beat is taken if it fits beside what the ring held before the
+    head's last move (up to 18 blocks more than it holds), so `depth` (96) holds that backlog with room to
+    spare. `overflow` counts beats that found no room (a deframer built too shallow; the frames they
+    belonged to fail the CRC and are replayed).
     """
-    def __init__(self, depth=64, commit_depth=64):
+    def __init__(self, depth=96, commit_depth=64):
         self.sink   = sink   = stream.Endpoint(beat_layout)
         self.source = source = stream.Endpoint(txn_layout)
         self.frames     = Signal(32)
@@ -330,151 +427,196 @@ class PackedDeframer(LiteXModule):
 
         # # #
 
-        buf   = Array(Signal(BLOCK_CTRL + 1, name=f"rxbuf{i}") for i in range(depth + UNIT_MAX + 1))
-        self.level = level = Signal(max=depth + 1)
+        # The ring: `ring` positions (a power of two); the blocks in BEAT_BLOCKS banks of LUT RAM (position p
+        # in bank p % 8, row p // 8), so that a beat writes each bank once and the head's 18 blocks are in four
+        # rows of every bank; each position's FLAG bits in registers, for the decisions. It holds at most
+        # `depth` blocks, and `ring` leaves a unit and its trailer of room beyond them, so that a decision
+        # never takes a block written a lap ago for one behind it.
+        pos_bits = (depth + UNIT_MAX + 1).bit_length()
+        ring     = 2**pos_bits
+        rows     = ring // BEAT_BLOCKS
+        wp = Signal(pos_bits)   # the next position written
+        rp = Signal(pos_bits)   # the head
+        flags   = {name: Signal(ring, name=f"rx_{name}") for name in FLAG}   # bit p: position p's flag
+        present = Signal(ring)   # bit p: position p is among the last `depth` written
 
-        # Parse the head of the buffer.
-        head    = buf[0]
-        h_type  = HEADER.get(head, "type")
-        h_ctrl  = head[BLOCK_CTRL]
-        masked  = HEADER.get(head, "has_mask")
-        paired  = Signal()
-        length  = Signal(5)
+        # 1. The beat goes behind the last block, if it fits. Whether it fits is asked of `used`: what the ring
+        # held after the last cycle's head moved, with the last beat; never less than it holds (the head
+        # only moves on), and a register, so that the answer is a compare with the beat's count.
+        sink_blocks = [sink.data[BLOCK_BITS*j:BLOCK_BITS*(j+1)] for j in range(BEAT_BLOCKS)]
+        sink_flags  = [Signal(FLAG_BITS, name=f"rxsinkflags{j}") for j in range(BEAT_BLOCKS)]
+        self.comb += [sink_flags[j].eq(block_flags(Cat(block, sink.ctrl[j]))) for j, block in enumerate(sink_blocks)]
+        # The sums with the beat are made beside the decision, which picks one of them last.
+        used   = Signal(pos_bits)
+        held   = Signal(pos_bits)
+        limit  = Signal(pos_bits)
+        accept = Signal()
+        wp_on, held_on = Signal(pos_bits), Signal(pos_bits)
         self.comb += [
-            paired.eq(HEADER.get(head, "pair") & carries_line(h_type) & ~masked),
-            length.eq(unit_length(h_type, masked, paired)),
+            sink.ready.eq(1),
+            held.eq(wp - rp),
+            limit.eq(depth - sink.count),
+            accept.eq(sink.valid & (used <= limit)),
+            wp_on.eq(wp + sink.count),
+            held_on.eq(held + sink.count),
         ]
-        blocks = [buf[i][:BLOCK_BITS] for i in range(UNIT_MAX)]
-        self.crc = crc = UnitCRC(blocks, length)
-        state    = Signal(32, reset=CRC_INIT)
-        bad      = Signal()   # the open frame already failed: skip to its trailer.
-        self.comb += crc.state.eq(state)
-
-        is_trailer = Signal()
-        is_unit    = Signal()
-        unit_ready = Signal()
-        tr_after   = Signal()   # the unit's trailer is right behind it.
-        tr_block   = Signal(BLOCK_CTRL + 1)
-        broken     = Signal()   # a ctrl block among the unit's blocks already in: it is cut short.
-        self.comb += [
-            is_trailer.eq(h_ctrl & (h_type == T_TRAILER)),
-            is_unit.eq(h_ctrl & (h_type >= T_RD_REQ) & (h_type <= T_ERR)),
-            unit_ready.eq(is_unit & (level >= length)),
-            tr_block.eq(buf[length]),
-            tr_after.eq(unit_ready & (level > length) & tr_block[BLOCK_CTRL] &
-                        (TRAILER.get(tr_block, "type") == T_TRAILER)),
-            broken.eq(is_unit & reduce(or_, [buf[i][BLOCK_CTRL] & (i < length) & (i < level)
-                                             for i in range(1, UNIT_MAX)])),
-        ]
-
-        # The trailer's CRC covers its control half too: one engine for a trailer alone at the head, one
-        # for a trailer right behind a unit.
-        self.head_tcrc  = head_tcrc  = ParallelCRC(TRAILER["crc"].offset, with_state=True)
-        self.after_tcrc = after_tcrc = ParallelCRC(TRAILER["crc"].offset, with_state=True)
-        self.comb += [
-            head_tcrc.state.eq(state),
-            head_tcrc.data.eq(TRAILER.below(head, "crc")),
-            after_tcrc.state.eq(crc.crc),
-            after_tcrc.data.eq(TRAILER.below(tr_block, "crc")),
-        ]
-
-        # Junk at the head: the run up to the next ctrl block among those present, at most JUNK_MAX.
-        junk_run = Signal(max=JUNK_MAX + 1)
-        self.comb += junk_run.eq(Mux(level < JUNK_MAX, level, JUNK_MAX))
-        for i in reversed(range(1, JUNK_MAX)):
-            self.comb += If(buf[i][BLOCK_CTRL] & (i < level), junk_run.eq(i))
-
-        # What this cycle consumes: a trailer; a unit (and its trailer); or a run of junk.
-        consume   = Signal(5)
-        take_unit = Signal()
-        end_frame = self.frame_end
-        good      = self.frame_ok
-        self.comb += [
-            If(level != 0,
-                If(is_trailer,
-                    consume.eq(1), end_frame.eq(1),
-                    good.eq(~bad & (TRAILER.get(head, "crc") == head_tcrc.crc)),
-                ).Elif(~is_unit | broken,
-                    # The frame is lost; skipping to the next ctrl block, not the unit's length, keeps the
-                    # unit behind a cut one.
-                    consume.eq(junk_run),
-                ).Elif(unit_ready,
-                    take_unit.eq(~bad),
-                    consume.eq(length + tr_after),
-                    end_frame.eq(tr_after),
-                    good.eq(~bad & (TRAILER.get(tr_block, "crc") == after_tcrc.crc)),
-                )
-            ),
-        ]
-
-        # Block buffer: keep what is not consumed, append the beat behind it.
-        keep = Signal(max=depth + 1)
-        self.comb += [keep.eq(level - consume), sink.ready.eq(1)]
-        incoming = [Cat(sink.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)], sink.ctrl[i]) for i in range(BEAT_BLOCKS)]
-        arrive = Signal(4)
-        fits_after = Signal(max=depth + BEAT_BLOCKS + 1)
-        fits = Signal()
-        self.comb += [
-            arrive.eq(Mux(sink.valid, sink.count, 0)),
-            fits_after.eq(keep + arrive),
-            fits.eq(fits_after <= depth),
-        ]
-        # As in the framer: a case on the few amounts a cycle consumes, and the beat's 8 blocks (beyond them,
-        # the index only picks don't-care blocks past the level).
-        inc = Array(incoming + [0])
-        for i in range(depth):
-            kept = Signal(BLOCK_CTRL + 1, name=f"rxkept{i}")
-            self.comb += Case(consume, {c: kept.eq(buf[i + c]) for c in CONSUMED})
-            self.sync += buf[i].eq(Mux(i < keep, kept, inc[i - keep]))
         self.sync += [
-            level.eq(keep + Mux(fits, arrive, 0)),
-            If(sink.valid & ~fits, self.overflow.eq(self.overflow + 1)),
+            wp.eq(Mux(accept, wp_on, wp)),
+            used.eq(Mux(accept, held_on, held)),
+            If(sink.valid & ~accept, self.overflow.eq(self.overflow + 1)),
+        ]
+        banks = []
+        bank_flags = []
+        for b in range(BEAT_BLOCKS):
+            mem = Memory(BLOCK_BITS, rows)
+            wr  = mem.get_port(write_capable=True)
+            rds = [mem.get_port(async_read=True) for _ in range(HEAD_ROWS)]
+            self.specials += mem, wr, *rds
+            banks.append(rds)
+            # Bank b takes the beat's block (b - wp) % 8, in the row where that position falls.
+            j      = Signal(3, name=f"rxbank{b}_block")
+            bflags = Signal(FLAG_BITS, name=f"rxbank{b}_flags")
+            bank_flags.append(bflags)
+            self.comb += [
+                j.eq(b - wp[:3]),
+                wr.adr.eq(wp[3:] + (b < wp[:3])), wr.we.eq(accept & (j < sink.count)),
+                wr.dat_w.eq(Array(sink_blocks)[j]),
+                bflags.eq(Array(sink_flags)[j]),
+            ]
+        # A position is present while it is among the last `depth` written: from when the beat writes it until
+        # the ring's writes have gone `depth` positions past it.
+        written = Signal(ring)
+        for p in range(ring):
+            offset = Signal(pos_bits, name=f"rxoffset{p}")   # from the next position written, modulo the ring
+            self.comb += [offset.eq(p - wp), written[p].eq(accept & (offset < sink.count))]
+        for name, bit in FLAG.items():
+            # Position p takes its flag from bank p % 8: one row's worth of banks, repeated over the rows.
+            arriving = Replicate(Cat(*[bank_flags[b][bit] for b in range(BEAT_BLOCKS)]), rows)
+            self.sync += flags[name].eq(written & arriving | ~written & flags[name])
+        self.sync += present.eq(written | (present & ~rotated(written, depth)))
+
+        # 2. Each position's decision, from registers only.
+        self.decisions = decisions = HeadDecisions(flags, present)
+        advance = [Signal(ring, name=f"rxadvance{b}") for b in range(5)]
+        kinds   = {name: Signal(ring, name=f"rxkind_{name}") for name in KIND}
+        self.sync += [a.eq(d) for a, d in zip(advance, decisions.advance)]
+        self.sync += [kinds[name].eq(decisions.kind[name]) for name in KIND]
+
+        # 3. The head takes its position's decision; its blocks are read out beside it (block j of the head
+        # is bank (rp + j) % 8 at row (rp + j) // 8).
+        kind = Signal(len(KIND))
+        at = lambda vectors: Array(Cat(*[v[p] for v in vectors]) for p in range(ring))[rp]
+        self.sync += [rp.eq(rp + at(advance)), kind.eq(at([kinds[name] for name in KIND]))]
+        for rds in banks:
+            for m, rd in enumerate(rds):
+                self.comb += rd.adr.eq(rp[3:] + m)
+        read   = [banks[q % BEAT_BLOCKS][q // BEAT_BLOCKS].dat_r for q in range(HEAD_ROWS*BEAT_BLOCKS)]
+        blocks = [Signal(BLOCK_BITS, name=f"rxblock{j}") for j in range(UNIT_MAX + 1)]
+        self.sync += [blocks[j].eq(Array(read[j:j + BEAT_BLOCKS])[rp[:3]]) for j in range(UNIT_MAX + 1)]
+
+        # 4. The unit's transactions, and the data parts of its CRC (for each length it can have) and of its
+        # trailer's (the head for a trailer alone, else the block behind the unit).
+        head   = blocks[0]
+        h_type = HEADER.get(head, "type")
+        masked = HEADER.get(head, "has_mask")
+        line   = carries_line(h_type)
+        paired = HEADER.get(head, "pair") & line & ~masked
+        is_len = [~line, line & ~masked & ~paired, line & masked, paired]   # LENGTHS
+        txn1, txn2 = Record(txn_layout), Record(txn_layout)
+        self.comb += [
+            txn1.type.eq(h_type), txn1.tag.eq(HEADER.get(head, "tag")), txn1.laddr.eq(HEADER.get(head, "laddr")),
+            txn1.mask.eq(Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK)),
+            txn1.data.eq(Mux(line, Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9])), 0)),
+            # A pair's second line, behind the first.
+            txn2.type.eq(h_type), txn2.tag.eq(HEADER.get(head, "tag2")),
+            txn2.laddr.eq(HEADER.get(head, "laddr") + 1),
+            txn2.mask.eq(FULL_MASK), txn2.data.eq(Cat(*blocks[9:17])),
+        ]
+        unit_part = Signal(32)
+        trailer   = Signal(BLOCK_BITS)
+        self.comb += If(kind[KIND["trailer"]], trailer.eq(head))
+        for n, this_len in zip(LENGTHS, is_len):
+            part = ParallelCRC(n*BLOCK_BITS, init=0)
+            self.submodules += part
+            self.comb += [
+                part.data.eq(Cat(*reversed(blocks[:n]))),
+                If(this_len, unit_part.eq(part.crc)),
+                If(~kind[KIND["trailer"]] & this_len, trailer.eq(blocks[n])),
+            ]
+        low_bits = TRAILER["crc"].offset
+        trailer_part = ParallelCRC(low_bits, init=0)
+        self.submodules += trailer_part
+        self.comb += trailer_part.data.eq(TRAILER.below(trailer, "crc"))
+        u_kind   = Signal(len(KIND))
+        u_len    = Signal(len(LENGTHS))
+        u_paired = Signal()
+        u_part   = Signal(32)
+        u_expect = Signal(32)   # the trailer's CRC field, less the data part of the trailer's own bits
+        u_low    = Signal(low_bits)
+        u_txn1, u_txn2 = Record(txn_layout), Record(txn_layout)
+        self.sync += [
+            u_kind.eq(kind), u_len.eq(Cat(*is_len)), u_paired.eq(paired), u_part.eq(unit_part),
+            u_expect.eq(TRAILER.get(trailer, "crc") ^ trailer_part.crc), u_low.eq(TRAILER.below(trailer, "crc")),
+            u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
+        ]
+
+        # 5. The running CRC takes the unit, state' = A_n.state ^ part for a unit of n blocks (A_k: the state's
+        # part over k bits), and the trailer checks if A_t.state' (t: the trailer's bits below its CRC) is
+        # what it expects. A_t.A_n.state and A_t.part are made side by side, so the check is a compare behind.
+        state = Signal(32, reset=CRC_INIT)
+        bad   = Signal()   # the open frame already failed: skip to its trailer.
+        unit_state = Signal(32)
+        checked    = Signal(32)
+        part_on = ParallelCRC(low_bits, with_state=True, with_data=False)
+        alone   = ParallelCRC(low_bits, with_state=True, with_data=False)
+        self.submodules += part_on, alone
+        self.comb += [part_on.state.eq(u_part), alone.state.eq(state), checked.eq(alone.crc)]
+        for i, n in enumerate(LENGTHS):
+            through_unit    = ParallelCRC(n*BLOCK_BITS, with_state=True, with_data=False)
+            through_trailer = ParallelCRC(n*BLOCK_BITS + low_bits, with_state=True, with_data=False)
+            self.submodules += through_unit, through_trailer
+            self.comb += [
+                through_unit.state.eq(state), through_trailer.state.eq(state),
+                If(u_len[i], unit_state.eq(through_unit.crc ^ u_part)),
+                If(u_kind[KIND["unit"]] & u_len[i], checked.eq(through_trailer.crc ^ part_on.crc)),
+            ]
+        end_frame = Signal()
+        good      = Signal()
+        take      = Signal()
+        pushed    = Signal(5)
+        self.comb += [
+            end_frame.eq(u_kind[KIND["trailer"]] | u_kind[KIND["unit_trailer"]]),
+            good.eq(~bad & (checked == u_expect)),
+            take.eq(u_kind[KIND["unit"]] & ~bad),
+        ]
+        write1, write2 = Signal(), Signal()
+        out1, out2 = Record(txn_layout), Record(txn_layout)
+        self.sync += [
+            self.frame_end.eq(end_frame),
+            self.frame_ok.eq(good),
+            self.frame_seq.eq(TRAILER.get(u_low, "seq")),
+            self.frame_ack.eq(TRAILER.get(u_low, "ack")),
+            self.frame_nak.eq(TRAILER.get(u_low, "nak")),
+            self.frame_credits.eq(TRAILER.get(u_low, "credits")),
+            self.frame_txns.eq(pushed + take + (take & u_paired)),
+            write1.eq(take), write2.eq(take & u_paired),
+            out1.raw_bits().eq(u_txn1.raw_bits()), out2.raw_bits().eq(u_txn2.raw_bits()),
+            If(end_frame,
+                state.eq(CRC_INIT), bad.eq(0), pushed.eq(0), self.frames.eq(self.frames + 1),
+                If(~good, self.crc_errors.eq(self.crc_errors + 1)),
+            ).Else(
+                If(take, state.eq(unit_state)),
+                If(u_kind[KIND["junk"]], bad.eq(1)),
+                pushed.eq(pushed + take + (take & u_paired)),
+            ),
         ]
 
         # Transactions wait in the commit FIFO until their trailer checks.
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
-        unit_mask   = Signal(LINE_BYTES)
-        unit_data   = Signal(LINE_BITS)
         self.comb += [
-            unit_mask.eq(Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK)),
-            unit_data.eq(Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9]))),
-            fifo.sink.valid.eq(take_unit),
-            fifo.sink.type.eq(h_type),
-            fifo.sink.tag.eq(HEADER.get(head, "tag")),
-            fifo.sink.laddr.eq(HEADER.get(head, "laddr")),
-            fifo.sink.mask.eq(unit_mask),
-            fifo.sink.data.eq(Mux(length == 1, 0, unit_data)),
-            # A pair's second line, behind the first.
-            fifo.sink2.valid.eq(take_unit & paired),
-            fifo.sink2.type.eq(h_type),
-            fifo.sink2.tag.eq(HEADER.get(head, "tag2")),
-            fifo.sink2.laddr.eq(HEADER.get(head, "laddr") + 1),
-            fifo.sink2.mask.eq(FULL_MASK),
-            fifo.sink2.data.eq(Cat(*blocks[9:17])),
-            fifo.commit.eq(end_frame & good & self.seq_ok),
-            fifo.rollback.eq(end_frame & ~(good & self.seq_ok)),
+            fifo.sink.valid.eq(write1), fifo.sink.payload.raw_bits().eq(out1.raw_bits()),
+            fifo.sink2.valid.eq(write2), fifo.sink2.payload.raw_bits().eq(out2.raw_bits()),
+            fifo.commit.eq(self.frame_end & self.frame_ok & self.seq_ok),
+            fifo.rollback.eq(self.frame_end & ~(self.frame_ok & self.seq_ok)),
             fifo.source.connect(source),
         ]
-        # The frame's trailer fields and transaction count, for the sequence checker and the retry buffer.
-        pushed = Signal(5)
-        tr_low = Signal(TRAILER["crc"].offset)
-        self.comb += tr_low.eq(Mux(is_trailer, TRAILER.below(head, "crc"), TRAILER.below(tr_block, "crc")))
-        self.comb += [
-            self.frame_seq.eq(TRAILER.get(tr_low, "seq")),
-            self.frame_ack.eq(TRAILER.get(tr_low, "ack")),
-            self.frame_nak.eq(TRAILER.get(tr_low, "nak")),
-            self.frame_credits.eq(TRAILER.get(tr_low, "credits")),
-            self.frame_txns.eq(pushed + fifo.sink.valid + fifo.sink2.valid),
-        ]
-        self.sync += If(end_frame, pushed.eq(0)).Else(pushed.eq(pushed + fifo.sink.valid + fifo.sink2.valid))
-        self.sync += [
-            If(end_frame,
-                state.eq(CRC_INIT), bad.eq(0), self.frames.eq(self.frames + 1),
-                If(~good, self.crc_errors.eq(self.crc_errors + 1)),
-            ).Elif(take_unit,
-                state.eq(crc.crc),
-            ).Elif((level != 0) & (broken | (~is_unit & ~is_trailer)),
-                bad.eq(1),
-            ),
-        ]
-

@@ -14,6 +14,7 @@ WIDTHS = [8, 64, 200, 640]
 MESSAGE_BYTES = [1, 3, 5, 7, 9, 80]
 CATALOGUE_WIDTH = 72             # "123456789"
 PIECES = [[64], [64, 576], [576, 64, 640, 64]]
+PART_WIDTHS = [32, 576, 1088]
 
 
 class Engines(Module):
@@ -22,7 +23,11 @@ class Engines(Module):
         widths = set(WIDTHS) | {8 * n for n in MESSAGE_BYTES} | {CATALOGUE_WIDTH}
         self.plain = {w: ParallelCRC(w) for w in sorted(widths)}
         self.running = {w: ParallelCRC(w, with_state=True) for w in sorted({w for p in PIECES for w in p})}
-        self.submodules += list(self.plain.values()) + list(self.running.values())
+        # The two linear parts of a running CRC, as the deframer's pipeline computes them apart.
+        self.data_part  = {w: ParallelCRC(w, init=0) for w in PART_WIDTHS}
+        self.state_part = {w: ParallelCRC(w, with_state=True, with_data=False) for w in PART_WIDTHS}
+        self.submodules += (list(self.plain.values()) + list(self.running.values()) +
+                            list(self.data_part.values()) + list(self.state_part.values()))
 
 
 ENGINES = Engines()
@@ -127,3 +132,22 @@ def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
     for w, v in zip(pieces, values):
         whole, width = (whole << w) | v, width + w
     assert got[0] == crc_reference(whole, width)
+
+
+@pytest.mark.parametrize("width", PART_WIDTHS)
+def test_the_state_part_and_the_data_part_add_up_to_the_running_crc(width):
+    """crc(state, data) = crc(state, 0) ^ crc(0, data): the state's part (`with_data=False`) and the data's
+    (`init=0`), from the Verilog, XOR to the serial reference started at the state."""
+    rng = random.Random(width)
+    cases = [(rng.getrandbits(32), rng.getrandbits(width)) for _ in range(4)] + [(0xFFFFFFFF, 0)]
+    got = []
+
+    def gen():
+        for state, data in cases:
+            yield ENGINES.state_part[width].state.eq(state)
+            yield ENGINES.data_part[width].data.eq(data)
+            yield
+            got.append(((yield ENGINES.state_part[width].crc), (yield ENGINES.data_part[width].crc)))
+    run_simulation(ENGINES, gen())
+    assert [s ^ d for s, d in got] == [crc_reference(data, width, init=state) for state, data in cases]
+    assert got[-1][1] == 0 and got[-1][0] == crc_reference(0, width)

@@ -278,6 +278,18 @@ def test_a_damaged_header_at_full_rate_costs_only_its_frame(step, lost):
     assert all(same(txns[g["tag"]], g) for g in out)
 
 
+@pytest.mark.parametrize("seed", [0, 3, 5])
+def test_transactions_survive_random_gaps_and_link_stalls(seed):
+    # Idle cycles between transactions and a link that takes a beat only every few cycles: partial beats,
+    # frames closed early, trailers sent on their own, pairs cut across beats at every offset.
+    rng = random.Random(seed)
+    txns = random_stream(rng, 120)
+    gaps = [rng.choice([0, 0, 0, 0, 1, 2, 3, 7, 15]) for _ in txns]
+    out, _, stats = exchange(txns, max_units=rng.choice([1, 3, 8]), gap=gaps, ready_every=rng.choice([1, 2, 3]))
+    assert (stats["crc_errors"], stats["overflow"]) == (0, 0)
+    assert len(out) == len(txns) and all(same(s, g) for s, g in zip(txns, out))
+
+
 def test_lines_pair_only_under_consecutive_sequence_numbers():
     # Consecutive lines, but the second's sequence number is 2 ahead (the first's + 1 is what the deframer
     # gives the second line of a pair): two frames' worth of units, not a pair.
@@ -370,3 +382,20 @@ def test_the_trailer_fields_reach_the_checker_whole():
     out, stats = deframe(frames)
     assert out == [(T_RD_REQ, 1, 0x10), (T_RD_REQ, 2, 0x11)]
     assert stats["trailers"] == [(0x3FF, 0x3FF, 1, 0x7F), (0x200, 0x200, 0, 0x40), (0x155, 0x2AA, 1, 0x2A)]
+
+
+def test_a_pair_from_a_rows_last_block_is_read_whole_with_its_trailer():
+    # The deframer reads its head's blocks out of banks of 8: a pair that starts at the last block of a row
+    # with its trailer right behind it (the head's 18th block) spans four rows of the banks. Two frames of
+    # reads ahead of it (parsed one a cycle) let the trailer arrive before the head reaches the pair.
+    rng = random.Random(17)
+    lines = [rng.getrandbits(512) for _ in range(2)]
+    reads = [documented_frame([[header(T_RD_REQ, 8*f + t, 0x100 + 8*f + t)] for t in range(8)],
+                              seq=8*f, ack=0, nak=0, credits=0) for f in range(2)]
+    alone = [documented_frame([], seq=16, ack=0, nak=0, credits=0) for _ in range(5)]
+    pair = documented_frame([[header(T_RD_RSP, 0x21, 0x80, pair_tag=0x22)] + words(lines[0]) + words(lines[1])],
+                            seq=16, ack=0, nak=0, credits=0)
+    assert sum(len(f) for f in reads + alone) % 8 == 7
+    out, stats = deframe(reads + alone + [pair])
+    assert out == [(T_RD_REQ, t, 0x100 + t) for t in range(16)] + [(T_RD_RSP, 0x21, 0x80), (T_RD_RSP, 0x22, 0x81)]
+    assert (stats["frames"], stats["crc_errors"]) == (8, 0)
