@@ -250,13 +250,18 @@ FLAG_BITS = len(FLAG)
 KIND = {name: bit for bit, name in enumerate(("trailer", "unit", "unit_trailer", "junk"))}
 
 
+def length_classes(header):
+    """One flag for each of LENGTHS: which length the unit under this header has."""
+    line, masked = carries_line(HEADER.get(header, "type")), HEADER.get(header, "has_mask")
+    pair = HEADER.get(header, "pair") & line & ~masked
+    return [~line, line & ~masked & ~pair, line & masked, pair]
+
+
 def block_flags(block):
     """The FLAG bits of a block (its data bits, then its ctrl flag at BLOCK_CTRL)."""
     ctrl, frame_type = block[BLOCK_CTRL], HEADER.get(block, "type")
-    line, masked = carries_line(frame_type), HEADER.get(block, "has_mask")
-    pair = HEADER.get(block, "pair") & line & ~masked
     return Cat(ctrl, ctrl & (frame_type == T_TRAILER), ctrl & (frame_type >= T_RD_REQ) & (frame_type <= T_ERR),
-               line & ~masked & ~pair, line & masked, pair)
+               *length_classes(block)[1:])
 
 
 def rotated(vector, k):
@@ -520,8 +525,8 @@ class PackedDeframer(LiteXModule):
         h_type = HEADER.get(head, "type")
         masked = HEADER.get(head, "has_mask")
         line   = carries_line(h_type)
-        paired = HEADER.get(head, "pair") & line & ~masked
-        is_len = [~line, line & ~masked & ~paired, line & masked, paired]   # LENGTHS
+        is_len = length_classes(head)
+        paired = is_len[LENGTHS.index(UNIT_MAX)]
         txn1, txn2 = Record(txn_layout), Record(txn_layout)
         self.comb += [
             txn1.type.eq(h_type), txn1.tag.eq(HEADER.get(head, "tag")), txn1.laddr.eq(HEADER.get(head, "laddr")),
