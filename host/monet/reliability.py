@@ -17,8 +17,8 @@ from monet import link_model
 from monet.profiles import PROFILES
 
 # Frame detection and nak handling, cycles: deframer (6), sequence check and nak into the next trailer
-# (2), the peer's deframer (6), rewind and framer (3).
-REPLAY_LOGIC_CYCLES = 17
+# (2), the peer's deframer (6), rewind and framer (5).
+REPLAY_LOGIC_CYCLES = 19
 # Blocks of a full frame under load: 8 units of a line each, plus the trailer.
 FRAME_BLOCKS = 8 * 9 + 1
 

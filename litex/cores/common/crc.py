@@ -85,9 +85,11 @@ class ParallelCRC(Module):
 
     A running CRC is linear in its two inputs, crc(state, data) = crc(state, 0) ^ crc(0, data), so a
     pipeline can compute the parts apart: `init=0` gives the data's part, `with_state` without `with_data`
-    the state's (the state after `data_width` zero bits).
+    the state's (the state after `data_width` zero bits). With `zeros_after`, the CRC runs on over that many
+    zero bits after the data: the part of a piece of a longer message that has `zeros_after` bits behind it.
     """
-    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False, with_data=True, init=None):
+    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False, with_data=True, init=None,
+                 zeros_after=0):
         assert with_data or with_state
         self.data  = Signal(data_width)
         self.state = Signal(width)
@@ -96,10 +98,11 @@ class ParallelCRC(Module):
         # # #
 
         inputs = Cat(*([self.data] if with_data else []), *([self.state] if with_state else []))
-        first  = 0 if with_data else data_width   # the matrix's index of inputs[0]
+        # The matrix's index of inputs[0]: the zeros behind the data come first (the last bits fed in).
+        first  = zeros_after + (0 if with_data else data_width)
         n = len(inputs)
         start = None if with_state else ((1 << width) - 1 if init is None else init)
-        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly, start)):
+        for i, (const, terms) in enumerate(crc_matrix(data_width + zeros_after, width, poly, start)):
             mask   = sum(1 << (j - first) for j in terms if j >= first)
             masked = Signal(n, name=f"crc_masked{i}")
             self.comb += [

@@ -22,7 +22,7 @@ from monet.cores.link.prbs import LanePRBS
 class LinkEndpoint(LiteXModule):
     """Transactions in and out; lane words to and from the PHY (or the sim channel).
 
-    TX latency: 2 cycles (retry buffer 0, framer 2). RX latency: 6 cycles after the beat with the frame's
+    TX latency: 4 cycles (retry buffer 0, framer 4). RX latency: 6 cycles after the beat with the frame's
     trailer (deframer). Under load, up to `max_units` transactions share a frame and its CRC trailer, and
     beats are full. Transactions are delivered once, in order and intact: damaged frames are replayed
     (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py).

@@ -6,7 +6,7 @@
 """Striping of beats over 1, 2, 4 or 8 bonded lanes, and the receive-side deskew."""
 
 from functools import reduce
-from operator import and_, add
+from operator import and_, or_
 
 from migen import *
 
@@ -50,6 +50,13 @@ class LaneStriper(LiteXModule):
         self.comb += _lanes_cases(lanes_log2, stripe)
 
 
+def thermometer_count(used):
+    """How many of `used` are set, when they are a thermometer (the first k): where its ones end, decoded
+    without an adder's carry chain (the striper marks the first `count` blocks of a beat used)."""
+    ends = [used[i] & ~(used[i + 1] if i + 1 < len(used) else 0) for i in range(len(used))]
+    return reduce(or_, [Mux(end, i + 1, 0) for i, end in enumerate(ends)])
+
+
 class LaneDeskew(LiteXModule):
     """Realigns N lanes that arrive with different delays and rebuilds beats (0 cycles once aligned).
 
@@ -75,8 +82,7 @@ class LaneDeskew(LiteXModule):
                         sinks[lane].data[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)]),
                     source.ctrl[blk].eq(sinks[lane].ctrl[slot]),
                 ]
-            stmts.append(source.count.eq(reduce(add, [
-                sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)])))
+            stmts.append(source.count.eq(thermometer_count([sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)])))
             return stmts
         self.comb += _lanes_cases(lanes_log2, merge)
 

@@ -40,49 +40,99 @@ CRC_INIT   = 0xFFFFFFFF
 FULL_MASK  = 2**LINE_BYTES - 1
 
 
-def unit_length(frame_type, masked, paired):
-    """Blocks of a unit: 1 without data, 9 with a line, 10 with a line and a mask, 17 with two lines."""
-    return Mux(carries_line(frame_type), Mux(masked, 10, Mux(paired, 17, 9)), 1)
-
-
 def trailer_covered(seq, ack, nak, credits):
     """The bits of a trailer that its own CRC covers: every field below the CRC."""
     return TRAILER.below(TRAILER.pack(type=T_TRAILER, seq=seq, ack=ack, nak=nak, credits=credits), "crc")
 
 
-class UnitCRC(Module):
-    """Running CRC over one unit of `length` blocks (block 0 first), from `state` (0 cycles).
+def length_classes(header):
+    """One flag for each of LENGTHS: which length the unit under this header has."""
+    line, masked = carries_line(HEADER.get(header, "type")), HEADER.get(header, "has_mask")
+    pair = HEADER.get(header, "pair") & line & ~masked
+    return [~line, line & ~masked & ~pair, line & masked, pair]
 
-    A chain of engines in the unit's order: header block, mask block (masked lines only), first line,
-    second line (pairs only); a missing part passes the state through. Exact, since a CRC is sequential,
-    and about half the logic of one engine per unit length.
+
+class RunningCRC(Module):
+    """A frame's running CRC through one unit, and the state's part of its trailer's CRC (0 cycles).
+
+    A CRC is linear, crc(state, data) = A_k.state ^ crc(0, data) (A_k: the state's part over k bits), so with
+    the unit's data part `part` given: `unit_state` = A_n.state ^ part for a unit of class `cls` (one flag for
+    each of LENGTHS, n its bits), and `trailer_state` = A_t.A_n.state ^ A_t.part behind the unit
+    (`with_unit`), else A_t.state (a trailer alone), t being the trailer's bits below its CRC field. The
+    products of the state are made side by side, not one behind the other: what the framer appends and what
+    the deframer checks is a few levels from registers.
     """
-    def __init__(self, blocks, length):
-        self.state = Signal(32)
-        self.crc   = Signal(32)
-        has_mask = Signal()
-        self.comb += has_mask.eq(length == 10)
-        header, mask, line1, line2 = [ParallelCRC(width, with_state=True)
-                                       for width in (BLOCK_BITS, BLOCK_BITS, LINE_BITS, LINE_BITS)]
-        self.submodules += header, mask, line1, line2
-        self.comb += [
-            header.state.eq(self.state),
-            header.data.eq(blocks[0]),
-            mask.state.eq(header.crc),
-            mask.data.eq(blocks[1]),
-            line1.state.eq(Mux(has_mask, mask.crc, header.crc)),
-            line1.data.eq(Mux(has_mask, Cat(*reversed(blocks[2:10])), Cat(*reversed(blocks[1:9])))),
-            line2.state.eq(line1.crc),
-            line2.data.eq(Cat(*reversed(blocks[9:17]))),
-            self.crc.eq(Mux(length == 1, header.crc, Mux(length == 17, line2.crc, line1.crc))),
-        ]
+    def __init__(self):
+        self.state     = Signal(32)
+        self.part      = Signal(32)
+        self.cls       = Signal(len(LENGTHS))
+        self.with_unit = Signal()
+        self.unit_state    = Signal(32)
+        self.trailer_state = Signal(32)
+
+        # # #
+
+        low_bits = TRAILER["crc"].offset
+        part_on = ParallelCRC(low_bits, with_state=True, with_data=False)
+        alone   = ParallelCRC(low_bits, with_state=True, with_data=False)
+        self.submodules += part_on, alone
+        self.comb += [part_on.state.eq(self.part), alone.state.eq(self.state), self.trailer_state.eq(alone.crc)]
+        for i, n in enumerate(LENGTHS):
+            through_unit    = ParallelCRC(n*BLOCK_BITS, with_state=True, with_data=False)
+            through_trailer = ParallelCRC(n*BLOCK_BITS + low_bits, with_state=True, with_data=False)
+            self.submodules += through_unit, through_trailer
+            self.comb += [
+                through_unit.state.eq(self.state), through_trailer.state.eq(self.state),
+                If(self.cls[i], self.unit_state.eq(through_unit.crc ^ self.part)),
+                If(self.with_unit & self.cls[i], self.trailer_state.eq(through_trailer.crc ^ part_on.crc)),
+            ]
+
+
+def plus_one(value):
+    """`value` + 1 (modulo its width) as bitwise logic: bit i flips when every bit below it is set. A few
+    LUT levels, where an adder's carry chain over a line address is five."""
+    return Cat(~value[0], *[value[i] ^ (value[:i] == 2**i - 1) for i in range(1, len(value))])
+
+
+# A transaction in the framer's intake: its fields, whether it is a masked write, and its line address and
+# sequence number plus one (what a partner must have).
+intake_layout = seq_txn_layout + [
+    ("masked", 1),
+    ("nladdr", LADDR_BITS),
+    ("nseq",   SEQ_BITS),
+]
+
+# A unit ready for the ring: its blocks (the header first; the blocks past its length are don't-care), its
+# length (and the length with a trailer), its length class (LENGTHS), the data part of its CRC, the
+# sequence numbers of its first transaction and of the one after its last, and whether it is a pair.
+unit_layout = [
+    ("blocks",  UNIT_MAX*BLOCK_BITS),
+    ("length",  5),
+    ("length1", 5),
+    ("cls",     len(LENGTHS)),
+    ("part",    32),
+    ("seq",     SEQ_BITS),
+    ("nseq",    SEQ_BITS),
+    ("pair",    1),
+]
 
 
 class PackedFramer(LiteXModule):
-    """Transactions in, full beats out (partial only when the queue is empty and the frame closed).
+    """Transactions in, full beats out (partial only when nothing is queued and the frame closed).
 
-    Latency: 2 cycles from a transaction to the beat that carries its header (unit register, buffer).
-    A frame left open by a pair with nothing behind it gets its trailer on its own the next cycle.
+    Latency: 4 cycles from a transaction to the beat that carries its header, each stage a register that a
+    board at 250 MHz needs:
+      1. landing: the transaction as it comes;
+      2. intake: the transaction lands in one of two slots, with its line address and sequence number plus
+         one; whether the next transaction pairs with it is decided as that one lands;
+      3. the unit: its header, blocks, length class and CRC data part (crc(0, unit); a CRC is linear:
+         crc(state, data) = crc(state, 0) ^ crc(0, data)) are registered (a second register beside it takes
+         a unit while the first waits, so the intake's readiness is a register);
+      4. the ring: the unit, and its trailer when the frame closes, are written at the ring's write position,
+         while the frame's running CRC takes the unit (state' = A_n.state ^ part, A_k: the state's part over
+         k bits) and the trailer's CRC is made beside it (A_t.A_n.state ^ A_t.part ^ crc(0, trailer fields)).
+    A transaction with another right behind it waits a cycle more in the intake, for the pairing decision.
+    A frame left open by a unit with nothing behind it gets its trailer on its own the next cycle.
 
     Run time: `max_units` (1..8) bounds the units of a frame, `pairing` allows pairs; max_units=1 without
     pairing gives one frame per transaction, as a per-transaction streamer over Aurora sends them.
@@ -90,9 +140,13 @@ class PackedFramer(LiteXModule):
     Sequence numbers come with the transactions (from the retry buffer): a frame holds consecutive ones,
     so a unit that does not follow the open frame (a replay began) closes it first. Every trailer carries
     `ack` and `nak`; `ctrl_request` sends a trailer alone when nothing else is going out.
+
+    The ring holds `depth` blocks (a power of two). A unit goes in when UNIT_MAX + 1 blocks fit, whatever its
+    length, counting the full beat that leaves this cycle; whenever the ring cannot take a unit it still holds
+    a full beat to send, so under load beats stay full.
     """
     def __init__(self, max_units=8, depth=32):
-        assert depth >= UNIT_MAX + 1 + BEAT_BLOCKS
+        assert depth & (depth - 1) == 0 and depth - (UNIT_MAX + 1) >= BEAT_BLOCKS
         self.sink      = sink   = stream.Endpoint(seq_txn_layout)
         self.source    = source = stream.Endpoint(beat_layout)
         self.max_units = Signal(4, reset=max_units)
@@ -107,138 +161,246 @@ class PackedFramer(LiteXModule):
 
         # # #
 
-        # Unit register: one transaction, so that the next one (on sink) is visible when deciding to pair
-        # with it or to close the frame.
-        u_valid = Signal()
-        u       = Record(seq_txn_layout)
-        u_take  = Signal()
-        paired  = Signal()
-        self.comb += sink.ready.eq(~u_valid | u_take)
-        self.sync += [
-            If(u_take, u_valid.eq(0)),
-            If(sink.valid & sink.ready & ~paired, u_valid.eq(1), u.raw_bits().eq(sink.payload.raw_bits())),
-        ]
-        masked     = Signal()
-        length     = Signal(5)
-        next_laddr = Signal(LADDR_BITS)
-        u_seq1     = Signal(SEQ_BITS)
-        self.comb += [
-            masked.eq((u.type == T_WR_REQ) & (u.mask != FULL_MASK)),
-            next_laddr.eq(u.laddr + 1),
-            u_seq1.eq(u.seq + 1),
-            paired.eq(self.pairing & u_valid & sink.valid & carries_line(u.type) & ~masked & (sink.type == u.type) &
-                      ((sink.type != T_WR_REQ) | (sink.mask == FULL_MASK)) & (sink.laddr == next_laddr) &
-                      (sink.seq == u_seq1)),
-            length.eq(unit_length(u.type, masked, paired)),
-        ]
-        data_u = [u.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
-        data_s = [sink.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
-        unit = [Signal(BLOCK_BITS, name=f"unit{i}") for i in range(UNIT_MAX)]
-        self.comb += unit[0].eq(HEADER.pack(type=u.type, tag=u.tag, laddr=u.laddr, has_mask=masked, pair=paired,
-                                            tag2=Mux(paired, sink.tag, 0)))
-        for i in range(1, UNIT_MAX):
-            with_mask  = ([u.mask] + data_u + [0]*8)[i - 1]
-            single     = (data_u + [0]*9)[i - 1]
-            self.comb += unit[i].eq(Mux(masked, with_mask, Mux(paired, (data_u + data_s)[i - 1], single)))
+        # 1. Landing: the transaction is registered as it comes (the sink may come out of the retry buffer's LUT
+        # RAM through its bypass), so that the intake's sums and compares start from a register.
+        self.landing = landing = stream.PipeValid(seq_txn_layout)
+        self.comb += sink.connect(landing.sink)
+        sink = landing.source
 
-        # Running CRC of the open frame, and whether this unit closes it (or a late trailer does).
-        self.crc = crc = UnitCRC(unit, length)
+        # 2. Intake: slot u holds the oldest transaction, v the one behind it (whether it pairs with u in
+        # `uv_pair`). u leaves alone once v holds a transaction that is not its partner, or nothing is
+        # coming; with its partner, the two leave as a pair.
+        incoming = Record(intake_layout)
+        self.comb += [
+            [getattr(incoming, name).eq(getattr(sink, name)) for name, _ in seq_txn_layout],
+            incoming.masked.eq((sink.type == T_WR_REQ) & (sink.mask != FULL_MASK)),
+            incoming.nladdr.eq(plus_one(sink.laddr)),
+            incoming.nseq.eq(plus_one(sink.seq)),
+        ]
+        u, v = Record(intake_layout), Record(intake_layout)
+        u_valid, v_valid, uv_pair = Signal(), Signal(), Signal()
+
+        def partner(slot):
+            """The incoming transaction is the slot's partner: a full line of the same type on the next line,
+            with the next sequence number, behind a full line."""
+            return (self.pairing & carries_line(slot.type) & ~slot.masked & (incoming.type == slot.type) &
+                    ~incoming.masked & (incoming.laddr == slot.nladdr) & (incoming.seq == slot.nseq))
+        u_partner, v_partner = Signal(), Signal()
+        can_emit = Signal()   # the unit stage has room
+        emit     = Signal()
+        is_pair  = Signal()
+        self.comb += [
+            u_partner.eq(partner(u)), v_partner.eq(partner(v)),
+            sink.ready.eq(~v_valid | can_emit),
+            emit.eq(u_valid & can_emit & (v_valid | ~sink.valid)),
+            is_pair.eq(v_valid & uv_pair),
+        ]
+        self.sync += [
+            If(~u_valid,
+                If(sink.valid, u.raw_bits().eq(incoming.raw_bits()), u_valid.eq(1))
+            ).Elif(~v_valid,
+                If(sink.valid,
+                    v.raw_bits().eq(incoming.raw_bits()), v_valid.eq(1), uv_pair.eq(u_partner)
+                ).Elif(emit,
+                    u_valid.eq(0)
+                )
+            ).Elif(can_emit,
+                If(uv_pair,
+                    If(sink.valid, u.raw_bits().eq(incoming.raw_bits())),
+                    u_valid.eq(sink.valid), v_valid.eq(0)
+                ).Else(
+                    u.raw_bits().eq(v.raw_bits()),
+                    If(sink.valid, v.raw_bits().eq(incoming.raw_bits())),
+                    v_valid.eq(sink.valid), uv_pair.eq(v_partner)
+                )
+            )
+        ]
+
+        # 3. The unit: u alone or u and v as a pair. Its CRC data part for each length class, from registers:
+        # the header's part with the rest of the unit behind it as zeros, the mask's, and the lines' (u's line
+        # with v's behind it in a pair).
+        made = Record(unit_layout)
+        fields = dict(type=u.type, tag=u.tag, laddr=u.laddr)
+        single_header = HEADER.pack(**fields, has_mask=u.masked, pair=0, tag2=0)
+        pair_header   = HEADER.pack(**fields, has_mask=0, pair=1, tag2=v.tag)
+        header = Signal(BLOCK_BITS)
+        data_u = [u.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
+        data_v = [v.data[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(8)]
+        blocks = [header] + [Mux(u.masked, ([u.mask] + data_u + [0]*7)[i], (data_u + data_v)[i])
+                             for i in range(UNIT_MAX - 1)]
+        classes = Signal(len(LENGTHS))
+        self.comb += [
+            header.eq(Mux(is_pair, pair_header, single_header)),
+            classes.eq(Cat(*length_classes(header))),
+            made.blocks.eq(Cat(*blocks)),
+            made.cls.eq(classes),
+            made.seq.eq(u.seq),
+            made.nseq.eq(Mux(is_pair, v.nseq, u.nseq)),
+            made.pair.eq(is_pair),
+        ]
+        def crc_part(width, data, zeros_after=0):
+            part = ParallelCRC(width, init=0, zeros_after=zeros_after)
+            self.submodules += part
+            self.comb += part.data.eq(data)
+            return part.crc
+        line_u, line_v = Cat(*reversed(data_u)), Cat(*reversed(data_v))   # block 0 first
+        u_line = crc_part(LINE_BITS, line_u)
+        parts = [
+            crc_part(BLOCK_BITS, single_header),
+            crc_part(BLOCK_BITS, single_header, LINE_BITS) ^ u_line,
+            crc_part(BLOCK_BITS, single_header, BLOCK_BITS + LINE_BITS) ^ crc_part(BLOCK_BITS, u.mask, LINE_BITS) ^
+                u_line,
+            crc_part(BLOCK_BITS, pair_header, 2*LINE_BITS) ^ crc_part(LINE_BITS, line_u, LINE_BITS) ^
+                crc_part(LINE_BITS, line_v),
+        ]
+        for i, (n, part) in enumerate(zip(LENGTHS, parts)):
+            self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1), made.part.eq(part))
+
+        # The unit register m, and s beside it: s takes a unit that leaves the intake while m waits. Whether m's
+        # unit follows the open frame's last (`m_breaks`: its first sequence number is not the one the frame
+        # takes next) is registered with it: compared beside the decision that takes the unit before it.
+        m, s = Record(unit_layout), Record(unit_layout)
+        m_valid, s_valid = Signal(), Signal()
+        m_breaks  = Signal()
+        unit_take = Signal()
+        next_seq  = Signal(SEQ_BITS)   # the one the open frame may take next.
+        coming_seq = Signal(SEQ_BITS)
+        breaks_after_m, breaks_now = Signal(), Signal()
+        self.comb += [
+            can_emit.eq(~s_valid),
+            coming_seq.eq(Mux(s_valid, s.seq, made.seq)),
+            breaks_after_m.eq(coming_seq != m.nseq),
+            breaks_now.eq(coming_seq != next_seq),
+        ]
+        self.sync += [
+            If(~m_valid | unit_take,
+                m_breaks.eq(Mux(unit_take, breaks_after_m, breaks_now)),
+                If(s_valid,
+                    m.raw_bits().eq(s.raw_bits()), s_valid.eq(0)
+                ).Else(
+                    m.raw_bits().eq(made.raw_bits()), m_valid.eq(emit)
+                )
+            ).Elif(emit,
+                s.raw_bits().eq(made.raw_bits()), s_valid.eq(1)
+            )
+        ]
+
+        # 4. The ring and the frame. The frame closes with this unit when it is full or nothing is behind it.
+        ring  = Array(Signal(BLOCK_CTRL + 1, name=f"txring{i}") for i in range(depth))
+        pos_bits = log2_int(depth)
+        wp    = Signal(pos_bits)   # the next position written
+        rp    = Signal(pos_bits)   # the next position sent
+        level = Signal(pos_bits + 1)
         state  = Signal(32, reset=CRC_INIT)
         units  = Signal(4)
         units1 = Signal(5)
         closed = Signal(reset=1)
-        close  = Signal()
         first_seq = Signal(SEQ_BITS)   # of the open frame's first transaction.
-        next_seq  = Signal(SEQ_BITS)   # the one the open frame may take next.
-        broken    = Signal()   # the unit does not follow the open frame: close it first.
-        unit_go   = Signal()   # the unit goes into the open (or a new) frame.
-        late      = Signal()   # open frame, nothing queued or a replay behind it: send its trailer alone.
-        control   = Signal()   # no frame open, nothing queued, ack or nak waiting: a control frame.
+        behind    = Signal()   # a unit, or a transaction in the intake, is behind m. (Registers only; a
+                               # transaction still landing would reach m two cycles later: not worth a frame held open.)
+        close     = Signal()   # m's unit closes the frame.
+        broken    = Signal()   # m's unit does not follow the open frame: close it first.
+        unit_go   = Signal()   # m's unit goes into the open (or a new) frame.
+        late      = Signal()   # open frame, nothing coming or a replay behind it: send its trailer alone.
+        control   = Signal()   # no frame open, nothing coming, ack or nak waiting: a control frame.
         lone      = Signal()   # a trailer alone.
         self.comb += [
-            crc.state.eq(state),
+            behind.eq(s_valid | u_valid),
             units1.eq(units + 1),
-            close.eq((units1 >= self.max_units) | ~sink.valid),
-            broken.eq(u_valid & ~closed & (u.seq != next_seq)),
-            unit_go.eq(u_valid & ~broken),
-            late.eq(~closed & ((~u_valid & ~sink.valid) | broken)),
-            control.eq(closed & ~u_valid & ~sink.valid & self.ctrl_request),
+            close.eq((units1 >= self.max_units) | ~behind),
+            broken.eq(m_valid & ~closed & m_breaks),
+            unit_go.eq(m_valid & ~broken),
+            late.eq(~closed & ((~m_valid & ~behind) | broken)),
+            control.eq(closed & ~m_valid & ~behind & self.ctrl_request),
             lone.eq(late | control),
         ]
-        # The trailer's CRC runs on over the trailer's own fields below it.
-        low = Signal(TRAILER["crc"].offset)
-        self.trailer_crc = trailer_crc = ParallelCRC(len(low), with_state=True)
-        self.comb += [
-            low.eq(trailer_covered(Mux(closed, u.seq, first_seq), self.ack, self.nak, self.credits)),
-            trailer_crc.state.eq(Mux(unit_go, crc.crc, state)),
-            trailer_crc.data.eq(low),
-        ]
+        # The running CRC through the unit, and the trailer's: A_t.A_n.state ^ A_t.part, or A_t.state for a
+        # trailer alone, and the data part of the trailer's own fields.
+        low_bits = TRAILER["crc"].offset
+        low = Signal(low_bits)
+        self.comb += low.eq(trailer_covered(Mux(closed, m.seq, first_seq), self.ack, self.nak, self.credits))
+        self.running = running = RunningCRC()
+        self.comb += [running.state.eq(state), running.part.eq(m.part), running.cls.eq(m.cls),
+                      running.with_unit.eq(unit_go)]
         trailer = Signal(BLOCK_BITS)
-        self.comb += [TRAILER.below(trailer, "crc").eq(low), TRAILER.get(trailer, "crc").eq(trailer_crc.crc)]
-
-        # Appended blocks this cycle: the unit (none for a late trailer), then the trailer if the frame closes.
-        add_len = Signal(5)
-        add_unit = Signal(5)
-        add = Array(Signal(BLOCK_CTRL + 1, name=f"add{i}") for i in range(UNIT_MAX + 1))
         self.comb += [
-            add_unit.eq(Mux(unit_go, length, 0)),
-            add_len.eq(Mux(unit_go, length + close, lone)),
+            TRAILER.below(trailer, "crc").eq(low),
+            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ crc_part(low_bits, low)),
         ]
-        for i in range(UNIT_MAX + 1):
-            blk = unit[i] if i < UNIT_MAX else 0
-            self.comb += add[i].eq(Mux(i < add_unit, Cat(blk, i == 0), Cat(trailer, 1)))
 
-        # Block buffer and its level; `closed` when the buffer ends on a frame boundary.
-        buf    = Array(Signal(BLOCK_CTRL + 1, name=f"txbuf{i}") for i in range(depth + 8))
-        level  = Signal(max=depth + 1)
-        out_n  = Signal(4)
-        keep   = Signal(max=depth + 1)
-        # Verilog compares a sum at the width of its widest operand, dropping the carry that Migen's simulator
-        # keeps: sums go through signals wide enough to hold them before they are compared.
-        after  = Signal(max=depth + UNIT_MAX + 2)
-        room   = Signal()
-        append = Signal()
+        # Out: full beats whenever possible; a partial one only when nothing is about to join it.
+        out_n = Signal(4)
+        taken = Signal()
         self.comb += [
-            # Full beats whenever possible; a partial one only when nothing is about to join it.
-            If(level >= 8,
-                out_n.eq(8)
-            ).Elif(closed & ~u_valid & (level != 0),
+            If(level >= BEAT_BLOCKS,
+                out_n.eq(BEAT_BLOCKS)
+            ).Elif(closed & ~m_valid & ~s_valid & ~u_valid & (level != 0),
                 out_n.eq(level)
             ),
             source.valid.eq(out_n != 0),
             source.count.eq(out_n),
-            source.data.eq(Cat(*[buf[i][:BLOCK_BITS] for i in range(8)])),
-            source.ctrl.eq(Cat(*[buf[i][BLOCK_CTRL] for i in range(8)])),
-            keep.eq(level - Mux(source.valid & source.ready, out_n, 0)),
-            after.eq(keep + add_len),
-            room.eq(after <= depth),
-            u_take.eq(unit_go & room),
+            taken.eq(source.valid & source.ready),
+        ]
+        for k in range(BEAT_BLOCKS):
+            at = Signal(pos_bits, name=f"txread{k}")
+            self.comb += [
+                at.eq(rp + k),
+                source.data[BLOCK_BITS*k:BLOCK_BITS*(k+1)].eq(ring[at][:BLOCK_BITS]),
+                source.ctrl[k].eq(ring[at][BLOCK_CTRL]),
+            ]
+
+        # In: the unit (none for a trailer alone), then the trailer if the frame closes. A unit and its trailer
+        # go in when UNIT_MAX + 1 blocks fit (less the full beat leaving), whatever its length: so the
+        # positions written are always the next UNIT_MAX + 1, each taking the unit's block at its offset or
+        # the trailer, and a position past the unit and its trailer takes a block that is never sent.
+        room     = Signal()
+        append   = Signal()
+        tail     = Signal(5)   # the trailer's offset
+        self.comb += [
+            room.eq((level <= depth - (UNIT_MAX + 1)) |
+                    (taken & (level >= BEAT_BLOCKS) & (level <= depth - (UNIT_MAX + 1) + BEAT_BLOCKS))),
             append.eq(room & (unit_go | lone)),
+            unit_take.eq(unit_go & room),
+            tail.eq(Mux(unit_go, m.length, 0)),
             self.ctrl_sent.eq(append & (lone | close)),
         ]
-        # Each entry takes the one `shift` places behind it (0..8: the beat that left) or an appended block.
-        # Spelled as a case on the few shifts that occur, not an index into the whole buffer: a 9-way choice
-        # per entry instead of a buffer-wide one (with the deframer's, the sim model runs a quarter faster).
-        shift = Signal(4)
-        self.comb += shift.eq(Mux(source.valid & source.ready, out_n, 0))
-        for i in range(depth):
-            kept = Signal(BLOCK_CTRL + 1, name=f"txkept{i}")
-            self.comb += Case(shift, {n: kept.eq(buf[i + n]) for n in range(BEAT_BLOCKS + 1)})
-            self.sync += buf[i].eq(Mux(i < keep, kept, add[i - keep]))
+        unit_blocks = [m.blocks[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(UNIT_MAX)]
+        for j in range(depth):
+            offset = Signal(pos_bits, name=f"txoffset{j}")   # from the write position, modulo the ring
+            block  = Signal(BLOCK_CTRL + 1, name=f"txblock{j}")
+            self.comb += [
+                offset.eq(j - wp),
+                Case(offset, {i: block.eq(Cat(unit_blocks[i], i == 0)) for i in range(UNIT_MAX)}),
+                If(offset == tail, block.eq(Cat(trailer, 1))),
+            ]
+            self.sync += If(append & (offset <= UNIT_MAX), ring[j].eq(block))
+        # The write position and the level after each amount that can go in (the unit, the unit and its
+        # trailer, a trailer alone) are made beside the decision, which picks one of them last; the level's
+        # from what it is after each beat that can leave (none, a full one, or a partial one: all there is).
+        less_beat = Signal(pos_bits + 1)
+        self.comb += less_beat.eq(level - BEAT_BLOCKS)
+        def appended(base, name):
+            on = {n: Signal(len(base), name=f"{name}_plus_{n}") for n in ("unit", "unit1", "one")}
+            self.comb += [on["unit"].eq(base + m.length), on["unit1"].eq(base + m.length1), on["one"].eq(base + 1)]
+            return Mux(append, Mux(unit_go, Mux(close, on["unit1"], on["unit"]), on["one"]), base)
         self.sync += [
-            level.eq(keep + Mux(append, add_len, 0)),
+            rp.eq(rp + Mux(taken, out_n, 0)),
+            wp.eq(appended(wp, "wp")),
+            level.eq(Mux(taken, Mux(level >= BEAT_BLOCKS, appended(less_beat, "level_beat"),
+                                    appended(Constant(0, pos_bits + 1), "level_partial")),
+                         appended(level, "level"))),
             If(append,
                 If(lone | close,
                     state.eq(CRC_INIT), units.eq(0), closed.eq(1), self.frames.eq(self.frames + 1)
                 ).Else(
-                    state.eq(crc.crc), units.eq(units + 1), closed.eq(0)
+                    state.eq(running.unit_state), units.eq(units + 1), closed.eq(0)
                 )
             ),
-            If(u_take,
-                If(closed, first_seq.eq(u.seq)),
-                next_seq.eq(Mux(paired, u_seq1 + 1, u_seq1)),
+            If(unit_take,
+                If(closed, first_seq.eq(m.seq)),
+                next_seq.eq(m.nseq),
+                If(m.pair, self.pairs.eq(self.pairs + 1)),
             ),
-            If(u_take & paired, self.pairs.eq(self.pairs + 1)),
         ]
 
 
@@ -248,13 +410,6 @@ FLAG      = {name: bit for bit, name in enumerate(("ctrl", "trailer", "unit", "l
 FLAG_BITS = len(FLAG)
 # What a deframer's head consumes: a trailer alone, a unit (with its trailer right behind it, or not), junk.
 KIND = {name: bit for bit, name in enumerate(("trailer", "unit", "unit_trailer", "junk"))}
-
-
-def length_classes(header):
-    """One flag for each of LENGTHS: which length the unit under this header has."""
-    line, masked = carries_line(HEADER.get(header, "type")), HEADER.get(header, "has_mask")
-    pair = HEADER.get(header, "pair") & line & ~masked
-    return [~line, line & ~masked & ~pair, line & masked, pair]
 
 
 def block_flags(block):
@@ -447,21 +602,20 @@ class PackedDeframer(LiteXModule):
 
         # 1. The beat goes behind the last block, if it fits. Whether it fits is asked of `used`: what the ring
         # held after the last cycle's head moved, with the last beat; never less than it holds (the head
-        # only moves on), and a register, so that the answer is a compare with the beat's count.
+        # only moves on), and a register, so that whether a beat of each count fits is known before the beat
+        # comes, which picks its answer.
         sink_blocks = [sink.data[BLOCK_BITS*j:BLOCK_BITS*(j+1)] for j in range(BEAT_BLOCKS)]
         sink_flags  = [Signal(FLAG_BITS, name=f"rxsinkflags{j}") for j in range(BEAT_BLOCKS)]
         self.comb += [sink_flags[j].eq(block_flags(Cat(block, sink.ctrl[j]))) for j, block in enumerate(sink_blocks)]
         # The sums with the beat are made beside the decision, which picks one of them last.
         used   = Signal(pos_bits)
         held   = Signal(pos_bits)
-        limit  = Signal(pos_bits)
         accept = Signal()
         wp_on, held_on = Signal(pos_bits), Signal(pos_bits)
         self.comb += [
             sink.ready.eq(1),
             held.eq(wp - rp),
-            limit.eq(depth - sink.count),
-            accept.eq(sink.valid & (used <= limit)),
+            accept.eq(sink.valid & Array(used <= depth - c for c in range(BEAT_BLOCKS + 1))[sink.count]),
             wp_on.eq(wp + sink.count),
             held_on.eq(held + sink.count),
         ]
@@ -570,28 +724,16 @@ class PackedDeframer(LiteXModule):
         # what it expects. A_t.A_n.state and A_t.part are made side by side, so the check is a compare behind.
         state = Signal(32, reset=CRC_INIT)
         bad   = Signal()   # the open frame already failed: skip to its trailer.
-        unit_state = Signal(32)
-        checked    = Signal(32)
-        part_on = ParallelCRC(low_bits, with_state=True, with_data=False)
-        alone   = ParallelCRC(low_bits, with_state=True, with_data=False)
-        self.submodules += part_on, alone
-        self.comb += [part_on.state.eq(u_part), alone.state.eq(state), checked.eq(alone.crc)]
-        for i, n in enumerate(LENGTHS):
-            through_unit    = ParallelCRC(n*BLOCK_BITS, with_state=True, with_data=False)
-            through_trailer = ParallelCRC(n*BLOCK_BITS + low_bits, with_state=True, with_data=False)
-            self.submodules += through_unit, through_trailer
-            self.comb += [
-                through_unit.state.eq(state), through_trailer.state.eq(state),
-                If(u_len[i], unit_state.eq(through_unit.crc ^ u_part)),
-                If(u_kind[KIND["unit"]] & u_len[i], checked.eq(through_trailer.crc ^ part_on.crc)),
-            ]
+        self.running = running = RunningCRC()
+        self.comb += [running.state.eq(state), running.part.eq(u_part), running.cls.eq(u_len),
+                      running.with_unit.eq(u_kind[KIND["unit"]])]
         end_frame = Signal()
         good      = Signal()
         take      = Signal()
         pushed    = Signal(5)
         self.comb += [
             end_frame.eq(u_kind[KIND["trailer"]] | u_kind[KIND["unit_trailer"]]),
-            good.eq(~bad & (checked == u_expect)),
+            good.eq(~bad & (running.trailer_state == u_expect)),
             take.eq(u_kind[KIND["unit"]] & ~bad),
         ]
         write1, write2 = Signal(), Signal()
@@ -610,7 +752,7 @@ class PackedDeframer(LiteXModule):
                 state.eq(CRC_INIT), bad.eq(0), pushed.eq(0), self.frames.eq(self.frames + 1),
                 If(~good, self.crc_errors.eq(self.crc_errors + 1)),
             ).Else(
-                If(take, state.eq(unit_state)),
+                If(take, state.eq(running.unit_state)),
                 If(u_kind[KIND["junk"]], bad.eq(1)),
                 pushed.eq(pushed + take + (take & u_paired)),
             ),

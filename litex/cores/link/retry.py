@@ -80,11 +80,13 @@ class RetryBuffer(LiteXModule):
         rp = Signal(SEQ_BITS)   # next to send.
         ap = Signal(SEQ_BITS)   # oldest unacknowledged.
         hi = Signal(SEQ_BITS)   # one past the highest ever sent: rp < hi while replaying.
-        used = seq_distance(self, wp, ap, "retry_used")
+        # The window ends `depth` past the oldest unacknowledged: a register beside `ap`, so that `full` is a
+        # compare of registers rather than a difference compared.
+        window_end = Signal(SEQ_BITS, reset=depth)
         full = Signal()
         direct = Signal()
         self.comb += [
-            full.eq(used == depth),
+            full.eq(wp == window_end),
             sink.ready.eq(~full),
             direct.eq(rp == wp),
             wr.adr.eq(wp[:index]), wr.dat_w.eq(sink.payload.raw_bits()), wr.we.eq(sink.valid & ~full),
@@ -140,7 +142,7 @@ class RetryBuffer(LiteXModule):
             # A cycle later, off the replayed transaction's path: its type comes out of the buffer's LUT RAM.
             replayed_unit.eq(Mux(replay, Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY), 0)),
             self.replayed_bytes.eq(self.replayed_bytes + replayed_unit),
-            If(ack_ok, ap.eq(self.ack)),
+            If(ack_ok, ap.eq(self.ack), window_end.eq(self.ack + depth)),
             If(progress | (hi == ap) | rewind, timer.eq(0)).Else(timer.eq(timer + 1)),
         ]
 
@@ -178,14 +180,17 @@ class SequenceChecker(LiteXModule):
         timer    = Signal(16)
         acked    = Signal(SEQ_BITS)   # the ack in the last trailer sent
         waited   = Signal(max=CONTROL_DELAY + 1)
+        # In sequence is an equality, beside the distance whose sign tells early from duplicate.
         diff     = seq_distance(self, self.frame_seq, expected, "seq_diff")
+        in_seq   = Signal()
         has_txns = Signal()
         early    = Signal()
         ask      = Signal()
         self.comb += [
+            in_seq.eq(self.frame_seq == expected),
             has_txns.eq(self.frame_txns != 0),
-            self.seq_ok.eq(~has_txns | (diff == 0)),
-            early.eq(has_txns & (diff != 0) & ~diff[SEQ_BITS - 1]),
+            self.seq_ok.eq(~has_txns | in_seq),
+            early.eq(has_txns & ~in_seq & ~diff[SEQ_BITS - 1]),
             ask.eq((self.frame_end & ~waiting & (~self.frame_ok | early)) |
                    (waiting & (timer >= self.timeout))),
             self.ctrl_request.eq(self.nak | (waited == CONTROL_DELAY)),
@@ -193,11 +198,11 @@ class SequenceChecker(LiteXModule):
         self.sync += If(self.ctrl_sent | (acked == expected), waited.eq(0)).Elif(waited != CONTROL_DELAY,
                                                                                  waited.eq(waited + 1))
         self.sync += [
-            If(self.frame_end & self.frame_ok & has_txns & (diff == 0),
+            If(self.frame_end & self.frame_ok & has_txns & in_seq,
                 expected.eq(expected + self.frame_txns),
                 waiting.eq(0),
             ),
-            If(self.frame_end & self.frame_ok & has_txns & (diff != 0),
+            If(self.frame_end & self.frame_ok & has_txns & ~in_seq,
                 If(early, self.out_of_order.eq(self.out_of_order + 1)
                 ).Else(self.duplicates.eq(self.duplicates + 1))
             ),

@@ -15,6 +15,8 @@ MESSAGE_BYTES = [1, 3, 5, 7, 9, 80]
 CATALOGUE_WIDTH = 72             # "123456789"
 PIECES = [[64], [64, 576], [576, 64, 640, 64]]
 PART_WIDTHS = [32, 576, 1088]
+# (data bits, zero bits behind them): a header's part with the rest of its unit behind it, as the framer's.
+PADDED = [(64, 512), (64, 1024), (32, 64)]
 
 
 class Engines(Module):
@@ -26,8 +28,10 @@ class Engines(Module):
         # The two linear parts of a running CRC, as the deframer's pipeline computes them apart.
         self.data_part  = {w: ParallelCRC(w, init=0) for w in PART_WIDTHS}
         self.state_part = {w: ParallelCRC(w, with_state=True, with_data=False) for w in PART_WIDTHS}
+        self.padded = {(w, z): ParallelCRC(w, init=0, zeros_after=z) for w, z in PADDED}
         self.submodules += (list(self.plain.values()) + list(self.running.values()) +
-                            list(self.data_part.values()) + list(self.state_part.values()))
+                            list(self.data_part.values()) + list(self.state_part.values()) +
+                            list(self.padded.values()))
 
 
 ENGINES = Engines()
@@ -151,3 +155,20 @@ def test_the_state_part_and_the_data_part_add_up_to_the_running_crc(width):
     run_simulation(ENGINES, gen())
     assert [s ^ d for s, d in got] == [crc_reference(data, width, init=state) for state, data in cases]
     assert got[-1][1] == 0 and got[-1][0] == crc_reference(0, width)
+
+
+@pytest.mark.parametrize("width,zeros", PADDED)
+def test_a_part_with_zeros_behind_it_is_the_part_of_the_data_and_the_zeros(width, zeros):
+    """`zeros_after`: the data's part of a message whose last `zeros` bits are zero, from the data alone."""
+    rng = random.Random(width + zeros)
+    cases = [rng.getrandbits(width) for _ in range(4)] + [1, 1 << (width - 1)]
+    engine = ENGINES.padded[(width, zeros)]
+    got = []
+
+    def gen():
+        for data in cases:
+            yield engine.data.eq(data)
+            yield
+            got.append((yield engine.crc))
+    run_simulation(ENGINES, gen())
+    assert got == [crc_reference(data << zeros, width + zeros, init=0) for data in cases]

@@ -209,9 +209,21 @@ def test_the_retry_buffer_counts_stalls_ignores_acks_not_valid_and_times_out_exa
                                    "timeouts": tx.timeouts})
     sent = [(c, rows[c]["seq"]) for c in cycles_where(rows, "sent")]
     assert [seq for _, seq in sent] == [0, 1, 2, 3, 4, 5, 6]      # never a replay
+    assert [seq for c, seq in sent if c < 50] == [0, 1, 2, 3]     # the window holds 4 until the ack
     waited = sum(1 for row in rows if row["in"] and not row["ready"])
     assert rows[-1]["stalls"] == waited > 0
     assert (rows[-1]["replays"], rows[-1]["timeouts"]) == (0, 0)
+
+
+def test_the_window_is_depth_transactions_past_the_oldest_unacknowledged():
+    # A sender that always has a transaction: 4 go before any ack, and an ack of 2 lets exactly 2 more go.
+    tx = RetryBuffer(depth=4)
+    script = {0: {tx.timeout: 1000, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_RD_REQ},
+              20: {tx.ack: 2, tx.ack_valid: 1}, 21: {tx.ack_valid: 0}}
+    rows = trace(tx, script, 40, {"sent": tx.source.valid, "seq": tx.source.seq})
+    sent = [(c, rows[c]["seq"]) for c in cycles_where(rows, "sent")]
+    assert [seq for c, seq in sent if c <= 20] == [0, 1, 2, 3]
+    assert [seq for c, seq in sent if c > 20] == [4, 5]
 
 
 def test_the_retry_timer_fires_after_the_timeout_without_ack_progress():
