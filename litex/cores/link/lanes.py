@@ -82,7 +82,8 @@ class LaneDeskew(LiteXModule):
                         sinks[lane].data[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)]),
                     source.ctrl[blk].eq(sinks[lane].ctrl[slot]),
                 ]
-            stmts.append(source.count.eq(thermometer_count([sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)])))
+            used = [sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)]
+            stmts.append(source.count.eq(thermometer_count(used)))
             return stmts
         self.comb += _lanes_cases(lanes_log2, merge)
 

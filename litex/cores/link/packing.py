@@ -296,8 +296,9 @@ class PackedFramer(LiteXModule):
         units1 = Signal(5)
         closed = Signal(reset=1)
         first_seq = Signal(SEQ_BITS)   # of the open frame's first transaction.
-        behind    = Signal()   # a unit, or a transaction in the intake, is behind m. (Registers only; a
-                               # transaction still landing would reach m two cycles later: not worth a frame held open.)
+        # behind: a unit, or a transaction in the intake, is behind m. Registers only: a transaction still
+        # landing would reach m two cycles later, not worth a frame held open.
+        behind    = Signal()
         close     = Signal()   # m's unit closes the frame.
         broken    = Signal()   # m's unit does not follow the open frame: close it first.
         unit_go   = Signal()   # m's unit goes into the open (or a new) frame.
