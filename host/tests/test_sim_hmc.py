@@ -51,9 +51,11 @@ def test_cpu_memtest_and_latency_on_hmc(sim):
     result = bench.memtest(sim, 4 * 1024, seed=17, memory="hmc")
     assert result["errors"] == 0 and result["faults"] == 0 and result["memory"] == "hmc"
     lat = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory="hmc")
-    # One read at a time: the HMC path's unloaded time, every sample (the card's service time of each).
+    # One read at a time: the HMC path's unloaded time, every sample (the card's service time of each): the
+    # controller's request register and link out, the channel, the device, the channel back, the controller's
+    # link in with its CRC stage and its response register.
     rsp_cycles = -(-5 * flit_ps(16, 15) // 4000)
-    hmc = 1 + 1 + delay_cycles(15) + 2 + unloaded_cycles(64, 250e6) + 1 + rsp_cycles + delay_cycles(15) + 2
+    hmc = 1 + 1 + 1 + delay_cycles(15) + 2 + unloaded_cycles(64, 250e6) + 1 + rsp_cycles + delay_cycles(15) + 3 + 1
     assert lat["memory_service_cycles"] == hmc
     assert lat["breakdown_ns"]["memory"] == pytest.approx(hmc * 4, abs=4)
 

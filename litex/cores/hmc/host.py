@@ -28,9 +28,12 @@ answered on `block_source` (T_RD_RSP with the block, T_WR_ACK, T_ERR) with their
 HMC tags 384-511). The line port and the read-modify-write go first; the block port takes the cycles
 they leave.
 
-Latency: none of its own on the request path (a request goes to the link layer's register in the cycle it
-is taken) or on the response path, where a pair of responses (the device's WR_RS beside another response)
-goes up one after the other, the second a cycle later; the link layer adds 1 cycle out and 2 in (link.py).
+Latency: 1 cycle on the request path (a register between the requests formed here and the link layer's
+choice of what leaves, and a skid register before it that holds a request only while the link refuses
+one), 1 on the response path (a register after the pair splitter: a pair of responses, the device's WR_RS
+beside another response, goes up one after the other, the second a cycle later); the link layer adds 1
+cycle out and 3 in (link.py, with its CRC stage): 6 in all, 3 more than before the cuts for a board at
+250 MHz.
 """
 
 from migen import *
@@ -39,7 +42,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
-from monet.cores.hmc.link import HMCLinkLayer, PairSplitter
+from monet.cores.hmc.link import HMCLinkLayer, PairSplitter, packet_layout
 from monet.cores.hmc import packet as hmc
 from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS, read_cmd, write_cmd
 
@@ -96,7 +99,8 @@ class HMCHostController(LiteXModule):
     def __init__(self, rx_tokens=HOST_TOKENS, retry_packets=128, with_block_port=False):
         self.sink   = sink   = stream.Endpoint(txn_layout)
         self.source = source = stream.Endpoint(txn_layout)
-        self.link   = link   = HMCLinkLayer(rx_tokens=rx_tokens, retry_flits=256, retry_packets=retry_packets)
+        self.link   = link   = HMCLinkLayer(rx_tokens=rx_tokens, retry_flits=256, retry_packets=retry_packets,
+                                               with_crc_stage=True)
         self.tx, self.rx = link.tx, link.rx
         self.reads      = Signal(32)
         self.writes     = Signal(32)
@@ -127,7 +131,13 @@ class HMCHostController(LiteXModule):
         bad_pending = Signal()
         bad = Record([("tag", TAG_BITS), ("laddr", LADDR_BITS)])
 
-        request = link.sink
+        # The requests formed here (a line's, the read-modify-write's, the block port's) reach the link layer
+        # through a register, so that its choice of what leaves starts from one; a skid register before it
+        # (empty unless the link refused) makes the readiness seen here a register too.
+        self.request_skid     = request_skid     = stream.PipeReady(packet_layout)
+        self.request_register = request_register = stream.PipeValid(packet_layout)
+        self.comb += [request_skid.source.connect(request_register.sink), request_register.source.connect(link.sink)]
+        request = request_skid.sink
         is_read, is_write = Signal(), Signal()
         take = Signal()
         self.comb += [
@@ -149,18 +159,13 @@ class HMCHostController(LiteXModule):
                 *send_request(request, True, LINE_BYTES, rmw.tag, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
                 request.data.eq(merged),
             ).Elif(rmw_state == 0,
-                request.valid.eq(sink.valid & (is_read | is_write & full_line)),
+                request.valid.eq(sink.valid & (is_read | is_write & full_line) & ~rmw_error & ~bad_pending),
                 *send_request(request, ~is_read, LINE_BYTES, sink.tag, adrs),
                 request.data.eq(sink.data),
-                # A request is taken when the link takes its packet; a partial write when the RMW register is
-                # free; anything else when the error answer register is.
-                If(is_read | is_write & full_line,
-                    sink.ready.eq(request.ready)
-                ).Elif(is_write,
-                    sink.ready.eq(~rmw_error)
-                ).Else(
-                    sink.ready.eq(~bad_pending)
-                ),
+                # Anything is taken when the request register, the read-modify-write's error answer and the
+                # error answer register are all free: registers only, whatever the type and the mask (a
+                # partial write's mask is a 64-input AND, too deep to choose among them in this cycle).
+                sink.ready.eq(request.ready & ~rmw_error & ~bad_pending),
             ),
             take.eq(sink.valid & sink.ready),
             laddr_w.we.eq(take & (is_read | is_write)),
@@ -184,13 +189,15 @@ class HMCHostController(LiteXModule):
             ),
         ]
 
-        # Responses, a pair's two one after the other.
+        # Responses, a pair's two one after the other, through a register: the answers are decoded from it, not
+        # from the input buffer's LUT-RAM read through the splitter.
         self.splitter = splitter = PairSplitter()
-        self.comb += link.source.connect(splitter.sink)
+        self.response_register = response_register = stream.PipeValid(packet_layout)
+        self.comb += [link.source.connect(splitter.sink), splitter.source.connect(response_register.sink)]
         if with_block_port:    # a pair of block answers goes up whole
             self.comb += splitter.keep.eq(is_block_tag(RESPONSE_HEADER.get(link.source.header, "tag")) &
                                           is_block_tag(RESPONSE_HEADER.get(link.source.second_header, "tag")))
-        response = splitter.source
+        response = response_register.source
         r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
         own, block, block_ready = Signal(), Signal(), Signal()   # block: an answer to the block port
         self.comb += [
@@ -239,12 +246,15 @@ class HMCHostController(LiteXModule):
             If(rmw_error & source.ready & ~(response.valid & own), rmw_error.eq(0)),
             If(bad_pending & ~rmw_error & source.ready & ~(response.valid & own), bad_pending.eq(0)),
         ]
-        # Error answers of both ports, summed into one update (a line's and a block's can come in one cycle).
+        # Error answers of both ports, summed into one update (a line's and a block's can come in one cycle),
+        # counted a cycle later: the answers' decoding and readiness stay off the counter's carry chain.
         errors_now = [source.valid & source.ready & (source.type == T_ERR)]
         if with_block_port:
             self.comb += block_ready.eq(self.block_source.ready)
             errors_now += self.block_responses(response, response.valid & block, r_cmd, r_tag)
-        self.sync += self.errors.eq(self.errors + sum(errors_now, Constant(0, 2)))
+        errors_last = Signal(len(errors_now))
+        self.sync += [errors_last.eq(Cat(*errors_now)),
+                      self.errors.eq(self.errors + sum(errors_last[i] for i in range(len(errors_now))))]
 
     def block_requests(self, request, free):
         """The block port's requests, RD128 / WR128 (and a second RD128 in the same cycle), in the cycles

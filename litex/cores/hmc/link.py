@@ -39,12 +39,16 @@ receiver takes it whole or rejects it whole (error-abort), so a replay never sta
 RRP are 8-bit FLIT pointers: FRP is the retry buffer's pointer after the packet, so the buffer holds at
 most min(`retry_flits`, 255) FLITs and `retry_packets` entries.
 
-Latency: 1 cycle from `sink` to `tx` (a register; RRP and CRC are added after it), 2 cycles from `rx` to
-`source` (a register, the checks after it, the input buffer).
+with_crc_stage: the received packet's CRCs are made in a register stage of their own (from the packet's
+first register into registers beside its second), so that the checks that follow them (the comparisons,
+`accept`, into the input buffer, the retry and error state) start from registers: the host controller's,
+for a board at 250 MHz. Without it (the device model) the checks follow the CRCs in one cycle.
 
-This is the device model's link and the host controller's; the CRC over a 9-FLIT window and the retry
-buffer's pointer arithmetic are one cycle deep, as the sim needs. A board's host controller would pipeline
-the CRC like openHMC's per-FLIT `crc_128_init` + `crc_accu`.
+Latency: 1 cycle from `sink` to `tx` (a register; RRP and CRC are added after it), 2 cycles from `rx` to
+`source` (a register, the checks after it, the input buffer), 3 with the CRC stage. FLITs that leave the
+input buffer are counted as tokens to return a cycle later.
+
+This is the device model's link and the host controller's.
 """
 
 from migen import *
@@ -112,7 +116,7 @@ def second_packet(crc, header, tail):
 
 class HMCLinkLayer(LiteXModule):
     def __init__(self, rx_tokens=64, retry_flits=256, retry_packets=64, irtry_to_send=24, irtry_threshold=16,
-                 irtry_timeout=250):
+                 irtry_timeout=250, with_crc_stage=False):
         assert irtry_to_send >= irtry_threshold, "the partner must see at least its threshold of IRTRYs"
         assert 0 < rx_tokens < 1024 and 0 < retry_flits <= 256
         self.sink   = sink   = stream.Endpoint(packet_layout)
@@ -148,24 +152,42 @@ class HMCLinkLayer(LiteXModule):
         rtc_valid       = Signal()
         want_start      = Signal()           # this receiver asks for a retry
         partner_retry   = Signal()           # the partner asks for a retry (threshold of StartRetry reached)
-        returned        = Signal(4)          # FLITs leaving the input buffer this cycle (a pair's: up to 10)
+        returned        = Signal(4)          # FLITs that left the input buffer last cycle (a pair's: up to 10)
 
         # ---- Receive -----------------------------------------------------------------------------------
+        # The packet is checked in `got`. Its CRCs are made from `checked`: `got` itself, or with the CRC stage
+        # the register before it, the CRCs then registered beside `got`.
         got = Record(packet_layout)
         got_valid = Signal()
-        self.sync += [got_valid.eq(rx.valid), got.eq(rx)]
         self.comb += rx.ready.eq(1)
-
+        if with_crc_stage:
+            checked, checked_valid = Record(packet_layout), Signal()
+            self.sync += [checked_valid.eq(rx.valid), checked.eq(rx), got_valid.eq(checked_valid), got.eq(checked)]
+        else:
+            checked = got
+            self.sync += [got_valid.eq(rx.valid), got.eq(rx)]
         self.rx_crc = rx_crc = PacketCRC()
+        self.rx_crc2 = rx_crc2 = PacketCRC(window_flits=1)
+        self.comb += [rx_crc.packet.eq(checked), second_packet(rx_crc2, checked.second_header, checked.second_tail)]
+        got_crc, got_crc2 = Signal(32), Signal(32)     # the CRCs of got's packets, as made
+        crcs = [got_crc.eq(rx_crc.crc), got_crc2.eq(rx_crc2.crc)]
+        if with_crc_stage:
+            self.sync += crcs
+        else:
+            self.comb += crcs
+        crc_good, crc_poisoned, crc2_good = Signal(), Signal(), Signal()
+        self.comb += [
+            crc_good.eq(tail_fields(got.tail)["crc"] == got_crc),
+            crc_poisoned.eq(tail_fields(got.tail)["crc"] == ~got_crc),
+            crc2_good.eq(tail_fields(got.second_tail)["crc"] == got_crc2),
+        ]
+
         h, t = header_fields(got.header), tail_fields(got.tail)
         cmd = h["cmd"]
-        crc_good, crc_poisoned, lng_good, seq_good = Signal(), Signal(), Signal(), Signal()
+        lng_good, seq_good = Signal(), Signal()
         flow, sequenced, irtry = Signal(), Signal(), Signal()
         expect_seq = Signal(3, reset=1)
         self.comb += [
-            rx_crc.packet.eq(got),
-            crc_good.eq(t["crc"] == rx_crc.crc),
-            crc_poisoned.eq(t["crc"] == ~rx_crc.crc),
             lng_good.eq((h["lng"] == h["dln"]) & (h["lng"] == got.lng)),
             flow.eq(cmd[3:] == T_FLOW >> 3),
             sequenced.eq(~flow | (cmd == TRET)),
@@ -174,14 +196,11 @@ class HMCLinkLayer(LiteXModule):
         ]
         # A pair is taken whole or not at all: a bad second packet rejects the first too, so the partner's
         # replay (from the RRP before the pair) starts with a packet the receiver expects.
-        self.rx_crc2 = rx_crc2 = PacketCRC(window_flits=1)
         h2, t2 = header_fields(got.second_header), tail_fields(got.second_tail)
-        crc2_good, lng2_good, second_good = Signal(), Signal(), Signal()
+        lng2_good, second_good = Signal(), Signal()
         expect_seq2 = Signal(3)     # the second packet's SEQ, wrapped to the field's 3 bits
-        self.comb += second_packet(rx_crc2, got.second_header, got.second_tail)
         self.comb += [
             expect_seq2.eq(expect_seq + 1),
-            crc2_good.eq(t2["crc"] == rx_crc2.crc),
             lng2_good.eq((h2["lng"] == 1) & (h2["dln"] == 1)),
             second_good.eq(~got.second | (crc2_good & lng2_good & (h2["cmd"][3:] != T_FLOW >> 3) &
                                           (t2["seq"] == expect_seq2))),
@@ -249,8 +268,10 @@ class HMCLinkLayer(LiteXModule):
             ibuf.sink.valid.eq(accept & ~flow),
             ibuf.sink.payload.eq(got),
             ibuf.source.connect(source),
-            returned.eq(Mux(source.valid & source.ready, source.lng + source.second, 0)),
         ]
+        # Counted a cycle after they leave, so that the reader's readiness and the buffer's read are not on the
+        # path of the token counters.
+        self.sync += returned.eq(Mux(source.valid & source.ready, source.lng + source.second, 0))
         self.sync += If(source.valid & source.ready, self.rx_packets.eq(self.rx_packets + 1 + source.second))
 
         # ---- Transmit ----------------------------------------------------------------------------------
@@ -262,14 +283,24 @@ class HMCLinkLayer(LiteXModule):
         start_left = Signal(5)
         clear_left = Signal(5)
         replay_pending, replaying = Signal(), Signal()
+        # Beside replay_idx, as registers: the entry after it, and whether it is an entry still to replay. The
+        # write index holds still from the cycle after a replay is asked for (no new packet or TRET leaves
+        # while one is pending or under way), so `replay_more` is made from it as the replay starts and steps.
+        replay_next = Signal(idx_bits + 1)
+        replay_more = Signal()
         rrp_sent   = Signal(ptr_bits)
 
         # The retry buffer: packets as sent the first time (RRP and CRC are stamped on the way out).
         entry_layout = packet_layout
         self.specials.retry = retry = Memory(layout_len(entry_layout), retry_packets)
         self.specials.retry_w = retry_w = retry.get_port(write_capable=True)
-        self.specials.retry_r = retry_r = retry.get_port()
-        entry_lng = Array(Signal(4, name=f"entry_lng{i}") for i in range(retry_packets))
+        # Read first: nothing is written while a replay reads (no new packet leaves during one), so the read
+        # needs no bypass of a write to its address (the compare that a write-first read port adds).
+        self.specials.retry_r = retry_r = retry.get_port(mode=READ_FIRST)
+        # Each entry's FLITs, in LUT RAM: written with the entry, read at the head.
+        self.specials.entry_lngs = entry_lngs = Memory(4, retry_packets)
+        self.specials.entry_lng_w = entry_lng_w = entry_lngs.get_port(write_capable=True)
+        self.specials.entry_lng_r = entry_lng_r = entry_lngs.get_port(async_read=True)
         replay_entry = Record(entry_layout)
         self.comb += replay_entry.raw_bits().eq(retry_r.dat_r)
 
@@ -282,7 +313,8 @@ class HMCLinkLayer(LiteXModule):
         self.comb += [
             occupancy.eq(frp_out - acked),
             acked_span.eq(rrp_in - acked),
-            head_lng.eq(entry_lng[head_idx[:idx_bits]]),
+            entry_lng_r.adr.eq(head_idx[:idx_bits]),
+            head_lng.eq(entry_lng_r.dat_r),
             can_free.eq((wr_idx != head_idx) & (acked_span >= head_lng) & (acked_span <= occupancy)),
         ]
         self.sync += If(can_free,
@@ -320,7 +352,7 @@ class HMCLinkLayer(LiteXModule):
             new_fits.eq((self.tokens >= sink_flits) & has_room),
             send_start.eq(advance & (start_left != 0)),
             send_clear.eq(advance & (start_left == 0) & (clear_left != 0)),
-            send_replay.eq(advance & (start_left == 0) & (clear_left == 0) & replaying & (replay_idx != wr_idx)),
+            send_replay.eq(advance & (start_left == 0) & (clear_left == 0) & replaying & replay_more),
             send_new.eq(advance & (start_left == 0) & (clear_left == 0) & ~busy_retry & sink.valid & new_fits),
             send_tret.eq(advance & (start_left == 0) & (clear_left == 0) & ~busy_retry & ~send_new &
                          (to_return != 0) & tret_room),
@@ -365,12 +397,14 @@ class HMCLinkLayer(LiteXModule):
             retry_w.adr.eq(wr_idx[:idx_bits]),
             retry_w.dat_w.eq(fresh.raw_bits()),
             retry_w.we.eq(send_new | send_tret),
+            entry_lng_w.adr.eq(wr_idx[:idx_bits]),
+            entry_lng_w.dat_w.eq(fresh_lng),
+            entry_lng_w.we.eq(send_new | send_tret),
         ]
         self.sync += If(send_new | send_tret,
             wr_idx.eq(wr_idx + 1),
             frp_out.eq(fresh_frp),
             next_seq.eq(next_seq + 1 + fresh.second),
-            entry_lng[wr_idx[:idx_bits]].eq(fresh_lng),
         )
         # Counters that the choices change: every outcome is summed beside the choices, which pick one last.
         kept_return, told_return = Signal(10), Signal(10)
@@ -392,8 +426,10 @@ class HMCLinkLayer(LiteXModule):
             If(send_new, self.tx_packets.eq(self.tx_packets + 1 + sink.second)),
         ]
 
-        # Replay reads the retry buffer a cycle ahead: the read port's address is the entry wanted next cycle.
-        self.comb += retry_r.adr.eq(Mux(start_replay, head_idx, Mux(send_replay, replay_idx + 1, replay_idx))[:idx_bits])
+        # Replay reads the retry buffer a cycle ahead: the read port's address is the entry wanted next cycle,
+        # the head's until the replay starts (whether it starts this cycle waits for the head's freeing: that
+        # decision stays off the read's address).
+        self.comb += retry_r.adr.eq(Mux(replaying, Mux(send_replay, replay_next, replay_idx), head_idx)[:idx_bits])
         self.sync += [
             If(want_start, start_left.eq(irtry_to_send)
             ).Elif(send_start, start_left.eq(start_left - 1)),
@@ -407,11 +443,15 @@ class HMCLinkLayer(LiteXModule):
                     replay_pending.eq(0),
                     replaying.eq(1),
                     replay_idx.eq(head_idx),
+                    replay_next.eq(head_idx + 1),
+                    replay_more.eq(head_idx != wr_idx),
                     self.replays.eq(self.replays + 1),
                 ).Elif(send_replay,
-                    replay_idx.eq(replay_idx + 1),
+                    replay_idx.eq(replay_next),
+                    replay_next.eq(replay_next + 1),
+                    replay_more.eq(replay_next != wr_idx),
                     self.replayed.eq(self.replayed + 1),
-                ).Elif(replaying & (replay_idx == wr_idx),
+                ).Elif(replaying & ~replay_more,
                     replaying.eq(0),
                 ),
             ),

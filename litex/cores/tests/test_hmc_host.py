@@ -139,15 +139,16 @@ def test_error_answers_of_both_ports_in_one_cycle_count_twice():
 
 @pytest.mark.parametrize("rate", [10, 12.5])
 def test_unloaded_read_latency(rate):
-    """Host link out (1) and channel (serialization + delay), device link in (2), the vaults, device link
-    out (1), channel back, host link in (2): within the thesis's 224 ns (10G) and 192 ns (12.5G)."""
+    """The host's request register (1), host link out (1) and channel (serialization + delay), device link
+    in (2), the vaults, device link out (1), channel back, host link in with its CRC stage (3), the host's
+    response register (1): within the thesis's 224 ns (10G) and 192 ns (12.5G)."""
     answers, taken, _, _ = run([(T_RD_REQ, 1, 40, 0, 0)], rate=rate, cycles=400)
     cycles = answers[0][0] - taken[0]
     serialize_up = -(-5 * flit_ps(16, rate) // 4000)      # RD64's response: 5 FLITs
-    assert cycles == 1 + 1 + delay_cycles(rate) + 2 + unloaded_cycles(64, CLK) + 1 + serialize_up + \
-        delay_cycles(rate) + 2
+    assert cycles == 1 + 1 + 1 + delay_cycles(rate) + 2 + unloaded_cycles(64, CLK) + 1 + serialize_up + \
+        delay_cycles(rate) + 3 + 1
     assert cycles * 4 <= {10: 224, 12.5: 192}[rate]
-    host_share_ns = 3 * 4 + host_serdes_ns(rate)
+    host_share_ns = 6 * 4 + host_serdes_ns(rate)
     assert host_share_ns < {10: 160, 12.5: 128}[rate]     # openHMC + SerDes + application (the thesis)
 
 
