@@ -42,6 +42,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from litedram.core.controller import LiteDRAMController
+from litedram.common import LiteDRAMNativePort
 from litedram.core.crossbar import LiteDRAMCrossbar
 from litedram.modules import DDR4Module, _SpeedgradeTimings, _TechnologyTimings
 from litedram.phy.model import SDRAMPHYModel, get_sdram_phy_settings
@@ -91,6 +92,52 @@ def peak_GBps(clk_freq):
     return clk_freq * LINE_BYTES / 1e9
 
 
+class BankPorts(LiteXModule):
+    """One LiteDRAM native port per bank, each wired to its bank machine: LiteDRAMCrossbar's routing for the
+    case where every port only ever addresses its own bank, without its arbitration. The crossbar's round-robin
+    arbiters and locks (a port granted by one bank is locked out of the others) decide nothing then, but their
+    logic is on the command path: the lock of every bank into every bank's choice, 11 logic levels at 16
+    banks. Cycle for cycle the crossbar's behaviour: a command goes to its bank machine in its cycle (the
+    bank's address bits dropped), write data is asked for and read data is flagged `write_latency` and
+    `read_latency` cycles after the bank machine's signals (registers, as the crossbar delays them), the
+    controller's one write data bus takes the data of the port whose write is due. Latency: none on commands."""
+    def __init__(self, controller):
+        interface = controller.interface
+        settings  = controller.settings
+        bank_bits = log2_int(interface.nbanks)
+        bank_shift = settings.geom.colbits - interface.address_align
+        self.ports = []
+        write_due = []
+        for i in range(interface.nbanks):
+            port = LiteDRAMNativePort("both", interface.address_width + bank_bits, interface.data_width, id=i)
+            bank = getattr(interface, f"bank{i}")
+            wdata_ready = self.delayed(bank.wdata_ready, settings.phy.write_latency + 1)
+            rdata_valid = self.delayed(bank.rdata_valid, settings.phy.read_latency + 1)
+            self.comb += [
+                bank.valid.eq(port.cmd.valid),
+                bank.we.eq(port.cmd.we),
+                bank.addr.eq(port.get_row_column_address(bank_bits, interface.address_width, bank_shift)),
+                port.cmd.ready.eq(bank.ready),
+                port.wdata.ready.eq(wdata_ready),
+                port.rdata.valid.eq(rdata_valid),
+                port.rdata.data.eq(interface.rdata),
+            ]
+            write_due.append((wdata_ready, port.wdata))
+            self.ports.append(port)
+        # At most one port's write is due in a cycle (the controller has one data bus): an OR of the gated data.
+        self.comb += [
+            interface.wdata.eq(reduce(or_, [Replicate(due, len(w.data)) & w.data for due, w in write_due])),
+            interface.wdata_we.eq(reduce(or_, [Replicate(due, len(w.we)) & w.we for due, w in write_due])),
+        ]
+
+    def delayed(self, signal, cycles):
+        for _ in range(cycles):
+            later = Signal()
+            self.sync += later.eq(signal)
+            signal = later
+        return signal
+
+
 class DDR4Memory(LiteXModule):
     """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model
     (`with_phy_model`; without it, `dfi` is left for a board's PHY). A board passes `core` instead: the
@@ -105,7 +152,9 @@ class DDR4Memory(LiteXModule):
     source: responses (T_RD_RSP with the line, T_WR_ACK once the controller took the write's data), with
     `stamp` passed through. A request goes to the native port of its bank (`ports`, default one a bank):
     LiteDRAM's crossbar keeps each port on one bank until that bank's commands drain, so with one port for
-    everything a line in another bank waits for the whole row cycle of the one before. Answers keep the order
+    everything a line in another bank waits for the whole row cycle of the one before. With a port a bank and
+    its own controller, the ports are wired to their bank machines (BankPorts) instead of through the
+    crossbar, whose arbitration then decides nothing but was 11 logic levels deep. Answers keep the order
     of their port, so two accesses to one line are answered in order; lines in different banks may pass each
     other (the link's tags match them). A command is taken a cycle at most; at most `depth` requests are
     between the command and the response leaving `source`, so read data, which LiteDRAM never holds back,
@@ -134,7 +183,7 @@ class DDR4Memory(LiteXModule):
                 self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
             self.controller = controller = LiteDRAMController(settings, module.geom_settings,
                                                               module.timing_settings, clk_freq)
-            self.crossbar   = crossbar   = LiteDRAMCrossbar(controller.interface)
+            crossbar = None
             self.dfi        = controller.dfi   # without the model, a board's PHY (USPDDRPHY) connects here
             if with_phy_model:
                 self.comb += controller.dfi.connect(self.phy.dfi)
@@ -145,7 +194,13 @@ class DDR4Memory(LiteXModule):
         converted = controller.interface.data_width < LINE_BITS
         ports = ports or (1 if converted else banks)
         assert banks % ports == 0 and not (converted and ports > 1)
-        self.ports = [crossbar.get_port(data_width=LINE_BITS) for _ in range(ports)]
+        if crossbar is None and ports == banks:
+            self.bank_ports = BankPorts(controller)
+            self.ports = self.bank_ports.ports
+        else:
+            if crossbar is None:
+                self.crossbar = crossbar = LiteDRAMCrossbar(controller.interface)
+            self.ports = [crossbar.get_port(data_width=LINE_BITS) for _ in range(ports)]
         assert 2**self.ports[0].address_width * LINE_BYTES == size, "`size` is not the DRAM's"
         # ROW_BANK_COL: a port address is row, bank, then the bursts of one row (the crossbar's own split).
         bank_shift = geom.colbits - controller.interface.address_align
@@ -160,30 +215,34 @@ class DDR4Memory(LiteXModule):
         self.submodules += response
         in_flight = Signal(max=depth + 1)
         issue     = Signal()
+        room      = Signal()
         select    = Signal(max=max(ports, 2))
         self.comb += [
+            room.eq(in_flight < depth),
             select.eq(sink.laddr[bank_shift:bank_shift + log2_int(ports)] if ports > 1 else 0),
-            sink.ready.eq(Array(p.cmd.ready for p in self.ports)[select] & (in_flight < depth)),
-            issue.eq(sink.valid & sink.ready),
+            sink.ready.eq(Array(p.cmd.ready for p in self.ports)[select] & room),
         ]
         completions = []
+        fires = []
         for i, port in enumerate(self.ports):
             pending = stream.SyncFIFO([("tag", TAG_BITS), ("laddr", LADDR_BITS), ("stamp", stamp_bits)], depth,
                                       buffered=False)   # this port's requests, in order of completion
             wdata   = stream.SyncFIFO([("data", LINE_BITS), ("we", LINE_BYTES)], depth, buffered=False)
             self.submodules += pending, wdata
-            mine = Signal()
+            mine, fire = Signal(), Signal()
             self.comb += [
                 mine.eq(select == i),
-                port.cmd.valid.eq(sink.valid & mine & (in_flight < depth)),
+                port.cmd.valid.eq(sink.valid & mine & room),
                 port.cmd.we.eq(sink.type == T_WR_REQ),
                 port.cmd.addr.eq(sink.laddr),
                 port.cmd.last.eq(1),
-                pending.sink.valid.eq(issue & mine),
+                # The port's own handshake (not `issue`, which picks the port's readiness by the bank bits).
+                fire.eq(port.cmd.valid & port.cmd.ready),
+                pending.sink.valid.eq(fire),
                 pending.sink.tag.eq(sink.tag),
                 pending.sink.laddr.eq(sink.laddr),
                 pending.sink.stamp.eq(sink.stamp),
-                wdata.sink.valid.eq(issue & mine & port.cmd.we),
+                wdata.sink.valid.eq(fire & port.cmd.we),
                 wdata.sink.data.eq(sink.data),
                 wdata.sink.we.eq(sink.mask),
                 # The controller takes write data `write_latency` after its command: the FIFO has it by then.
@@ -195,23 +254,23 @@ class DDR4Memory(LiteXModule):
                 pending.source.ready.eq(port.wdata.ready | port.rdata.valid),
             ]
             completions.append((port, pending))
+            fires.append(fire)
+        self.comb += issue.eq(reduce(or_, fires))
         # Completion, in each port's command order: a write when its data goes, a read when its data comes.
         # One a cycle at most: the controller has one data bus and, after a read, waits read_latency - 1
-        # cycles before a write command.
-        cases = []
-        for port, pending in completions:
-            cases.append((port.wdata.ready | port.rdata.valid, [
-                response.sink.valid.eq(1),
-                response.sink.tag.eq(pending.source.tag),
-                response.sink.laddr.eq(pending.source.laddr),
-                response.sink.stamp.eq(pending.source.stamp),
-                response.sink.type.eq(Mux(port.rdata.valid, T_RD_RSP, T_WR_ACK)),
-            ]))
-        chain = If(*cases[0])
-        for condition, statements in cases[1:]:
-            chain = chain.Elif(condition, *statements)
+        # cycles before a write command. So the answer's fields are an OR of each port's, gated by its
+        # completion (registers: the crossbar's or BankPorts' delayed strobes), not a chain of priorities.
+        done = [port.wdata.ready | port.rdata.valid for port, _ in completions]
+
+        def completed(field):
+            return reduce(or_, [Replicate(d, len(getattr(pending.source, field))) & getattr(pending.source, field)
+                                for d, (_, pending) in zip(done, completions)])
         self.comb += [
-            chain,
+            response.sink.valid.eq(reduce(or_, done)),
+            response.sink.tag.eq(completed("tag")),
+            response.sink.laddr.eq(completed("laddr")),
+            response.sink.stamp.eq(completed("stamp")),
+            response.sink.type.eq(Mux(reduce(or_, [port.rdata.valid for port, _ in completions]), T_RD_RSP, T_WR_ACK)),
             response.sink.mask.eq(2**LINE_BYTES - 1),
             response.sink.data.eq(self.ports[0].rdata.data),   # the controller's one read data bus
             response.source.connect(source),
