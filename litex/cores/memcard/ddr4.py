@@ -92,6 +92,12 @@ def peak_GBps(clk_freq):
     return clk_freq * LINE_BYTES / 1e9
 
 
+def one_hot_select(choices):
+    """The value of the (select, value) pair whose select is set, at most one being set: an AND-OR of the
+    values gated by their selects (no priority chain); 0 when none is set."""
+    return reduce(or_, [Replicate(select, len(value)) & value for select, value in choices])
+
+
 class BankPorts(LiteXModule):
     """One LiteDRAM native port per bank, each wired to its bank machine: LiteDRAMCrossbar's routing for the
     case where every port only ever addresses its own bank, without its arbitration. The crossbar's round-robin
@@ -126,8 +132,8 @@ class BankPorts(LiteXModule):
             self.ports.append(port)
         # At most one port's write is due in a cycle (the controller has one data bus): an OR of the gated data.
         self.comb += [
-            interface.wdata.eq(reduce(or_, [Replicate(due, len(w.data)) & w.data for due, w in write_due])),
-            interface.wdata_we.eq(reduce(or_, [Replicate(due, len(w.we)) & w.we for due, w in write_due])),
+            interface.wdata.eq(one_hot_select([(due, w.data) for due, w in write_due])),
+            interface.wdata_we.eq(one_hot_select([(due, w.we) for due, w in write_due])),
         ]
 
     def delayed(self, signal, cycles):
@@ -263,8 +269,7 @@ class DDR4Memory(LiteXModule):
         done = [port.wdata.ready | port.rdata.valid for port, _ in completions]
 
         def completed(field):
-            return reduce(or_, [Replicate(d, len(getattr(pending.source, field))) & getattr(pending.source, field)
-                                for d, (_, pending) in zip(done, completions)])
+            return one_hot_select([(d, getattr(pending.source, field)) for d, (_, pending) in zip(done, completions)])
         self.comb += [
             response.sink.valid.eq(reduce(or_, done)),
             response.sink.tag.eq(completed("tag")),
