@@ -55,7 +55,7 @@ def finish_result(point, result, targets, seconds, worker="local"):
                       boot_seconds=round(guest.boot_seconds, 1), target=point["target"])
         if point["target"] == "board":
             from monet.board_target import STAND_IN
-            result.update(board=STAND_IN, fpga=guest.fpga)
+            result.update(board=STAND_IN, fpga=guest.fpga, link_bring_up=guest.link)
     else:
         build = targets.sim_build()
         result.update(gateware_hash=build.hash, firmware_hash=build.firmware_hash)

@@ -35,7 +35,7 @@ def _open_target(name, forward_port=False):
         image = qemu.GuestImage(log=_log).ensure()
         with open_board(image, forward_port=free_port() if forward_port else None, log=_log) as guest:
             yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"], "board": STAND_IN,
-                          "fpga": guest.fpga}
+                          "fpga": guest.fpga, "link_bring_up": guest.link}
     else:
         from monet.sim import SimBuild, SimTarget
         build = SimBuild(log=_log).ensure()

@@ -79,3 +79,14 @@ def test_qemu_device_tree_uses_the_same_fragment(tmp_path):
     assert "numa-node-id = <1>" in source.replace("0x01", "1") and "numa-distance-map-v1" in source
     plain = Path(qemu.device_tree(tmp_path, with_remote_node=False)).with_suffix(".dts").read_text()
     assert "numa-node-id" not in plain
+
+
+def test_monet_ctl_package_builds_against_the_default_compute_card_build():
+    """Buildroot's monet-ctl takes the user headers of `monet board build --role compute` at its defaults
+    unless told otherwise: the package's default is that build's include/ folder."""
+    from monet.soc.board import default_output
+    config = (LINUX / "package" / "monet-ctl" / "Config.in").read_text()
+    default = re.search(r'config BR2_PACKAGE_MONET_CTL_INCLUDE.*?default "([^"]+)"', config, re.S).group(1)
+    assert default == f"$(BR2_EXTERNAL_MONET_PATH)/../{default_output('zcu102', 'compute', 4, 15.0)}/include"
+    assert _defconfig().get("BR2_PACKAGE_MONET_CTL") == "y"
+    assert 'package/monet-ctl/Config.in' in (LINUX / "Config.in").read_text()

@@ -96,6 +96,7 @@ def test_a_board_campaign_runs_the_linux_workloads_on_the_stand_in_and_says_ther
     for r in records:
         assert r["result"]["target"] == "board" and "stand-in" in r["result"]["board"]
         assert r["result"]["fpga"]["loaded"] is False and "no FPGA fabric" in r["result"]["fpga"]["note"]
+        assert r["result"]["link_bring_up"]["fabric"] is False and "monet-csr" in r["result"]["link_bring_up"]["note"]
         assert r["result"]["remote_memory"]["mib"] > 0.8 * qemu.MEMORY_MB[1]
     results = {r["point"]["benchmark"]: r["result"] for r in records}
     assert results["stream"]["validates"] and results["ycsb"]["failed"] == 0
