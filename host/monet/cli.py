@@ -8,6 +8,7 @@ import time
 from contextlib import contextmanager
 
 from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
+from monet.model.runner import MODELS
 from monet.profiles import memory_refusal
 from monet.qemu import QemuError
 from monet.tables import print_table
@@ -260,6 +261,25 @@ def cmd_board_build(args):
     return 0
 
 
+def cmd_model(args):
+    from monet.model import ModelInputError, runner
+    try:
+        config, text = runner.load_input(args.input)
+        records = runner.load_records(args.from_results) if args.from_results else None
+        result = runner.run(args.model, config, records=records, progress=runner.ProgressLine(args.model))
+    except ModelInputError as e:
+        print(f"monet: {e}", file=sys.stderr)
+        return 2
+    results = args.results or f"build/models/{args.model}"
+    path = runner.store(results, args.model, result, args.input, text, args.from_results)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        runner.print_summary(args.model, result)
+    print(f"model {args.model}: {result['wall_s']:.1f} s, stored in {path}", file=sys.stderr)
+    return _write_report(results, None) if args.report else 0
+
+
 def cmd_demo(args):
     from monet.demo import run_demo
     return run_demo(args.out)
@@ -362,6 +382,18 @@ def make_parser():
     from monet.soc.board import add_build_arguments
     add_build_arguments(bb)
     bb.set_defaults(func=cmd_board_build)
+
+    model = sub.add_parser("model", help="system models fed with measured figures: the switch-plane topology, "
+                           "power and energy per bit, the FMU message buffer")
+    model.add_argument("model", choices=MODELS, help="which model")
+    model.add_argument("input", nargs="?", default=None, help="the model's YAML input (default: the paper's "
+                       "parameters); its keys are in the README's \"Models\" section")
+    model.add_argument("--from", dest="from_results", default=None, metavar="RESULTS",
+                       help="take measured latency and bandwidth from a campaign's results folder")
+    model.add_argument("--results", default=None, help="where the result is stored (default build/models/MODEL)")
+    model.add_argument("--report", action="store_true", help="write the report (Markdown, HTML, plots) there too")
+    model.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    model.set_defaults(func=cmd_model)
 
     demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
     demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")

@@ -99,8 +99,15 @@ def _online_section(records):
 
 
 def make_report(results_dir, out_dir=None):
-    records, manifest = load(results_dir)
+    from monet.model import power, runner
     out = Path(out_dir or results_dir)
+    models = runner.stored_results(results_dir)
+    if models and not (Path(results_dir) / "results.jsonl").exists():
+        out.mkdir(parents=True, exist_ok=True)
+        manifest_path = Path(results_dir) / "manifest.json"
+        manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+        return _write(out, manifest, runner.report_sections(models, out), models, title="MONet-open model report")
+    records, manifest = load(results_dir)
     out.mkdir(parents=True, exist_ok=True)
     fits = distance_fits(records)
     comparison = paper_comparison(records, fits)
@@ -120,6 +127,9 @@ def make_report(results_dir, out_dir=None):
     if not any(r["point"]["target"] == "sim" for r in records):
         return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
     sections += table1.sections(t1)
+    table2 = power.run({}, records=records)
+    if any(row["measured_GBps"] for row in table2["rows"]):
+        sections += power.sections(table2, out)
 
     def dev(d):
         return "-" if d is None else f"{100 * d:+.1f} %"
@@ -137,9 +147,9 @@ def make_report(results_dir, out_dir=None):
     return _write(out, manifest, sections, {"fits": fits, "paper": comparison, "table1": t1})
 
 
-def _write(out, manifest, sections, data):
-    (out / "report.md").write_text(_markdown(manifest, sections))
-    (out / "report.html").write_text(_html(manifest, sections))
+def _write(out, manifest, sections, data, title="MONet-open campaign report"):
+    (out / "report.md").write_text(_markdown(manifest, sections, title))
+    (out / "report.html").write_text(_html(manifest, sections, title))
     (out / "report.json").write_text(json.dumps(data, indent=1))
     return out / "report.md", out / "report.html"
 
@@ -158,39 +168,43 @@ def _manifest_lines(manifest):
                      f"node memory {b['node_memory_mb']} MiB; FPGA: {b['fpga']}; bitstream "
                      f"{b['bitstream_sha256'] or 'none'}, board serials {b['board_serials'] or 'none'}, "
                      f"cabling {b['cabling'] or 'none'}")
+    for name, run in manifest.get("models", {}).items():
+        lines.append(f"model {name}: input {run['input_file'] or 'defaults'} (sha256 {run['input_sha256'][:16]}), "
+                     f"measured figures from {run['measured_from'] or 'none (the paper)'}, {run['wall_s']:.1f} s, "
+                     f"{run['finished']}")
     versions = manifest.get("versions", {})
     if versions:
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     return lines
 
 
-def _markdown(manifest, sections):
-    out = ["# MONet-open campaign report", ""] + [f"- {l}" for l in _manifest_lines(manifest)]
-    for title, header, rows, image, note in sections:
-        out += ["", f"## {title}", "", note]
+def _markdown(manifest, sections, title):
+    out = [f"# {title}", ""] + [f"- {l}" for l in _manifest_lines(manifest)]
+    for heading, header, rows, image, note in sections:
+        out += ["", f"## {heading}", "", note]
         if header:
             out += [""] + markdown_table(header, rows)
         if image:
-            out += ["", f"![{title}]({image})"]
+            out += ["", f"![{heading}]({image})"]
     return "\n".join(out) + "\n"
 
 
-def _html(manifest, sections):
+def _html(manifest, sections, title):
     e = html.escape
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>MONet-open campaign report</title>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>",
              "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
              "margin:1em 0}td,th{border:1px solid #bbb;padding:3px 8px;font-size:13px}th{background:#eee}</style>",
-             "</head><body><h1>MONet-open campaign report</h1><ul>"]
+             f"</head><body><h1>{e(title)}</h1><ul>"]
     parts += [f"<li>{e(l)}</li>" for l in _manifest_lines(manifest)]
     parts.append("</ul>")
-    for title, header, rows, image, note in sections:
-        parts.append(f"<h2>{e(title)}</h2><p>{e(note)}</p>")
+    for heading, header, rows, image, note in sections:
+        parts.append(f"<h2>{e(heading)}</h2><p>{e(note)}</p>")
         if header:
             parts.append("<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in header) + "</tr>")
             for row in rows:
                 parts.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>")
             parts.append("</table>")
         if image:
-            parts.append(f"<img src='{e(image)}' alt='{e(title)}'>")
+            parts.append(f"<img src='{e(image)}' alt='{e(heading)}'>")
     parts.append("</body></html>")
     return "\n".join(parts)

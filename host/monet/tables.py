@@ -51,11 +51,15 @@ def markdown_table(header, rows):
         ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
 
 
-def print_table(rows, headers):
+def table_lines(rows, headers):
+    """A plain-text table's lines, columns padded to their widest cell."""
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
-    print("  ".join(str(h).ljust(w) for h, w in zip(headers, widths)))
-    for r in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+    return ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in [headers, *rows]]
+
+
+def print_table(rows, headers):
+    for line in table_lines(rows, headers):
+        print(line)
 
 
 def group(records, benchmark, keys):
