@@ -114,7 +114,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from monet.model import ModelInputError
+from monet.model import ModelInputError, measured
 
 # ---------------------------------------------------------------------------------------------------------
 # The paper's figures
@@ -986,25 +986,10 @@ def _one_or_list(section, name, key, default):
 
 def _measured(records, name, key):
     """Our link from a results store: the best remote bandwidth (GB/s) or the remote read latency (ns)."""
-    from monet.tables import axis
-    if records is None:
-        raise ModelInputError(f"{name}.{key}: 'measured' needs a results store; run `monet model fmu FILE --from "
-                              "RESULTS` or give a number")
-    remote = [r for r in records if axis(r["point"], "placement") == "remote" and axis(r["point"], "profile") == "ours"]
+    where = f"{name}.{key}"
     if key == "bandwidth_GBps":
-        values = [r["result"]["bandwidth_GBps"] for r in remote if r["point"].get("benchmark") == "bandwidth"
-                  and r["result"].get("bandwidth_GBps")]
-        value = max(values, default=None)
-    else:
-        reads = [r for r in remote if r["point"].get("benchmark") == "latency" and r["point"].get("op") == "read"]
-        nearest = min({r["point"]["distance_m"] for r in reads}, key=lambda d: abs(d - 8), default=None)
-        values = [r["result"]["latency_ns"]["mean"] for r in reads if r["point"]["distance_m"] == nearest]
-        value = sum(values) / len(values) if values else None
-    if value is None:
-        raise ModelInputError(f"{name}.{key}: 'measured' found no remote "
-                              f"{'bandwidth' if key == 'bandwidth_GBps' else 'read latency'} point of our link profile "
-                              "in the results store; run a campaign with one (campaigns/default.yaml) or give a number")
-    return value
+        return measured.best_bandwidth_point(records, where)["result"]["bandwidth_GBps"]
+    return measured.read_latency_ns(records, where)
 
 
 def parameters_from(config, records=None):

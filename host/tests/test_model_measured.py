@@ -1,0 +1,55 @@
+"""What the models take from a results store (host/monet/model/measured.py) and how the topology and FMU
+models use it: a store laid out by hand, so each figure is known."""
+
+import pytest
+
+from monet.model import ModelInputError, fmu, measured, topology
+
+
+def latency(distance, mean, op="read", profile="ours", placement="remote"):
+    return {"point": {"benchmark": "latency", "op": op, "distance_m": distance, "lanes": 8, "rate_gbps": 15.0,
+                      "profile": profile, "memory": "ddr4", "placement": placement, "target": "sim", "rep": 0},
+            "result": {"latency_ns": {"mean": mean}}}
+
+
+def bandwidth(gbps, lanes=8, profile="ours", placement="remote"):
+    return {"point": {"benchmark": "bandwidth", "op": "read", "distance_m": 8, "lanes": lanes, "rate_gbps": 15.0,
+                      "profile": profile, "memory": "ddr4", "placement": placement, "target": "sim", "rep": 0},
+            "result": {"bandwidth_GBps": gbps}}
+
+
+# Reads on 300 + 5 d ns, writes on 400 + 7 d; the monet profile and local memory are not our link.
+STORE = [latency(0, 300.0), latency(8, 340.0), latency(36, 480.0), latency(8, 900.0, profile="monet"),
+         latency(0, 400.0, op="write"), latency(36, 652.0, op="write"),
+         latency(8, 100.0, placement="local"), bandwidth(3.4, lanes=2), bandwidth(12.0),
+         bandwidth(20.0, profile="monet"), bandwidth(30.0, placement="local")]
+
+
+def test_our_link_figures():
+    assert measured.ns_per_m(STORE, "k") == pytest.approx(6.0)
+    assert measured.read_latency_ns(STORE, "k") == 340.0
+    assert measured.read_latency_ns(STORE, "k", distance_m=30) == 480.0
+    assert measured.best_bandwidth_point(STORE, "k")["result"]["bandwidth_GBps"] == 12.0
+
+
+def test_the_topology_takes_a_channel_and_a_metre_from_the_store():
+    config, taken = topology.with_measured({"physics": {"fibre_ns_per_m": "measured", "link_GBps": "measured"}},
+                                           STORE)
+    assert taken == {"fibre_ns_per_m": pytest.approx(6.0), "link_GBps": 1.5}
+    assert config["physics"] == taken
+
+
+def test_the_fmu_takes_bandwidth_and_a_read():
+    p = fmu.parameters_from({"fmu": {"bandwidth_GBps": "measured", "ocm_latency_ns": "measured"}}, STORE)["parameters"]
+    assert p.fmu_bandwidth_Bps == pytest.approx(12e9) and p.ocm_latency_s == pytest.approx(340e-9)
+
+
+@pytest.mark.parametrize("call,named", [
+    (lambda: measured.ns_per_m(None, "physics.fibre_ns_per_m"), "physics.fibre_ns_per_m: 'measured' needs a results"),
+    (lambda: measured.ns_per_m([latency(8, 340.0)], "physics.fibre_ns_per_m"), "latency series over two"),
+    (lambda: measured.read_latency_ns([bandwidth(1.0)], "fmu.ocm_latency_ns"), "no remote read latency point"),
+    (lambda: measured.best_bandwidth_point([latency(8, 1.0)], "physics.link_GBps"), "no remote bandwidth point"),
+])
+def test_a_store_without_the_figure_is_named(call, named):
+    with pytest.raises(ModelInputError, match=named):
+        call()

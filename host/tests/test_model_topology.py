@@ -1,0 +1,358 @@
+"""The switch-plane topology simulator (host/monet/model/topology.py): the paper's figures with its parameters
+(hop split, round-trip latency, switch power at 576 resources), MONet's 3-hop bound at any scale, drops only
+when nothing fits, path sets checked against a graph search on the explicit build, and input errors."""
+
+import itertools
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from monet.model import ModelInputError, topology
+from monet.model.topology import FatTree, Pool, Requests, SwitchPlanes
+
+PHYSICS = topology.parameters({})["physics"]
+
+
+@pytest.fixture(scope="module")
+def paper_run():
+    return topology.run({})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The paper's figures
+
+def test_round_trips_are_the_paper_and_ref37_figures(paper_run):
+    monet, tree = paper_run["architectures"]["monet"], paper_run["architectures"]["fat_tree"]
+    # 95 ns is MONet's 3-hop round trip, the top of its CDF; 15 and 315 ns are [37]'s 1- and 5-hop figures.
+    assert monet["rtt_ns_by_hops"] == {"1": 15.0, "3": 95.0}
+    assert tree["rtt_ns_by_hops"] == {"1": 15.0, "3": 95.0, "5": 315.0}
+    assert monet["max_rtt_ns"] == pytest.approx(95.0, rel=0.10)
+    assert monet["rtt_cdf_ns"][-1] == [95.0, 1.0]
+    shares = monet["hop_share"]
+    assert monet["mean_rtt_ns"] == pytest.approx(15 * shares["1"] + 95 * shares["3"])
+
+
+def test_monet_hop_split_is_near_the_papers_77_23():
+    """The split is the allocator's: with the default (locality) it is 70-78 % in 1 hop over seeds, so the
+    1-hop share of the mean of four seeds is within 10 % of 77 % and each seed within 10 points; the 3-hop
+    share's relative deviation is larger (the model's checks report it)."""
+    ones = [topology.run({"workload": {"seed": seed}, "architectures": ["monet"], "power_vs_cards": []})
+            ["architectures"]["monet"]["hop_share"]["1"] for seed in (1, 2, 3, 4)]
+    assert np.mean(ones) == pytest.approx(topology.PAPER_ONE_HOP_SHARE, rel=0.10)
+    assert all(abs(one - topology.PAPER_ONE_HOP_SHARE) <= 0.10 for one in ones)
+
+
+def test_the_joint_allocator_is_the_lower_bound_on_hops():
+    run = lambda allocator: topology.run({"allocator": allocator, "architectures": ["monet"],  # noqa: E731
+                                          "power_vs_cards": []})["architectures"]["monet"]
+    joint, locality = run("joint"), run("locality")
+    assert joint["hop_share"]["1"] > 0.95 > locality["hop_share"]["1"]
+
+
+def test_switch_power_at_576_resources(paper_run):
+    monet, tree = paper_run["architectures"]["monet"], paper_run["architectures"]["fat_tree"]
+    # Full build, 8 planes of 576 cards: MONet 3 ports per card per plane, the fat tree (8 pods of 72 cards) 5.
+    assert monet["ports"] == {"card_facing": 4608, "tray_uplinks": 4608, "upper_tiers": 4608}
+    assert tree["ports"] == {"card_facing": 4608, "tray_uplinks": 4608, "upper_tiers": 13824}
+    assert (monet["power_W"], tree["power_W"]) == (69120.0, 115200.0)
+    # Above the first tier MONet has a third of the fat tree's ports: the paper's 1.4 / 4.5 kW within 10 %.
+    upper = monet["ports"]["upper_tiers"] / tree["ports"]["upper_tiers"]
+    assert upper == pytest.approx(1400 / 4500, rel=0.10)
+    # The paper's 1.4 kW is below the floor of any network reaching 576 cards (one port each at 5 W): the
+    # checks must say so rather than pass.
+    assert topology.PAPER_POWER_W_AT_576["monet"] < 576 * PHYSICS["port_power_W"]
+    verdicts = {c["figure"]: c["pass"] for c in paper_run["checks"]}
+    assert verdicts["monet switch power at 576 cards, W (Fig 4)"] is False
+    assert verdicts["MONet / fat tree ports above the first tier"] is True
+
+
+def test_power_vs_cards_reaches_the_papers_scale(paper_run):
+    series = paper_run["power_vs_cards"]
+    assert series["cards"][0] == 48 and series["cards"][-1] == 98304
+    assert series["monet_W"][-1] == 98304 * 8 * 3 * 5.0
+    assert series["fat_tree_W"][-1] is None and "98304 cards" in series["notes"][0]
+    built = [(m, f) for m, f in zip(series["monet_W"], series["fat_tree_W"]) if f is not None]
+    assert all(m <= f for m, f in built)
+
+
+def test_result_is_json_and_has_what_the_cli_reads(paper_run):
+    back = json.loads(json.dumps(paper_run))
+    for name in ("monet", "fat_tree"):
+        a = back["architectures"][name]
+        for key in ("hop_counts", "hop_cdf", "rtt_cdf_ns", "mean_rtt_ns", "utilisation", "accepted", "dropped",
+                    "drop_rate", "switch_modules", "ports_total", "power_W", "lit_power_W"):
+            assert key in a, (name, key)
+        assert a["accepted"] + a["dropped"] == a["requests"] == 1000
+        assert 0 < a["utilisation"]["cpu_cores"] <= 1 and 0 < a["utilisation"]["switch_ports"] <= 1
+    assert back["parameters"]["physics"]["hop_latency_ns"]["value"] == 5.0
+    assert back["wall_s"] > 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Topology: 3 hops at any scale, the inter-tray tier, path sets against a graph search
+
+@pytest.mark.parametrize("cards_per_tray,trays,radix,planes", [(4, 6, 8, 2), (4, 24, 8, 2), (2, 8, 4, 2),
+                                                              (24, 24, 48, 8)])
+def test_monet_never_exceeds_3_hops(cards_per_tray, trays, radix, planes):
+    config = {"topology": {"cards_per_tray": cards_per_tray, "trays": trays, "radix": radix,
+                           "switch_planes": planes},
+              "workload": {"vm_bandwidth_GBps": [1.0, planes * 1.875]}, "architectures": ["monet"],
+              "power_vs_cards": []}
+    monet = topology.run(config)["architectures"]["monet"]
+    assert set(monet["hop_counts"]) == {"1", "3"}
+    assert monet["hop_counts"]["3"] > 0 and monet["max_rtt_ns"] <= 95.0
+
+
+@pytest.mark.parametrize("cards_per_tray,trays,radix,planes", [(4, 6, 8, 2), (4, 20, 8, 2), (2, 8, 4, 2),
+                                                              (3, 25, 6, 4), (24, 4096, 48, 8)])
+def test_every_pair_of_trays_shares_an_inter_tray_osm(cards_per_tray, trays, radix, planes):
+    assert trays <= SwitchPlanes.max_trays(cards_per_tray, planes, radix)
+    monet = SwitchPlanes(cards_per_tray, trays, planes, radix, PHYSICS)
+    everyone = np.arange(trays)
+    for tray in range(0, trays, max(1, trays // 40)):
+        assert (monet.shared_uplinks(tray, everyone) != 0).any(axis=1).all()
+    if trays <= 25:
+        layout = {"cards_per_tray": cards_per_tray, "trays": trays, "cpu_fraction": 0.5}
+        cards = topology.make_cards(layout, topology.parameters({})["workload"], np.random.default_rng(0))
+        pool = Pool(cards, cards_per_tray, planes)
+        members = {}
+        for a, b, _, _ in monet.links(pool):
+            if b[0] == "inter":
+                members.setdefault(b, set()).add(a[2])
+        assert max(len(m) for m in members.values()) <= radix
+        assert sum(len(m) for m in members.values()) == trays * cards_per_tray * planes
+        covered = {pair for m in members.values() for pair in itertools.combinations(sorted(m), 2)}
+        assert covered == set(itertools.combinations(range(trays), 2))
+
+
+def test_too_many_trays_for_the_radix_is_refused_with_the_limit():
+    limit = SwitchPlanes.max_trays(24, 8, 48)
+    assert limit == 4608
+    topology.parameters({"topology": {"trays": limit}})
+    with pytest.raises(ModelInputError, match=r"topology\.trays: 4609 .* trays <= 4608"):
+        topology.parameters({"topology": {"trays": limit + 1}})
+
+
+def occupied(arch, pool, rng, share=0.4):
+    """Take a random share of card ports and uplinks."""
+    for i in range(len(pool.ports)):
+        pool.ports[i] &= np.uint64(int(rng.integers(0, 1 << 62)) | int(rng.integers(0, 1 << 62)))
+    uplinks = [arch.uplinks] if isinstance(arch, SwitchPlanes) else [arch.edge_up, arch.agg_up]
+    for array in uplinks:
+        flat = array.reshape(-1)
+        for i in range(len(flat)):
+            flat[i] &= np.uint64(sum(1 << b for b in range(64) if rng.random() > share))
+
+
+def monet_channels_by_graph(arch, pool, x, y):
+    """(hops, channels) from a K-shortest-path search on the explicit graph of free links: the planes with a
+    path of the fewest switches from x to y through switches only, at most 3 of them (longer paths relay
+    through a third tray's intra-tray OSM, which MONet's 2-tier routing does not do)."""
+    graph = nx.Graph((a, b) for a, b, _, free in arch.links(pool) if free
+                     and (a[0] != "card" or a[1] in (x, y)))
+    if not (graph.has_node(("card", x)) and graph.has_node(("card", y))):
+        return None, 0
+    try:
+        paths = nx.shortest_simple_paths(graph, ("card", x), ("card", y))
+        first = next(paths)
+    except nx.NetworkXNoPath:
+        return None, 0
+    if len(first) - 2 > 3:
+        return None, 0
+    shortest = [first] + list(itertools.takewhile(lambda p: len(p) == len(first), paths))
+    return len(first) - 2, len({p[1][1] for p in shortest})
+
+
+@pytest.mark.parametrize("trays,radix", [(3, 8), (6, 4)])
+def test_monet_path_sets_match_a_graph_search_under_occupancy(trays, radix):
+    rng = np.random.default_rng(trays)
+    cards_per_tray, planes = radix // 2, 3
+    arch = SwitchPlanes(cards_per_tray, trays, planes, radix, PHYSICS)
+    cards = topology.make_cards({"cards_per_tray": cards_per_tray, "trays": trays, "cpu_fraction": 0.5},
+                                topology.parameters({})["workload"], rng)
+    pool = Pool(cards, arch.domain_size, planes)
+    occupied(arch, pool, rng)
+    for x, y in itertools.combinations(range(cards.count), 2):
+        hops, by_graph = monet_channels_by_graph(arch, pool, x, y)
+        local = arch.domain_of(x) == arch.domain_of(y)
+        ours = int(arch.local_channels(pool.ports[x], pool.ports[y])) if local else \
+            int(arch.remote_channels(pool, x, np.array([y]))[0])
+        assert ours == by_graph, (x, y)
+        if ours:
+            assert hops == (1 if local else 3)
+            circuit = arch.connect(pool, x, y, ours, hops)
+            free_planes = {p for p in range(planes) if int(pool.ports[x]) >> p & 1 and int(pool.ports[y]) >> p & 1}
+            assert {p for p in range(planes) if circuit.ports_a >> p & 1} <= free_planes
+            for array, index, bit in circuit.uplinks:
+                assert int(array[index]) >> bit & 1, "a reserved uplink was occupied"
+
+
+def fat_tree_channels_by_flow(arch, pool, x, y):
+    """Channels between x and y as a unit-capacity max flow over free links, valleys through other edges or
+    pods cut off (a fat tree routes up then down)."""
+    ex, ey = arch.domain_of(x), arch.domain_of(y)
+    keep_pods = {arch.pod_of(ex), arch.pod_of(ey)}
+    graph = nx.Graph()
+    for a, b, _, free in arch.links(pool):
+        if not free or (a[0] == "card" and a[1] not in (x, y)) or (b[0] == "edge" and b[1] not in (ex, ey)) \
+                or (a[0] == "edge" and a[1] not in (ex, ey)) or (a[0] == "agg" and a[1] not in keep_pods) \
+                or (b[0] == "agg" and b[1] not in keep_pods):
+            continue
+        graph.add_edge(a, b, capacity=1)
+    if ex == ey:
+        return min(sum(1 for n in graph if n[:2] == ("card", c)) for c in (x, y))
+    graph.add_edges_from((("source",), n, {"capacity": 1}) for n in list(graph) if n[:2] == ("card", x))
+    graph.add_edges_from((n, ("sink",), {"capacity": 1}) for n in list(graph) if n[:2] == ("card", y))
+    if not (graph.has_node(("source",)) and graph.has_node(("sink",))):
+        return 0
+    return int(nx.maximum_flow_value(graph, ("source",), ("sink",)))
+
+
+def test_fat_tree_path_sets_match_a_max_flow_under_occupancy():
+    rng = np.random.default_rng(7)
+    arch = FatTree(cards=24, planes=2, radix=8, physics=PHYSICS)        # edges of 2 cards, pods of 4 edges
+    assert (arch.edges, arch.pods) == (12, 3)
+    cards = topology.make_cards({"cards_per_tray": 24, "trays": 1, "cpu_fraction": 0.5},
+                                topology.parameters({})["workload"], rng)
+    pool = Pool(cards, arch.domain_size, 2)
+    occupied(arch, pool, rng, share=0.3)
+    for x, y in itertools.combinations(range(24), 2):
+        local = arch.domain_of(x) == arch.domain_of(y)
+        ours = int(arch.local_channels(pool.ports[x], pool.ports[y])) if local else \
+            int(arch.remote_channels(pool, x, np.array([y]))[0])
+        assert ours == fat_tree_channels_by_flow(arch, pool, x, y), (x, y)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Allocation: drops only when nothing fits
+
+def requests(rows):
+    """Requests from (arrival, holding, cores, GB, channels) rows, no latency bound."""
+    a = np.array(rows, dtype=float)
+    return Requests(arrival=a[:, 0], holding=a[:, 1], cores=a[:, 2].astype(int), ram_gb=a[:, 3].astype(int),
+                    channels=a[:, 4].astype(int), latency_bound_ns=np.full(len(a), 1000.0))
+
+
+def one_pair_cards():
+    return topology.CardSet(is_cpu=np.array([True, False]), cores=np.array([4, 0]), memory_gb=np.array([0, 16]))
+
+
+@pytest.mark.parametrize("name", ["monet", "fat_tree"])
+def test_drops_start_when_cores_run_out_and_stop_when_they_come_back(name):
+    topo = {"cards_per_tray": 2, "trays": 1, "switch_planes": 8, "radix": 16, "cpu_fraction": 0.5}
+    arch, _ = topology.build(name, topo, PHYSICS)
+    # Four 1-core VMs fill the 4 cores; the fifth is dropped; after the first leaves (t = 100) one fits again.
+    # (The fat tree's edge holds 8 / 8 = 1 card, so its two cards are 3 hops apart.)
+    stream = requests([(t, 100 if t == 0 else 1e9, 1, 1, 1) for t in range(5)] + [(150, 1e9, 1, 1, 1)])
+    hops, reasons, _ = topology.simulate(arch, one_pair_cards(), stream, 8)
+    n = 1 if name == "monet" else 3
+    assert list(hops) == [n, n, n, n, 0, n]
+    assert reasons == {"cpu": 1, "memory": 0, "network": 0}
+
+
+def test_drops_when_ports_or_memory_run_out_and_not_before():
+    topo = {"cards_per_tray": 2, "trays": 1, "switch_planes": 8, "radix": 16, "cpu_fraction": 0.5}
+    arch, _ = topology.build("monet", topo, PHYSICS)
+    # 3 channels each: two VMs take 6 of the 8 ports, the third has only 2 (dropped although cores remain);
+    # a 1-channel VM still fits; then 16 GB are used up (1 + 1 + 14) and a 1 GB VM is dropped for memory.
+    stream = requests([(0, 1e9, 1, 1, 3), (1, 1e9, 1, 1, 3), (2, 1e9, 1, 1, 3), (3, 1e9, 1, 14, 1),
+                       (4, 1e9, 0, 1, 1)])
+    stream.cores[4] = 1
+    hops, reasons, _ = topology.simulate(arch, one_pair_cards(), stream, 8)
+    assert list(hops) == [1, 1, 0, 1, 0]
+    assert reasons == {"cpu": 1, "memory": 1, "network": 0}
+
+
+def some_pair_fits(arch, pool, cores, gb, channels):
+    """Exhaustive: any CPU card and memory card that fit with `channels` free paths."""
+    for x in np.flatnonzero(pool.is_cpu & (pool.cores >= cores)):
+        for y in np.flatnonzero(pool.is_memory & (pool.gb >= gb)):
+            same = arch.domain_of(x) == arch.domain_of(y)
+            paths = arch.local_channels(pool.ports[x], pool.ports[y]) if same else \
+                arch.remote_channels(pool, x, np.array([y]))[0]
+            if paths >= channels:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("name,allocator", [("monet", "locality"), ("monet", "joint"), ("fat_tree", "locality")])
+def test_every_drop_is_a_request_that_nothing_could_serve(name, allocator):
+    p = topology.parameters({"topology": {"cards_per_tray": 4, "trays": 12, "radix": 8, "switch_planes": 2},
+                             "workload": {"vm_bandwidth_GBps": [1.0, 3.75]}})
+    rng = np.random.default_rng(3)
+    cards = topology.make_cards(p["topology"], p["workload"], rng)
+    stream = topology.make_requests(p["workload"], 1.875, 1, rng)
+    arch, why = topology.build(name, p["topology"], PHYSICS)
+    assert why is None
+    pool = Pool(cards, arch.domain_size, 2)
+    drops = 0
+    for i in range(200):            # nobody leaves: the pool fills up and requests start to be dropped
+        cores, gb, k = int(stream.cores[i]), int(stream.ram_gb[i]), int(stream.channels[i])
+        placed = topology.allocate(arch, pool, cores, gb, k, 1000.0, allocator, rng)
+        if isinstance(placed, str):
+            drops += 1
+            assert not some_pair_fits(arch, pool, cores, gb, k), (i, placed)
+        else:
+            topology._reserve(pool, arch, arch.connect(pool, *placed[:2], k, placed[2]), cores, gb, -1)
+    assert drops > 20
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Scale, progress, inputs
+
+def test_a_mid_size_system_runs_to_completion_within_3_hops():
+    calls = []
+    result = topology.run({"topology": {"trays": 256}, "architectures": ["monet"], "power_vs_cards": [6144]},
+                          progress=lambda done, total, what: calls.append((done, total, what)))
+    monet = result["architectures"]["monet"]
+    assert result["cards"] == 6144 and result["workload_copies"] == pytest.approx(6144 / 576)
+    assert monet["requests"] == 10667 and monet["accepted"] > 0.6 * monet["requests"]
+    assert set(monet["hop_counts"]) == {"1", "3"}
+    assert calls[-1] == (10667, 10667, "monet requests") and len(calls) > 5
+
+
+@pytest.mark.parametrize("config,named", [
+    ({"topology": {"cards_per_tray": -3}}, r"topology\.cards_per_tray: -3 .*integer >= 1"),
+    ({"topology": {"trays": 0}}, r"topology\.trays: 0 "),
+    ({"topology": {"radix": 40}}, r"topology\.cards_per_tray: 24 cards need 48 ports .*radix is 40; give "
+                                  r"cards_per_tray <= 20 or radix >= 48"),
+    ({"topology": {"switch_planes": 2.5}}, r"topology\.switch_planes: 2\.5 "),
+    ({"topology": {"cpu_fraction": 1.5}}, r"topology\.cpu_fraction: 1\.5 .*from 0 to 1"),
+    ({"topology": {"cpu_fraction": 0.0}}, r"topology\.cpu_fraction: 0\.0 leaves .* 0 CPU cards"),
+    ({"topology": {"tray": 24}}, r"topology\.tray: not a topology input; give cards_per_tray, trays"),
+    ({"toplogy": {}}, r"toplogy: not an input of the topology model"),
+    ({"physics": {"fibre_ns_per_m": -5}}, r"physics\.fibre_ns_per_m: -5 .*> 0"),
+    ({"physics": {"hop_latency_ns": "fast"}}, r"physics\.hop_latency_ns: 'fast' "),
+    ({"workload": {"vm_cores": [1, 8]}}, r"workload\.vm_cores: \[1, 8\] asks more cores .* 4"),
+    ({"workload": {"vm_cores": [3, 1]}}, r"workload\.vm_cores: \[3, 1\] .*low <= high"),
+    ({"workload": {"vm_ram_gb": [1, 32]}}, r"workload\.vm_ram_gb: \[1, 32\] .*\(16 GB\)"),
+    ({"workload": {"vm_bandwidth_GBps": [1, 20]}}, r"workload\.vm_bandwidth_GBps: \[1\.0, 20\.0\] exceeds .* 15 GB/s"),
+    ({"workload": {"workload_copies": 0.5}}, r"workload\.workload_copies: 0\.5 .*'auto' or a number >= 1"),
+    ({"allocator": "greedy"}, r"allocator: 'greedy' .*locality, joint"),
+    ({"architectures": ["clos"]}, r"architectures: \['clos'\]"),
+    ({"power_vs_cards": [48, -1]}, r"power_vs_cards: \[48, -1\]"),
+    ({"topology": []}, r"topology: \[\] is not a mapping"),
+])
+def test_input_errors_name_the_key_the_value_and_what_would_do(config, named):
+    with pytest.raises(ModelInputError, match=named):
+        topology.run(config)
+
+
+def test_a_fat_tree_too_big_for_its_modules_is_reported_not_raised():
+    result = topology.run({"topology": {"cards_per_tray": 24, "trays": 200}, "workload": {"requests": 50},
+                           "power_vs_cards": []})
+    assert result["architectures"]["fat_tree"] == {
+        "buildable": False, "reason": "67 pods exceed the 48 a core OSM reaches; radix 48 holds at most 3456 cards"}
+    assert result["architectures"]["monet"]["buildable"]
+
+
+def test_summary_and_report_sections(paper_run, tmp_path):
+    lines = topology.summary(paper_run)
+    assert any(line.startswith("monet") for line in lines) and any("PASS" in line for line in lines)
+    assert any("FAIL" in line and "switch power" in line for line in lines)
+    sections = topology.sections(paper_run, tmp_path)
+    assert [s[0] for s in sections][0].startswith("Switch-plane topology")
+    assert (tmp_path / "topology_rtt_cdf.png").stat().st_size > 0
+    assert (tmp_path / "topology_power.png").stat().st_size > 0
