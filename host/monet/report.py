@@ -22,8 +22,13 @@ def load(results_dir):
             records.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-    manifest = json.loads((d / "manifest.json").read_text()) if (d / "manifest.json").exists() else {}
-    return records, manifest
+    return records, read_manifest(d)
+
+
+def read_manifest(results_dir):
+    """A results folder's manifest.json (a campaign's or the models'), {} where there is none yet."""
+    path = Path(results_dir) / "manifest.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _profile_figures(records, fits, profile):
@@ -104,9 +109,8 @@ def make_report(results_dir, out_dir=None):
     models = runner.stored_results(results_dir)
     if models and not (Path(results_dir) / "results.jsonl").exists():
         out.mkdir(parents=True, exist_ok=True)
-        manifest_path = Path(results_dir) / "manifest.json"
-        manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-        return _write(out, manifest, runner.report_sections(models, out), models, title="MONet-open model report")
+        return _write(out, read_manifest(results_dir), runner.report_sections(models, out), models,
+                      title="MONet-open model report")
     records, manifest = load(results_dir)
     out.mkdir(parents=True, exist_ok=True)
     fits = distance_fits(records)

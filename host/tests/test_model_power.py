@@ -123,3 +123,13 @@ def test_a_file_that_is_not_a_mapping_is_refused(tmp_path):
     (tmp_path / "list.yaml").write_text("- 8\n")
     r = monet("model", "power", str(tmp_path / "list.yaml"))
     assert r.returncode == 2 and "holds a list; give a mapping" in r.stderr
+
+
+def test_check_lines_give_the_verdict_and_why_a_failure_fails():
+    from monet.model import check_lines, paper_check
+    passing = paper_check("hops", 0.77, 0.75, 0.10, note="never shown when it passes")
+    failing = {**paper_check("power, W", 1400, 2800.0, 0.10, note="unstated accounting"), "caveat": "our inputs"}
+    assert check_lines([passing, failing]) == [
+        "hops: paper 0.77, model 0.750, -2.6 %: PASS (within 10 %)",
+        "power, W: paper 1400, model 2800.000, +100.0 %: FAIL (within 10 %) [our inputs]",
+        "  why: unstated accounting"]

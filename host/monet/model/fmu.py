@@ -114,7 +114,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from monet.model import ModelInputError, measured
+from monet.model import ModelInputError, check_lines, measured, paper_check
 
 # ---------------------------------------------------------------------------------------------------------
 # The paper's figures
@@ -1183,15 +1183,15 @@ def _speedup_vs_size(result):
 def _checks(result, p):
     """The paper's headline figures beside ours (pass/fail means something with Table 3's parameters)."""
     a = result["analytic"]
-    checks = [_check("pivot (bytes), s.VI.C", PAPER_PIVOT_BYTES, a["pivot_bytes"], 0.02),
-              _check("ping-pong speedup at 10 MB, s.VI.C", PAPER_SPEEDUP_10MB, a["speedup_at_10MB"], 0.01)]
+    checks = [paper_check("pivot (bytes), s.VI.C", PAPER_PIVOT_BYTES, a["pivot_bytes"], 0.02),
+              paper_check("ping-pong speedup at 10 MB, s.VI.C", PAPER_SPEEDUP_10MB, a["speedup_at_10MB"], 0.01)]
     at16 = {c["benchmark"]: c["speedup_fmu"] for c in result["cases"]
             if c["message_bytes"] == 16 * MiB and c["fmus"] == 64 and c["mapping"] == "NONE/INCREMENTAL"}
     if "Ring_Bcast" in at16:
-        checks.append(_check("Ring_Bcast 16 MiB, 64 FMUs, speedup (Fig 13)", PAPER_RING_16MB_64FMU["Ring_Bcast"],
+        checks.append(paper_check("Ring_Bcast 16 MiB, 64 FMUs, speedup (Fig 13)", PAPER_RING_16MB_64FMU["Ring_Bcast"],
                              at16["Ring_Bcast"], RING_TOLERANCE))
     if "Ring_Reduce" in at16 and "Ring_Allreduce" in at16:
-        checks.append(_check("Ring_Reduce and Ring_Allreduce 16 MiB, 64 FMUs, mean speedup (Fig 13)",
+        checks.append(paper_check("Ring_Reduce and Ring_Allreduce 16 MiB, 64 FMUs, mean speedup (Fig 13)",
                              PAPER_RING_16MB_64FMU["Reduce and Allreduce (mean)"],
                              (at16["Ring_Reduce"] + at16["Ring_Allreduce"]) / 2, RING_TOLERANCE))
     small = {c["benchmark"]: c["speedup_fmu"] for c in result["cases"] if c["message_bytes"] == 32 * KiB
@@ -1204,13 +1204,8 @@ def _checks(result, p):
                        else None})
     for c in checks:
         c["table3_parameters"] = p.is_table3()
+        c["caveat"] = None if c["table3_parameters"] else "not Table 3's parameters"
     return checks
-
-
-def _check(figure, paper, model, tolerance):
-    deviation = None if model is None else model / paper - 1
-    return {"figure": figure, "paper": paper, "model": model, "deviation": deviation, "tolerance": tolerance,
-            "pass": deviation is not None and abs(deviation) <= tolerance}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1230,15 +1225,7 @@ def summary(result):
                                c["messages"]] for c in result["cases"]],
                              ["benchmark", "size", "FMUs", "mapping", "IB s", "FMU s", "FMU x", "hybrid x",
                               "messages"])
-    for c in result["checks"]:
-        verdict = "PASS" if c["pass"] else "FAIL"
-        within = f" (within {100 * c['tolerance']:.0f} %)" if c["tolerance"] is not None else ""
-        deviation = f", {100 * c['deviation']:+.1f} %" if c["deviation"] is not None else ""
-        lines.append(f"{c['figure']}: paper {c['paper']}, model {fmt(c['model'], 3)}{deviation}: {verdict}{within}"
-                     + ("" if c["table3_parameters"] else " [not Table 3's parameters]"))
-        if c.get("note"):
-            lines.append(f"  why: {c['note']}")
-    return lines
+    return lines + check_lines(result["checks"])
 
 
 def sections(result, out):

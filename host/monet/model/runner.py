@@ -40,10 +40,11 @@ def load_input(path):
 def load_records(results_dir):
     """A campaign's stored points, for `--from RESULTS`."""
     from monet.report import load
-    if not (Path(results_dir) / "results.jsonl").exists():
+    try:
+        return load(results_dir)[0]
+    except FileNotFoundError:
         raise ModelInputError(f"--from {results_dir}: no results.jsonl there; give a folder that "
-                              "`monet campaign run FILE --results DIR` wrote")
-    return load(results_dir)[0]
+                              "`monet campaign run FILE --results DIR` wrote") from None
 
 
 class ProgressLine:
@@ -75,19 +76,19 @@ def run(name, config, records=None, progress=None):
 def store(results_dir, name, result, input_path=None, input_text="", from_dir=None):
     """model-NAME.json (written whole: a crash leaves the previous file or none) and manifest.json."""
     from monet.campaign import git_revision
+    from monet.report import read_manifest
     from monet.sim import REPO, tool_versions
     out = Path(results_dir)
     out.mkdir(parents=True, exist_ok=True)
     _write_whole(out / f"model-{name}.json", json.dumps(result, indent=1))
-    manifest_path = out / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = read_manifest(out)
     manifest.setdefault("models", {})[name] = {
         "input_file": str(input_path) if input_path else None, "input_text": input_text,
         "input_sha256": hashlib.sha256(input_text.encode()).hexdigest(),
         "measured_from": str(from_dir) if from_dir else None, "wall_s": result["wall_s"],
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     manifest.update({"git_revision": git_revision(REPO), "versions": tool_versions()})
-    _write_whole(manifest_path, json.dumps(manifest, indent=1))
+    _write_whole(out / "manifest.json", json.dumps(manifest, indent=1))
     return out / f"model-{name}.json"
 
 

@@ -141,7 +141,7 @@ from pathlib import Path
 
 import numpy as np
 
-from monet.model import ModelInputError, measured
+from monet.model import ModelInputError, check_lines, measured, paper_check
 
 # The paper's stated results (s.5.A, Fig 4) and the scale the workload was set for.
 PAPER_ONE_HOP_SHARE = 0.77
@@ -959,9 +959,7 @@ def power_vs_cards(counts, topology, physics):
 
 
 def _check(figure, paper, model, note=None):
-    deviation = None if model is None else model / paper - 1
-    return {"figure": figure, "paper": paper, "model": model, "deviation": deviation, "tolerance": TOLERANCE,
-            "pass": deviation is not None and abs(deviation) <= TOLERANCE, "note": note}
+    return paper_check(figure, paper, model, TOLERANCE, note)
 
 
 def checks(result):
@@ -1059,12 +1057,7 @@ def summary(result):
     lines = [f"{result['cards']} cards, workload x {result['workload_copies']:.2f}"]
     lines += table_lines(rows, ["architecture", "accepted", "drop %", "hops", "mean RTT ns", "max RTT ns",
                                 "CPU use %", "power kW", "lit kW"])
-    for c in result["checks"]:
-        deviation = f", {100 * c['deviation']:+.1f} %" if c["deviation"] is not None else ""
-        lines.append(f"{c['figure']}: paper {c['paper']:g}, model {fmt(c['model'], 3)}{deviation}: "
-                     f"{'PASS' if c['pass'] else 'FAIL'} (within {100 * c['tolerance']:.0f} %)")
-        if c["note"] and not c["pass"]:
-            lines.append(f"  why: {c['note']}")
+    lines += check_lines(result["checks"])
     lines.append(f"wall time {result['wall_s']:.1f} s")
     return lines
 
