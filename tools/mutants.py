@@ -139,7 +139,9 @@ def open_session(name, tests, sample, seed, fresh):
 
 def make_tree(index):
     """A worker tree: the checkout's files (tracked and new, not ignored) and a `monet` package of symlinks
-    into it, so `PYTHONPATH=<tree>/build/imports` imports the tree's code."""
+    into it, so `PYTHONPATH=<tree>/build/imports` imports the tree's code. Every module and subpackage of
+    host/monet is linked: one left out would be imported from the checkout by the venv's editable install,
+    which would then test the unmutated code."""
     tree = OUT / f"tree-{index}"
     names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")
@@ -155,7 +157,7 @@ def make_tree(index):
         shutil.rmtree(pkg)
     pkg.mkdir(parents=True)
     for f in (tree / "host" / "monet").iterdir():
-        if f.suffix == ".py":
+        if f.suffix == ".py" or (f / "__init__.py").is_file():
             (pkg / f.name).symlink_to(f)
     (pkg / "cores").symlink_to(tree / "litex" / "cores")
     (pkg / "soc").symlink_to(tree / "litex" / "soc")

@@ -13,11 +13,29 @@ from litex.soc.interconnect.csr import *
 
 from monet.cores.hmc.device import HMCDevice
 from monet.cores.hmc.host import HMCHostController
+from monet.cores.hmc.packet import FLIT_BYTES
+from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.errors import THRESHOLD_BITS
 from monet.cores.phy.hmc_channel import HMCChannel, delay_cycles, flit_ps
 
 # Reset values of the link settings: full width at 15 Gb/s, the paper's HMC configuration (T4).
 RESET_LANES, RESET_RATE_GBPS = 16, 15
+
+
+def unloaded_read_cycles(rate_gbps, lanes=16, n_bytes=64, clk_freq=250e6, fiber_ns=0.0):
+    """Cycles from a read taken on the path's `sink` to its answer offered on `source` with nothing else in
+    flight: the host controller's request register and link layer out (1 + 1), the request's FLIT on the
+    channel (whole cycles, at least one) and its `delay`, the device's link layer in (2), its vaults
+    (vaults.unloaded_cycles), its link layer out (1), the response's FLITs and the `delay` back, the host's
+    link layer in with its CRC stage (3) and the controller's response register (1)."""
+    clk_ps = round(1e12 / clk_freq)
+
+    def on_wire(flits):
+        return max(1, -(-flits * flit_ps(lanes, rate_gbps) // clk_ps))
+
+    delay = delay_cycles(rate_gbps, fiber_ns, clk_freq, lanes)
+    return (1 + 1 + on_wire(1) + delay + 2 + unloaded_cycles(n_bytes, clk_freq) + 1 +
+            on_wire(n_bytes // FLIT_BYTES + 1) + delay + 3 + 1)
 
 
 class HMCMemoryPath(LiteXModule):
@@ -31,10 +49,10 @@ class HMCMemoryPath(LiteXModule):
     token exchange): requests wait for it. The path runs in clock domain `domain` (the memory card's gated
     `hmc`); its CSRs stay in the system clock's.
 
-    Latency, request taken to answer offered: the host's link layer 1 cycle out and 2 in, each channel's
-    FLIT time (at least a cycle) and `delay`, the device's link layer (2 in, 1 out) and its vault time
-    (an RD64 9 cycles unloaded, vaults.py). Unloaded at 16 x 15 Gb/s with the thesis's SerDes: 32 cycles for
-    a 64 B read (measured in test_memcard).
+    Latency, request taken to answer offered: `unloaded_read_cycles` below (the host controller 2 cycles out
+    and 4 in, each channel's FLIT time and `delay`, the device's link layer 2 in and 1 out and its vaults).
+    Unloaded at 16 x 15 Gb/s with the thesis's SerDes: 34 cycles for a 64 B read (measured in test_hmc_host
+    on the core's Verilog and in test_sim_hmc on the SoC).
     """
     # The cores' buffers are Memories of whole packets (1156 bits): not for the CSR bus, which would map them.
     autocsr_exclude = {"host", "device", "down", "up"}

@@ -57,6 +57,12 @@ Topology (ours where the paper is silent):
   tier alone are 1 : 3 (MONet's inter-tray ports against the fat tree's aggregation down, up and core), the
   paper's "< 33 %". Lit ports (those carrying circuits, 2 per hop per channel) are reported time-averaged.
 
+Seeds (`workload.repeats`): one seed's hop split swings by several points, so the run repeats the whole
+simulation (cards, requests and allocator draws) for seeds seed, seed + 1, ..., each on a fresh build, and
+pools them: counts, hop split and CDFs over every seed's VMs, utilisation and lit power the seeds' mean,
+each seed's split and drop rate beside (`per_seed`, `hop_share_range`). `auto` is 10 seeds up to 10,000
+cards (1 s at 576) and one above (the paper's scale, about 18 s a seed).
+
 Workload (s.5.A where it says; ours where it does not, each a parameter):
 - Arrivals Poisson with mean interarrival_mean; holding time holding_start + holding_step x floor(i /
   holding_every). workload_copies superposes that many copies of the paper's stream (requests x copies, mean
@@ -79,8 +85,9 @@ Allocator (`allocator`; [37]'s algorithm is not given, and the hop split is its 
   its own domain (1 hop), then MONet's same cluster and other trays (3 hops), or the fat tree's pod (3) and
   other pods (5), first fit in domain order. Only if no CPU card of the drawn domain reaches a memory card
   are the others tried, nearest to memory first, so a request is dropped only when no CPU card can be served.
-  With the defaults, over seeds 1-12: MONet 70.0-77.8 % in 1 hop (mean 72.9 %; seed 1: 73.4 / 26.6), paper
-  77 / 23; the fat tree 41 / 44 / 15 % in 1 / 3 / 5 hops ([37]'s architecture: 63 / 22 / 15).
+  With the defaults (seeds 1-10 pooled): MONet 72.8 / 27.2 % in 1 / 3 hops, each seed 70.0-77.8 % in 1 hop
+  (seed 1: 73.4 / 26.6), paper 77 / 23; the fat tree 41 / 44 / 15 % in 1 / 3 / 5 hops ([37]'s architecture:
+  63 / 22 / 15). At 98,304 cards (one seed) MONet gives 76.5 / 23.5.
 - joint: 1 hop whenever any domain holds both halves, else as locality from the first CPU card that fits:
   the fewest hops an allocator can reach (MONet 97.0-98.8 % in 1 hop). A first-fit CPU choice instead of the
   random draw swings between 42 and 82 % with the seed (whether a tray's memory or its cores run out first
@@ -124,6 +131,7 @@ Input (YAML; every key optional, the defaults are the paper's where it has them)
       parallel_memory_gb: [4, 8]
       serial_fraction: 0.5
       seed: 1
+      repeats: auto             # 10 seeds pooled up to 10,000 cards, else 1
     allocator: locality         # or joint
     architectures: [monet, fat_tree]
     power_vs_cards: [48, 96, 144, 192, 240, 288, 336, 384, 432, 480, 528, 576, 98304]
@@ -152,6 +160,10 @@ PAPER_RESOURCES = 576
 REF37_RTT_NS = {1: 15.0, 3: 95.0, 5: 315.0}
 TOLERANCE = 0.10
 ARCHITECTURES = ("monet", "fat_tree")
+# One seed's hop split swings by several points (70-78 % in 1 hop at 576 cards): below this many cards the
+# default pools this many seeds (0.1 s each at 576 cards); the paper's scale runs once.
+AUTO_REPEATS = 10
+AUTO_REPEATS_MAX_CARDS = 10_000
 # Ports and planes are held in 64-bit masks.
 MAX_MASK_BITS = 64
 PROGRESS_EVERY = 2000
@@ -164,7 +176,7 @@ BIT = np.left_shift(np.uint64(1), np.arange(MAX_MASK_BITS, dtype=np.uint64))
 @dataclass(frozen=True)
 class Param:
     default: object
-    kind: str        # count, seed, positive, nonnegative, fraction, int_range, range, copies
+    kind: str        # count, seed, positive, nonnegative, fraction, int_range, range, copies, repeats
     source: str
 
 
@@ -204,6 +216,8 @@ SCHEMA = {
         "parallel_memory_gb": Param([4, 8], "int_range", "s.5.A: DDR4 4-8 GB"),
         "serial_fraction": Param(0.5, "fraction", "ours: half of the memory cards serial"),
         "seed": Param(1, "seed", "ours"),
+        "repeats": Param("auto", "repeats", "ours: seeds seed, seed + 1, ... pooled, each seed's split beside; "
+                                            f"auto is {AUTO_REPEATS} up to {AUTO_REPEATS_MAX_CARDS:,} cards, else 1"),
     },
 }
 TOP_LEVEL = (*SCHEMA, "allocator", "architectures", "power_vs_cards")
@@ -236,6 +250,8 @@ def _check_value(where, value, kind):
         return float(value)
     if kind == "copies" and (value == "auto" or (_is_number(value) and value >= 1)):
         return value if value == "auto" else float(value)
+    if kind == "repeats" and (value == "auto" or (_is_int(value) and value >= 1)):
+        return value
     if kind in ("int_range", "range") and isinstance(value, list) and len(value) == 2:
         lo, hi = value
         element_ok = _is_int if kind == "int_range" else _is_number
@@ -243,6 +259,7 @@ def _check_value(where, value, kind):
             return [lo, hi] if kind == "int_range" else [float(lo), float(hi)]
     wanted = {"count": "an integer >= 1", "seed": "an integer >= 0", "positive": "a number > 0",
               "nonnegative": "a number >= 0", "fraction": "a number from 0 to 1", "copies": "'auto' or a number >= 1",
+              "repeats": "'auto' or an integer >= 1",
               "int_range": "[low, high], integers with 0 < low <= high",
               "range": "[low, high], numbers with 0 < low <= high"}[kind]
     raise ModelInputError(f"{where}: {value!r} is not accepted; give {wanted}")
@@ -324,6 +341,12 @@ def _check_consistency(p):
 
 def _workload_copies(w, cards):
     return max(1.0, cards / PAPER_RESOURCES) if w["workload_copies"] == "auto" else w["workload_copies"]
+
+
+def _repeats(w, cards):
+    if w["repeats"] != "auto":
+        return w["repeats"]
+    return AUTO_REPEATS if cards <= AUTO_REPEATS_MAX_CARDS else 1
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -846,7 +869,7 @@ def _reserve(pool, arch, circuit, cores, gb, sign):
 # ---------------------------------------------------------------------------------------------------------
 # Simulation and metrics
 
-def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, progress=None):
+def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, progress=None, label=None):
     """Run the request stream through `arch`: per-VM hops (0 when dropped), drop reasons and time averages
     (over the time to the last arrival). The allocator's random draws come from `seed`."""
     pool = Pool(cards, arch.domain_size, ports_per_card)
@@ -889,9 +912,9 @@ def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, p
             hops[i] = circuit.hops
             heapq.heappush(departures, (now + float(requests.holding[i]), i, circuit, cores, gb))
         if progress and (i + 1) % PROGRESS_EVERY == 0:
-            progress(i + 1, requests.count, f"{arch.name} requests")
+            progress(i + 1, requests.count, label or f"{arch.name} requests")
     if progress:
-        progress(requests.count, requests.count, f"{arch.name} requests")
+        progress(requests.count, requests.count, label or f"{arch.name} requests")
     horizon = clock or 1.0
     return hops, reasons, {key: value / horizon for key, value in area.items()}
 
@@ -904,36 +927,65 @@ def _cdf(values):
     return [[float(v), float(c)] for v, c in zip(distinct, np.cumsum(counts) / len(values))]
 
 
-def metrics(arch, cards, requests, hops, reasons, averages, physics):
-    """The JSON-ready outcome of one architecture's run."""
+@dataclass(frozen=True)
+class SeedRun:
+    """One seed's run of an architecture: its cards, per-VM hops (0 when dropped), drop reasons and time
+    averages."""
+    seed: int
+    cards: CardSet
+    hops: np.ndarray
+    reasons: dict
+    averages: dict
+
+
+def _hop_share(arch, hops):
+    accepted = int((hops > 0).sum())
+    return {str(h): (int((hops == h).sum()) / accepted if accepted else 0.0) for h in sorted(arch.rtt)}
+
+
+def _utilisation(arch, run):
+    ports = arch.port_counts()
+    return {"cpu_cores": run.averages["cores"] / int(run.cards.cores.sum()),
+            "memory_gb": run.averages["gb"] / int(run.cards.memory_gb.sum()),
+            "card_ports": run.averages["card_ports"] / ports["card_facing"],
+            "switch_ports": run.averages["switch_ports"] / sum(ports.values())}
+
+
+def metrics(arch, runs, physics):
+    """The JSON-ready outcome of one architecture over its seeds' runs: counts, hop split and latency CDFs
+    pooled over every seed's VMs, utilisation and lit power the seeds' mean, and each seed's hop split and
+    drop rate with their range."""
+    hops = np.concatenate([r.hops for r in runs])
     accepted = hops > 0
     n_ok = int(accepted.sum())
     by_hops = {str(h): int((hops == h).sum()) for h in sorted(arch.rtt)}
     rtt = np.array([arch.rtt[int(h)] for h in hops[accepted]])
     ports = arch.port_counts()
     connected = sum(ports.values())
-    total_cores = int(cards.cores.sum())
-    total_gb = int(cards.memory_gb.sum())
+    per_seed = [{"seed": r.seed, "accepted": int((r.hops > 0).sum()), "drop_rate": float((r.hops == 0).mean()),
+                 "hop_share": _hop_share(arch, r.hops)} for r in runs]
+    uses = [_utilisation(arch, r) for r in runs]
     return {
-        "buildable": True,
-        "requests": requests.count, "accepted": n_ok, "dropped": requests.count - n_ok,
-        "drop_rate": (requests.count - n_ok) / requests.count if requests.count else 0.0,
-        "drop_reasons": reasons,
+        "buildable": True, "seeds": [r.seed for r in runs],
+        "requests": len(hops), "accepted": n_ok, "dropped": len(hops) - n_ok,
+        "drop_rate": (len(hops) - n_ok) / len(hops) if len(hops) else 0.0,
+        "drop_reasons": {key: sum(r.reasons[key] for r in runs) for key in runs[0].reasons},
         "hop_counts": by_hops,
-        "hop_share": {h: (c / n_ok if n_ok else 0.0) for h, c in by_hops.items()},
+        "hop_share": _hop_share(arch, hops),
+        "hop_share_range": {h: [min(s["hop_share"][h] for s in per_seed), max(s["hop_share"][h] for s in per_seed)]
+                            for h in by_hops},
+        "drop_rate_range": [min(s["drop_rate"] for s in per_seed), max(s["drop_rate"] for s in per_seed)],
+        "per_seed": per_seed,
         "hop_cdf": _cdf(hops[accepted]),
         "rtt_ns_by_hops": {str(h): v for h, v in arch.rtt.items()},
         "rtt_cdf_ns": _cdf(rtt),
         "mean_rtt_ns": float(rtt.mean()) if n_ok else None,
         "max_rtt_ns": float(rtt.max()) if n_ok else None,
-        "utilisation": {"cpu_cores": averages["cores"] / total_cores,
-                        "memory_gb": averages["gb"] / total_gb,
-                        "card_ports": averages["card_ports"] / ports["card_facing"],
-                        "switch_ports": averages["switch_ports"] / connected},
+        "utilisation": {key: float(np.mean([u[key] for u in uses])) for key in uses[0]},
         "switch_modules": arch.modules(),
         "ports": ports, "ports_total": connected,
         "power_W": connected * physics["port_power_W"],
-        "lit_power_W": averages["switch_ports"] * physics["port_power_W"],
+        "lit_power_W": float(np.mean([r.averages["switch_ports"] for r in runs])) * physics["port_power_W"],
     }
 
 
@@ -962,16 +1014,26 @@ def _check(figure, paper, model, note=None):
     return paper_check(figure, paper, model, TOLERANCE, note)
 
 
+def _share_check(figure, paper, arch, hops):
+    """A hop share pooled over the seeds, with the seeds' range as the check's caveat."""
+    check = _check(figure, paper, arch["hop_share"][hops], "the split is the allocator's ([37]'s is not given; "
+                   "see `allocator` in the model's docstring)")
+    if len(arch["seeds"]) > 1:
+        lo, hi = arch["hop_share_range"][hops]
+        check["caveat"] = f"{len(arch['seeds'])} seeds pooled, each {lo:.3f}-{hi:.3f}"
+    return check
+
+
 def checks(result):
     """The paper's stated results beside ours (meaningful with the default inputs)."""
     monet = result["architectures"].get("monet", {})
     tree = result["architectures"].get("fat_tree", {})
     out = []
     if monet.get("buildable"):
-        out += [_check("MONet traffic within 1 hop (s.5.A)", PAPER_ONE_HOP_SHARE, monet["hop_share"]["1"]),
-                _check("MONet traffic within 3 hops (s.5.A)", PAPER_THREE_HOP_SHARE, monet["hop_share"]["3"]),
-                _check("MONet round-trip network latency, ns (s.5.A; the 3-hop round trip)", PAPER_RTT_NS,
-                       monet["rtt_ns_by_hops"]["3"])]
+        out += [_share_check(f"MONet traffic within {h} hop{'s' * (h > 1)} (s.5.A)", paper, monet, str(h))
+                for h, paper in ((1, PAPER_ONE_HOP_SHARE), (3, PAPER_THREE_HOP_SHARE))]
+        out.append(_check("MONet round-trip network latency, ns (s.5.A; the 3-hop round trip)", PAPER_RTT_NS,
+                          monet["rtt_ns_by_hops"]["3"]))
     note = ("the paper's accounting is unstated; 1.4 kW is fewer ports (280) than the 576 card-facing ports "
             "any network reaching 576 cards needs")
     for name, arch in (("monet", monet), ("fat_tree", tree)):
@@ -1011,25 +1073,36 @@ def run(config, progress=None, records=None):
     config, taken = with_measured(config, records)
     p = parameters(config)
     topology, physics, workload = p["topology"], p["physics"], p["workload"]
-    rng = np.random.default_rng(workload["seed"])
-    cards = make_cards(topology, workload, rng)
-    copies = _workload_copies(workload, cards.count)
-    requests = make_requests(workload, physics["link_GBps"], copies, rng)
-    result = {"model": "topology", "cards": cards.count, "workload_copies": copies,
+    n_cards = topology["cards_per_tray"] * topology["trays"]
+    copies = _workload_copies(workload, n_cards)
+    seeds = [workload["seed"] + r for r in range(_repeats(workload, n_cards))]
+    result = {"model": "topology", "cards": n_cards, "workload_copies": copies, "seeds": seeds,
               "parameters": {section: {key: {"value": p[section][key], "source": SCHEMA[section][key].source}
                                        for key in SCHEMA[section]} for section in SCHEMA},
               "measured_from_results": taken,
               "allocator": p["allocator"], "architectures_run": p["architectures"], "architectures": {}}
+    runs = {}
     for name in p["architectures"]:
-        arch, why = build(name, topology, physics)
-        if arch is None:
+        why = build(name, topology, physics)[1]
+        if why:
             result["architectures"][name] = {"buildable": False, "reason": why}
-            continue
-        t0 = time.time()
-        hops, reasons, averages = simulate(arch, cards, requests, topology["switch_planes"], p["allocator"],
-                                           workload["seed"], progress)
-        result["architectures"][name] = metrics(arch, cards, requests, hops, reasons, averages, physics)
-        result["architectures"][name]["wall_s"] = time.time() - t0
+        else:
+            runs[name] = []
+    walls, archs = dict.fromkeys(runs, 0.0), {}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        cards = make_cards(topology, workload, rng)
+        requests = make_requests(workload, physics["link_GBps"], copies, rng)
+        for name in runs:
+            t0 = time.time()
+            # A fresh build each seed: circuits still up at the end of a run hold the build's uplinks.
+            arch = archs[name] = build(name, topology, physics)[0]
+            label = f"{arch.name} requests" + (f", seed {seed}" if len(seeds) > 1 else "")
+            runs[name].append(SeedRun(seed, cards, *simulate(arch, cards, requests, topology["switch_planes"],
+                                                             p["allocator"], seed, progress, label)))
+            walls[name] += time.time() - t0
+    for name, seed_runs in runs.items():
+        result["architectures"][name] = dict(metrics(archs[name], seed_runs, physics), wall_s=walls[name])
     result["power_vs_cards"] = power_vs_cards(p["power_vs_cards"], topology, physics)
     result["paper"] = {"hop_share": {"1": PAPER_ONE_HOP_SHARE, "3": PAPER_THREE_HOP_SHARE}, "rtt_ns": PAPER_RTT_NS,
                        "power_W_at_576": PAPER_POWER_W_AT_576,
@@ -1042,6 +1115,19 @@ def run(config, progress=None, records=None):
 # ---------------------------------------------------------------------------------------------------------
 # Report
 
+def _seeds(seeds):
+    return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
+
+
+def _split(a, unit):
+    """The hop split, each share with its range over the seeds when there are several."""
+    def share(h):
+        lo, hi = a["hop_share_range"][h]
+        spread = f" ({100 * lo:.1f}-{100 * hi:.1f})" if len(a["seeds"]) > 1 else ""
+        return f"{h}:{100 * a['hop_share'][h]:.1f}{unit}{spread}"
+    return " / ".join(share(h) for h in a["hop_share"])
+
+
 def summary(result):
     """Per architecture: acceptance, hop split, latency, utilisation and power; then the paper's checks."""
     from monet.tables import fmt, table_lines
@@ -1050,11 +1136,11 @@ def summary(result):
         if not a["buildable"]:
             rows.append([name, "not buildable: " + a["reason"]] + ["-"] * 7)
             continue
-        split = " / ".join(f"{h}:{100 * s:.1f}%" for h, s in a["hop_share"].items())
-        rows.append([name, f"{a['accepted']}/{a['requests']}", fmt(100 * a["drop_rate"]), split,
+        rows.append([name, f"{a['accepted']}/{a['requests']}", fmt(100 * a["drop_rate"]), _split(a, "%"),
                      fmt(a["mean_rtt_ns"]), fmt(a["max_rtt_ns"]), fmt(100 * a["utilisation"]["cpu_cores"]),
                      fmt(a["power_W"] / 1000, 2), fmt(a["lit_power_W"] / 1000, 2)])
-    lines = [f"{result['cards']} cards, workload x {result['workload_copies']:.2f}"]
+    lines = [f"{result['cards']} cards, workload x {result['workload_copies']:.2f}, {_seeds(result['seeds'])}"
+             + (" pooled (each seed's range in brackets)" if len(result["seeds"]) > 1 else "")]
     lines += table_lines(rows, ["architecture", "accepted", "drop %", "hops", "mean RTT ns", "max RTT ns",
                                 "CPU use %", "power kW", "lit kW"])
     lines += check_lines(result["checks"])
@@ -1081,7 +1167,7 @@ def sections(result, out):
         ax.set_xscale("log")
         ax.set_yscale("log")
     rows = [[name, f"{a['accepted']}/{a['requests']}", fmt(100 * a["drop_rate"]),
-             " / ".join(f"{h}: {100 * s:.1f} %" for h, s in a["hop_share"].items()), fmt(a["mean_rtt_ns"]),
+             _split(a, " %"), fmt(a["mean_rtt_ns"]),
              fmt(a["max_rtt_ns"]), fmt(100 * a["utilisation"]["cpu_cores"]), fmt(100 * a["utilisation"]["memory_gb"]),
              fmt(100 * a["utilisation"]["switch_ports"]), a["ports_total"], fmt(a["power_W"] / 1000, 2)]
             for name, a in built.items()]
@@ -1091,8 +1177,9 @@ def sections(result, out):
     return [("Switch-plane topology: simulation (s.5.A, Fig 4)",
              ["architecture", "accepted", "drop %", "hop share", "mean RTT ns", "max RTT ns", "CPU %", "memory %",
               "switch ports %", "ports", "power kW"], rows, "topology_rtt_cdf.png",
-             f"{result['cards']} cards; Poisson VM requests (s.5.A) placed by a locality-aware allocator, circuits "
-             "over the K shortest free paths; round trip 2 (fibre x ns/m + hops x per-hop ns)."),
+             f"{result['cards']} cards, {_seeds(result['seeds'])} (pooled; each seed's range in brackets); Poisson "
+             "VM requests (s.5.A) placed by a locality-aware allocator, circuits over the K shortest free paths; "
+             "round trip 2 (fibre x ns/m + hops x per-hop ns)."),
             ("Switch-plane topology: the paper's figures", ["figure", "paper", "model", "deviation %", "verdict"],
              checks_rows, "topology_power.png",
              "Power counts every connected port of a full build at the per-port power (5 W); see the model's "

@@ -11,10 +11,9 @@ import pytest
 
 from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
 from monet.cores.hmc.packet import REQUEST_HEADER, read_cmd, write_cmd
-from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, host_serdes_ns
 from monet.cores.tests.verilog_sim import run_simulation
-from monet.soc.hmc import HMCMemoryPath
+from monet.soc.hmc import HMCMemoryPath, unloaded_read_cycles
 
 from .link_responder import byte_mask_bits, offer, send_transactions
 
@@ -144,9 +143,7 @@ def test_unloaded_read_latency(rate):
     response register (1): within the thesis's 224 ns (10G) and 192 ns (12.5G)."""
     answers, taken, _, _ = run([(T_RD_REQ, 1, 40, 0, 0)], rate=rate, cycles=400)
     cycles = answers[0][0] - taken[0]
-    serialize_up = -(-5 * flit_ps(16, rate) // 4000)      # RD64's response: 5 FLITs
-    assert cycles == 1 + 1 + 1 + delay_cycles(rate) + 2 + unloaded_cycles(64, CLK) + 1 + serialize_up + \
-        delay_cycles(rate) + 3 + 1
+    assert cycles == unloaded_read_cycles(rate, clk_freq=CLK) == {10: 40, 12.5: 36}[rate]
     assert cycles * 4 <= {10: 224, 12.5: 192}[rate]
     host_share_ns = 6 * 4 + host_serdes_ns(rate)
     assert host_share_ns < {10: 160, 12.5: 128}[rate]     # openHMC + SerDes + application (the thesis)
