@@ -3,7 +3,7 @@
 Registered through the `pytest11` entry point, so any pytest in the project venv has them:
 `sim_build` (the built model and firmware), `sim` (a running sim with the remote windows mapped, its
 settings put back after each test), `qemu_image` and `qemu_guest` (the board-in-a-box image and a booted
-guest).
+guest), `plotted` (the axes of the figures a test's reports save).
 """
 
 import pytest
@@ -121,6 +121,23 @@ def pytest_generate_tests(metafunc):
     except CampaignError as e:
         raise pytest.UsageError(str(e)) from None
     metafunc.parametrize("campaign_point", points, ids=[point_id(p) for p in points])
+
+
+@pytest.fixture
+def plotted(monkeypatch):
+    """The axes of every figure saved during the test (monet.tables.figure), by file name: what a report's
+    plot shows, read back from matplotlib's own objects."""
+    from pathlib import Path
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    saved, savefig = {}, Figure.savefig
+
+    def keep(fig, path, *args, **kwargs):
+        saved[Path(path).name] = fig.axes[0]
+        return savefig(fig, path, *args, **kwargs)
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return saved
 
 
 @pytest.fixture(scope="session")

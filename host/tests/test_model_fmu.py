@@ -7,6 +7,7 @@ are per-iteration stable (a pipeline that fills in the first iteration; checked 
 are counted without simulating."""
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -211,6 +212,16 @@ def test_a_cfmu_holds_one_fmu_at_a_time():
     assert fmu.simulate(trace, P, "fmu", 2).time_s == pytest.approx(3 * access_s(KiB))
 
 
+def test_a_cfmu_taken_again_by_its_fmus_next_access_keeps_other_fmus_waiting():
+    """Rank 0 writes A to rank 2 (FMU 0), B to rank 1 (FMU 1) and C to rank 2 (FMU 0 again, STATIC): B
+    waits for rank 0's circuit; when A ends, FMU 0 takes C from its own queue and the circuit with it, so B
+    still waits: rank 0's three writes run one after another (their first-access waits 0, a and 2a)."""
+    trace = Trace("three isends", [[("isend", 2, 0, KiB), ("isend", 1, 0, KiB), ("isend", 2, 1, KiB), ("waitall",)],
+                                   [("recv", 0, 0, KiB)], [("recv", 0, 0, KiB), ("recv", 0, 1, KiB)]])
+    out = fmu.simulate(trace, replace(P, coalesce=False), "fmu", 2, "NONE", "STATIC")
+    assert out.fmu_use == [2, 1] and out.mean_first_fmu_wait_s == pytest.approx(access_s(KiB))
+
+
 @pytest.mark.parametrize("coalesce", [True, False])
 def test_queued_accesses_of_one_node_coalesce_on_its_circuit(coalesce):
     trace = Trace("two isends", [[("isend", 1, 0, KiB), ("isend", 1, 1, KiB), ("waitall",)],
@@ -379,13 +390,17 @@ def test_the_32KiB_check_says_why_it_fails(sharing, explained):
     assert check["pass"] is not explained and (check["note"] is not None) is explained
 
 
-def test_summary_and_report_sections(tmp_path):
+def test_summary_and_report_sections(tmp_path, plotted):
     result = fmu.run({**SMALL, "workload": {**SMALL["workload"], "benchmarks": ["Ring_Bcast"]}})
     lines = fmu.summary(result)
     assert lines[0].startswith("pivot (Eq 7): 37066 B")
     sections = fmu.sections(result, tmp_path)
     assert [s[0].split(":")[0] for s in sections] == ["FMU cost model", "FMU simulation", "FMU model against the paper"]
     assert (tmp_path / "fmu_speedup_vs_size.png").stat().st_size > 0 and (tmp_path / "fmu_speedup_vs_fmus.png").exists()
+    # Speedup against the FMU count: a line per benchmark and size over its FMU counts (4 and 64), and 1x.
+    curves = [line for line in plotted["fmu_speedup_vs_fmus.png"].lines if line.get_label().startswith("Ring")]
+    assert [c.get_label() for c in curves] == ["Ring_Bcast 32 KiB", "Ring_Bcast 16 MiB"]
+    assert all(list(c.get_xdata()) == [4, 64] for c in curves)
 
 
 def test_a_trace_directory_is_simulated_as_it_is(tmp_path):
@@ -444,3 +459,45 @@ def test_simulate_refuses_zero_fmus_and_unknown_policies():
                                        ("37 KB", 37000), ("1.5MiB", 3 * MiB // 2)])
 def test_sizes_take_units(text, size):
     assert fmu.parse_size(text, "k") == size
+
+
+# ---- what the outcome and the report say
+
+def test_pingpong_traces_give_every_rank_its_actions():
+    trace = fmu.synthetic_trace("PingPong", 4, 3, KiB)
+    assert trace.ranks == 4 and [len(a) for a in trace.actions] == [2 + 6, 2 + 6, 2, 2]
+
+
+def test_idleness_is_the_share_of_a_ranks_time_not_computing():
+    """Rank 0 computes 1 ms then sends 1 KiB (eager: it does not wait), so it never idles; rank 1 waits for
+    that message the whole run."""
+    trace = Trace("compute then send", [[("compute", 1e-3 * P.flops_per_s), ("send", 1, 0, KiB)],
+                                        [("recv", 0, 0, KiB)]])
+    out = fmu.simulate(trace, P, "ib")
+    assert out.time_s > 1e-3 and out.idleness == pytest.approx((0.0 + 1.0) / 2)
+    assert (out.max_fmu_resident_bytes, out.max_fmu_resident_messages) == (0, 0)    # nothing went through FMUs
+
+
+def test_a_wait_on_a_rank_that_does_not_exist_is_named(tmp_path):
+    (tmp_path / "r0.txt").write_text("0 init\n0 wait 0 7 4\n")
+    (tmp_path / "r1.txt").write_text("1 init\n")
+    with pytest.raises(ModelInputError, match=r"r0.txt:2: rank 7 in wait does not exist"):
+        fmu.read_trace(tmp_path)
+
+
+def test_the_default_analytic_sizes_span_fig13_and_the_10MB_figure():
+    rows = fmu.run({"workload": {"benchmarks": []}})["analytic"]["rows"]
+    assert [r["message_bytes"] for r in rows] == [KiB, 4 * KiB, 16 * KiB, 32 * KiB, 64 * KiB, 256 * KiB, MiB,
+                                                  2 * MiB, 10_000_000, 16 * MiB]
+
+
+def test_an_input_read_from_a_file_checks_reduce_and_allreduce_by_their_mean(tmp_path):
+    config = json.loads('{"fmu": {"count": 64}, "analytic": {"message_sizes": ["1KiB"]}, "workload": '
+                        '{"benchmarks": ["Ring_Reduce", "Ring_Allreduce"], "message_sizes": ["16MiB"], "ranks": 8, '
+                        '"iterations": 1}}')
+    result = fmu.run(config)
+    speedups = [c["speedup_fmu"] for c in result["cases"]]
+    (check,) = [c for c in result["checks"] if c["figure"].startswith("Ring_Reduce and Ring_Allreduce")]
+    assert len(speedups) == 2 and check["model"] == pytest.approx(sum(speedups) / 2)
+    (section,) = [s for s in fmu.sections(result, tmp_path) if s[0].startswith("FMU simulation")]
+    assert all(re.fullmatch(r"\d+\.\d", row[-1]) for row in section[2])         # first-access wait, ns

@@ -1,14 +1,16 @@
 """What the models take from a results store (host/monet/model/measured.py) and how the topology and FMU
 models use it: a store laid out by hand, so each figure is known."""
 
+import json
+
 import pytest
 
 from monet.model import ModelInputError, fmu, measured, topology
 
 
-def latency(distance, mean, op="read", profile="ours", placement="remote"):
+def latency(distance, mean, op="read", profile="ours", placement="remote", rep=0):
     return {"point": {"benchmark": "latency", "op": op, "distance_m": distance, "lanes": 8, "rate_gbps": 15.0,
-                      "profile": profile, "memory": "ddr4", "placement": placement, "target": "sim", "rep": 0},
+                      "profile": profile, "memory": "ddr4", "placement": placement, "target": "sim", "rep": rep},
             "result": {"latency_ns": {"mean": mean}}}
 
 
@@ -30,6 +32,15 @@ def test_our_link_figures():
     assert measured.read_latency_ns(STORE, "k") == 340.0
     assert measured.read_latency_ns(STORE, "k", distance_m=30) == 480.0
     assert measured.best_bandwidth_point(STORE, "k")["result"]["bandwidth_GBps"] == 12.0
+
+
+def test_a_stored_store_averages_the_repetitions_at_the_nearest_distance():
+    """Read back from JSON as `monet campaign` stores it (no string or float is the model's own object), with
+    two repetitions at a fractional distance: their mean, not one of them."""
+    store = json.loads(json.dumps(STORE + [latency(2.5, 311.0), latency(2.5, 312.0, rep=1)]))
+    assert measured.read_latency_ns(store, "k", distance_m=3) == 311.5
+    assert measured.read_latency_ns(store, "k") == 340.0
+    assert measured.best_bandwidth_point(store, "k")["result"]["bandwidth_GBps"] == 12.0
 
 
 def test_the_topology_takes_a_channel_and_a_metre_from_the_store():

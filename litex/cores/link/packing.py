@@ -570,6 +570,12 @@ class PackedDeframer(LiteXModule):
     head's last move (up to 18 blocks more than it holds), so `depth` (96) holds that backlog with room to
     spare. `overflow` counts beats that found no room (a deframer built too shallow; the frames they
     belonged to fail the CRC and are replayed).
+
+    Transactions of a frame wait in the commit FIFO (`commit_depth` - 1 of them at most) for its trailer
+    and then for `source`; the link cannot be held, so one that finds the FIFO full is lost, and
+    `commit_overflow` counts it. Only a consumer that stops taking while more than that many transactions
+    are on their way fills it; the cards' consumers never stop (the memory card's input FIFO holds every
+    request the requester's tags allow, memcard/core.py).
     """
     def __init__(self, depth=96, commit_depth=64):
         self.sink   = sink   = stream.Endpoint(beat_layout)
@@ -761,6 +767,7 @@ class PackedDeframer(LiteXModule):
 
         # Transactions wait in the commit FIFO until their trailer checks.
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
+        self.commit_overflow = fifo.overflow
         self.comb += [
             fifo.sink.valid.eq(write1), fifo.sink.payload.raw_bits().eq(out1.raw_bits()),
             fifo.sink2.valid.eq(write2), fifo.sink2.payload.raw_bits().eq(out2.raw_bits()),

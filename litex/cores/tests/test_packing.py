@@ -26,11 +26,12 @@ FULL = 2**LINE_BYTES - 1
 class Loop(Module):
     """Beats from the framer into the deframer while `ready` (the link takes a beat); beat number
     `flip_beat` gets bit `flip_bit` inverted. A beat on `inject` goes to the deframer instead (the framer
-    idle), for frames the framer would never build."""
+    idle), for frames the framer would never build. The deframer's transactions are taken while `take`."""
     def __init__(self, deframer_depth=64):
         self.submodules.framer = PackedFramer()
         self.submodules.deframer = PackedDeframer(depth=deframer_depth)
         self.ready = Signal(reset=1)
+        self.take = Signal(reset=1)
         self.flip_beat = Signal(16, reset=2**16 - 1)
         self.flip_bit = Signal(max=len(self.framer.source.data))
         self.inject = inject = stream.Endpoint(beat_layout)
@@ -44,7 +45,7 @@ class Loop(Module):
             dst.count.eq(Mux(inject.valid, inject.count, src.count)),
             src.ready.eq(dst.ready & self.ready),
             inject.ready.eq(dst.ready),
-            self.deframer.source.ready.eq(1),
+            self.deframer.source.ready.eq(self.take),
         ]
 
 
@@ -65,11 +66,11 @@ def random_txn(rng, kinds=(T_RD_REQ, T_WR_REQ, T_RD_RSP, T_WR_ACK), after=None):
 
 
 def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_every=1, shallow=False,
-             seqs=None):
+             seqs=None, take_from=0):
     """Sends `txns` through framer and deframer (sequence numbers 0, 1, ... unless `seqs` gives them);
     returns what the deframer delivers, the framer's (cycle, count) beats, and both ends' counters.
     `shallow`: a deframer of 20 blocks instead of 64. `gap`: idle cycles after each transaction, or a list
-    of them, one a transaction."""
+    of them, one a transaction. `take_from`: the cycle from which the deframer's transactions are taken."""
     dut = SHALLOW_LOOP if shallow else LOOP
     gaps = gap if isinstance(gap, list) else [gap] * len(txns)
     out, beats, stats = [], [], {}
@@ -94,10 +95,11 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
     def watch():
         for cycle in range(40 + 12 * len(txns) * 2 + 12 * sum(gaps)):
             yield dut.ready.eq(cycle % ready_every == 0)
+            yield dut.take.eq(cycle >= take_from)
             if (yield dut.framer.source.valid) and (yield dut.framer.source.ready):
                 beats.append((cycle, (yield dut.framer.source.count)))
             src = dut.deframer.source
-            if (yield src.valid):
+            if (yield src.valid) and (yield src.ready):
                 got = {}
                 for k in ("type", "tag", "laddr", "mask", "data"):
                     got[k] = yield getattr(src, k)
@@ -106,6 +108,7 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
         stats["crc_errors"] = yield dut.deframer.crc_errors
         stats["frames"] = yield dut.deframer.frames
         stats["overflow"] = yield dut.deframer.overflow
+        stats["commit_overflow"] = yield dut.deframer.commit_overflow
         stats["pairs"] = yield dut.framer.pairs
         stats["sent_frames"] = yield dut.framer.frames
 
@@ -166,6 +169,19 @@ def test_under_load_beats_are_full_and_frames_share_a_trailer():
     assert stats["frames"] <= 24 // 8 + 1
     assert sum(1 for _, c in beats if c < 8) <= 1       # a partial beat only when the queue ran dry
     assert len(out) == 24
+
+
+def test_at_full_rate_lines_leave_a_full_beat_every_cycle():
+    """The link taking a beat every cycle, back-to-back lines (9 blocks each, more than a beat) keep the
+    framer's buffer from running dry: a full beat every cycle from the first to the last but one. A unit
+    goes in while the beat leaving makes room for it (the buffer up to 8 blocks over its static room)."""
+    rng = random.Random(12)
+    txns = [dict(type=T_WR_REQ, tag=i, laddr=2 * i, mask=FULL, data=rng.getrandbits(512)) for i in range(32)]
+    out, beats, stats = exchange(txns, max_units=8)
+    cycles = [c for c, _ in beats]
+    assert cycles == list(range(cycles[0], cycles[0] + len(beats)))
+    assert all(count == 8 for _, count in beats[:-1])
+    assert len(out) == 32 and stats["crc_errors"] == 0
 
 
 @pytest.mark.parametrize("flip_beat,flip_bit,step", [(0, 7, 2), (3, 64 * 7 + 33, 2), (2, 64 * 5 + 1, 1)])
@@ -317,6 +333,18 @@ def test_lines_pair_across_carries_of_the_line_address_and_the_sequence_number()
     high = [line(4, 0x4_0000_0000), line(5, 0xC_0000_0001)]
     out, _, stats = exchange(high, seqs=[7, 8])
     assert stats["pairs"] == 0 and [g["tag"] for g in out] == [4, 5]
+
+
+def test_a_consumer_that_stops_taking_loses_what_the_commit_fifo_cannot_hold_and_counts_it():
+    """The deframer cannot hold the link: with its consumer stopped, the commit FIFO keeps the first 63
+    transactions of good frames (its 64 entries less one), delivers them in order once the consumer takes
+    again, and counts each one after them that found it full, the second line of a pair included."""
+    rng = random.Random(9)
+    txns = [dict(type=T_RD_RSP, tag=i, laddr=0x1000 + i, mask=FULL, data=rng.getrandbits(512)) for i in range(80)]
+    out, _, stats = exchange(txns, take_from=400)
+    assert (stats["crc_errors"], stats["overflow"]) == (0, 0) and stats["pairs"] == 40
+    assert len(out) == 63 and all(same(t, g) for t, g in zip(txns, out))
+    assert stats["commit_overflow"] == len(txns) - len(out)
 
 
 def test_a_deframer_too_shallow_for_pairs_overflows_and_recovers():
