@@ -10,6 +10,7 @@ import pytest
 from monet import bench
 from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, flit_threshold
+from monet.soc.hmc import unloaded_read_cycles
 
 
 @pytest.mark.parametrize("width,lanes", [("full", 16), ("half", 8)])
