@@ -54,6 +54,8 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     assert len(keys) == len(set(keys)) == total
     manifest = json.loads((results / "manifest.json").read_text())
     assert manifest["gateware_hash"] == sim_build.hash and manifest["points"] == total
+    mib = sim_build.constants["memcard_size"] // 2**20
+    assert manifest["topology"].endswith(f"memory card ({mib} MiB on-card memory)") and mib >= 1
 
     md, html_path = make_report(results)
     text = md.read_text()

@@ -41,6 +41,8 @@ benchmarks:
     ("benchmarks: [{latency: {depth: [3]}}]", "unknown parameter 'depth'; accepted: op, samples"),
     ("axes: {lanes: [8]}", "benchmarks: expected a list"),
     ("repetitions: 0\nbenchmarks: [latency]", "repetitions: 0 is not accepted"),
+    ("repetitions: 1001\nbenchmarks: [latency]", "repetitions: 1001 is not accepted; accepted: an integer from 1 to 1000"),
+    ("repetitions: 2.5\nbenchmarks: [latency]", "repetitions: 2.5 is not accepted"),
     ("sweep: 1\nbenchmarks: [latency]", "unknown key 'sweep'"),
     ("axes: [1, 2", "not valid YAML"),
     ("benchmarks: [{perf: {n: [999]}}]",
@@ -154,6 +156,23 @@ def test_progress_line_counts_points_and_time_left(tmp_path, capfd):
     progress.point_done({"benchmark": "latency", "distance_m": 0, "rep": 0}, where="gw1")
     line = capfd.readouterr().err
     assert line.startswith("\r[#####...............] 1/4 points, 1.0/min, 182 s left  latency-distance_m=0-r0 (gw1)")
+
+
+def test_progress_bar_fills_with_the_share_done_and_the_rate_is_per_minute(tmp_path, capfd):
+    store = ResultsStore(tmp_path)
+    store.total = 4
+    store.add({"a": 1}, {"x": 1})
+    store.add({"a": 2}, {"x": 1})
+    progress = Progress(store, width=20)
+    progress.start -= 6.05                        # one point of this run in 6.05 s: 9.9 a minute
+    progress.point_done({"benchmark": "latency", "distance_m": 0, "rep": 0})
+    assert capfd.readouterr().err.startswith("\r[##########..........] 2/4 points, 9.9/min, 12 s left  ")
+
+
+def test_a_thousand_repetitions_are_accepted(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD + "repetitions: 1000\n")
+    assert len(Campaign(f).points()) == 2 * 1000
 
 
 def test_a_point_is_the_same_point_whatever_order_its_keys_come_in(tmp_path):

@@ -79,6 +79,22 @@ def test_read_breakdown_parts_add_up_to_the_measurement():
     assert other["phy_ns"] == 200.0 and other["remat_link_logic_cycles"] == 40 - 2 * 30 - 5 - 1
 
 
+def test_on_one_lane_the_request_and_response_serialise_block_by_block():
+    # 2 blocks of request (2 x 4.4 ns: 3 cycles) and 10 of response (44 ns: 11 cycles) at 15 Gb/s.
+    assert lm.read_breakdown(100, 8, 1, 15.0, memory_cycles=3)["serialization_ns"] == 4.0 * (3 + 11)
+
+
+def test_an_access_off_the_link_is_logic_and_memory_with_its_own_fiber_inside_the_memory():
+    b = lm.linkless_breakdown(30, 20, fiber_ns=8.0)
+    assert (b["total_ns"], b["fiber_ns"], b["memory_ns"]) == (120.0, 8.0, 72.0)
+    assert (b["remat_link_logic_cycles"], b["remat_link_logic_ns"]) == (10, 40.0)
+    assert lm.linkless_breakdown(30, 20)["memory_ns"] == 80.0
+
+
+def test_lines_a_cycle_of_a_bandwidth_that_is_not_whole_lines_a_second():
+    assert lm.lines_per_cycle(1e-6) == pytest.approx(1000 / 64 / 250e6)        # 1 kB/s: 15.6 lines a second
+
+
 def test_the_channel_delay_rounds_to_whole_cycles():
     # A 6 ns one-way path is 1.5 cycles of 4 ns: rounded half to even, 2 cycles a way, 16 ns for the round
     # trip, 4 ns more than the 12 ns of the path.

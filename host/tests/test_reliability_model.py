@@ -14,6 +14,8 @@ def test_poisson_bounds_match_the_tables():
     assert low < 4e-6 < high and (high - low) / 4e-6 == pytest.approx(2 * 1.96 / 4000**0.5, rel=1e-3)
     low, high = reliability.ber_bounds(1e9, 4000, confidence=0.99)        # z = 2.5758 for 99 %
     assert (high - low) / 2 * 1e9 == pytest.approx(2.5758 * 4000**0.5, rel=1e-4)
+    low, high = reliability.ber_bounds(1e12, 2000, confidence=0.5)        # z = 0.6745 for 50 %, below 1
+    assert (high - low) * 1e12 / 2 == pytest.approx(0.6744898 * 2000**0.5, rel=1e-5)
     low, high = reliability.ber_bounds(1e9, 1000)                         # the last exact Poisson interval
     assert 938.5 < low * 1e9 < 939.5 and 1063.0 < high * 1e9 < 1064.0
 

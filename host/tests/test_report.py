@@ -145,6 +145,32 @@ def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
     assert rows["remote DDR4 read latency, 100 m (Eq. 1)"] == pytest.approx(1200)   # no DDR4 read fit: SRAM's
 
 
+def test_a_stored_store_picks_its_profiles_ddr4_fit_and_the_write_at_8_m(tmp_path):
+    """As read back from a results file (no string is the report's own object): the figures take our
+    profile's DDR4 fit though the monet profile's comes first, the 8 m write though a read and an HMC write
+    at 8 m come first, and SRAM where there is no DDR4 point."""
+    first = [latency("write", 8, 999.0, memory="hmc"), latency("read", 8, 648.0),
+             latency("write", 0, 300.0, memory="ddr4", profile="monet"),
+             latency("write", 10, 380.0, memory="ddr4", profile="monet")]
+    records = json.loads(json.dumps(first + RECORDS + [latency("write", 0, 400.0, memory="ddr4"),
+                                                       latency("write", 10, 440.0, memory="ddr4")]))
+    rows = {row["figure"]: row for row in report.paper_comparison(records, latency_bench.distance_fits(records))}
+    assert rows["remote DDR4 write latency, 100 m (Eq. 1)"]["ours"] == pytest.approx(800)
+    assert rows["remote DDR4 write latency, 100 m (Eq. 1)"]["monet"] == pytest.approx(1100)
+    assert rows["remote DDR4 write latency, 8 m"]["ours"] == 540.0
+
+
+def test_a_model_folder_is_reported_as_one_into_a_new_folder(tmp_path):
+    import subprocess
+    import sys
+    models = tmp_path / "models"
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "model", "power", "--results", str(models)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    md, _ = report.make_report(models, out_dir=tmp_path / "a" / "b")
+    assert md.read_text().startswith("# MONet-open model report")
+
+
 def test_latency_and_fit_tables(built):
     _, md, _, _ = built
     tables = sections_of(md)
