@@ -112,14 +112,15 @@ def make_report(results_dir, out_dir=None):
         return _write(out, read_manifest(results_dir), runner.report_sections(models, out), models,
                       title="MONet-open model report")
     records, manifest = load(results_dir)
+    # A store written before an axis existed lacks it: its points ran at the axis's default.
+    for r in records:
+        for k, v in POINT_DEFAULTS.items():
+            r["point"].setdefault(k, v)
     out.mkdir(parents=True, exist_ok=True)
     fits = distance_fits(records)
     comparison = paper_comparison(records, fits)
     sections = []   # (title, header, rows, image or None, note)
 
-    for r in records:
-        for k, v in POINT_DEFAULTS.items():
-            r["point"].setdefault(k, v)
     t1 = table1.rows(records)
     records = sorted(records, key=lambda r: tuple(str(r["point"].get(k)) for k in ("benchmark", "profile", "memory",
                                                                                   "op", "pattern"))

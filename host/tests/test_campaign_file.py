@@ -216,6 +216,20 @@ def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_pat
     assert json.loads((tmp_path / "r" / "manifest.json").read_text()) == manifest
 
 
+def test_a_manifest_with_a_build_records_its_hashes_and_hardware(tmp_path):
+    """A build as the sim's SimBuild gives it to the manifest: its hashes and csr.json's constants (the
+    config_ ones left out), the on-card memory in MiB in the topology line."""
+    from types import SimpleNamespace
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD)
+    build = SimpleNamespace(hash="65bd", firmware_hash="f1e2",
+                            constants={"memcard_size": 4 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})
+    manifest = write_manifest(ResultsStore(tmp_path / "r"), Campaign(f), build=build)
+    assert (manifest["gateware_hash"], manifest["firmware_hash"]) == ("65bd", "f1e2")
+    assert manifest["hardware"] == {"memcard_size": 4 << 20, "remote_tags": 64}
+    assert manifest["topology"].endswith("memory card (4 MiB on-card memory)")
+
+
 def test_a_read_mix_belongs_to_mixed_points_only(tmp_path):
     f = tmp_path / "c.yaml"
     f.write_text(GOOD + "  - bandwidth: {op: [read, mixed], read_percent: [30, 53]}\n")

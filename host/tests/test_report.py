@@ -160,6 +160,19 @@ def test_a_stored_store_picks_its_profiles_ddr4_fit_and_the_write_at_8_m(tmp_pat
     assert rows["remote DDR4 write latency, 8 m"]["ours"] == 540.0
 
 
+def test_a_store_from_before_the_profile_and_memory_axes_reports_as_their_defaults(built, tmp_path):
+    """Points without `profile` and `memory` (a store older than those axes) ran on our link and the SRAM:
+    the report compares them with the paper as if the store had said so."""
+    old = json.loads(json.dumps(RECORDS))
+    for r in old:
+        for axis_name, default in (("profile", "ours"), ("memory", "sram")):
+            if r["point"].get(axis_name) == default:
+                del r["point"][axis_name]
+    report.make_report(store(tmp_path, old))
+    ours = {row["figure"]: row["ours"] for row in json.loads((tmp_path / "results" / "report.json").read_text())["paper"]}
+    assert ours == {row["figure"]: row["ours"] for row in built[3]["paper"]}
+
+
 def test_a_model_folder_is_reported_as_one_into_a_new_folder(tmp_path):
     import subprocess
     import sys
