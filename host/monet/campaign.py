@@ -103,6 +103,10 @@ class Campaign:
             self.sweeps = [self._sweep(path, f"sweeps[{i}].", w) for i, w in enumerate(sweeps)]
         else:
             self.sweeps = [self._sweep(path, "", doc)]
+        for point in self.points():
+            refusal = REGISTRY[point["benchmark"]].refuse_point(REGISTRY[point["benchmark"]].full_point(point))
+            if refusal:
+                raise CampaignError(f"{path}: point {point_id(point)}: {refusal}")
 
     @staticmethod
     def _sweep(path, where, doc):
@@ -230,6 +234,17 @@ class ResultsStore:
     def records(self):
         return list(self.done.values())
 
+    def failed(self, point, error, message):
+        """A point that raised `error` (its type's name) with `message`: the whole message appended to
+        RESULTS/failures.log, and the one line the user is shown (the point, its benchmark, the message's first
+        line). The point stays unstored: a rerun runs it."""
+        text = message.strip() or "(no message)"
+        with open(self.dir / "failures.log", "a") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} point {point_id(point)}: {error}: {text}\n")
+        first, more = text.splitlines()[0], "\n" in text
+        return (f"point {point_id(point)} ({point['benchmark']}) failed: {error}: {first}"
+                + (f" (whole message in {self.dir / 'failures.log'})" if more else ""))
+
 
 class Progress:
     """The campaign's progress line on the terminal: points done of the total (earlier runs included), the
@@ -247,7 +262,7 @@ class Progress:
         left = (total - done) / rate if rate else 0.0
         bar = "#" * (self.width * done // total) + "." * (self.width - self.width * done // total)
         print(f"\r[{bar}] {done}/{total} points, {rate * 60:.1f}/min, {left:.0f} s left  {point_id(point)}"
-              + (f" ({where})" if where else ""), file=sys.__stderr__, flush=True)
+              + (f" ({where})" if where else ""), file=sys.stderr, flush=True)
 
 
 def git_revision(repo):

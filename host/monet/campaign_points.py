@@ -6,6 +6,7 @@ Collected only when named explicitly (`monet campaign run` does so), never by `m
 
 import os
 import socket
+import sys
 import time
 
 import pytest
@@ -74,6 +75,18 @@ def test_point(campaign_point, campaign_store, request):
     _progress = _progress or Progress(campaign_store)
     targets = FixtureTargets(request)
     t0 = time.time()
-    result = run_point(campaign_point, targets)
+    try:
+        result = run_point(campaign_point, targets)
+    except Exception as e:     # one line naming the point, no traceback; a rerun runs it
+        line = campaign_store.failed(campaign_point, type(e).__name__, str(e))
+        with _uncaptured(request):
+            print(f"\n{line}", file=sys.stderr, flush=True)
+        pytest.fail(line, pytrace=False)
     campaign_store.add(campaign_point, finish_result(campaign_point, result, targets, time.time() - t0))
-    _progress.point_done(campaign_point)
+    with _uncaptured(request):
+        _progress.point_done(campaign_point)
+
+
+def _uncaptured(request):
+    """The terminal itself, past pytest's capture of the test's output: for the progress line and failures."""
+    return request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled()

@@ -13,14 +13,17 @@ as before, and records where every point ran. A worker lost in the middle of a p
 runs that point again on another worker, and only a completed point is ever stored.
 """
 
+import math
 import os
 import socket
 import sys
 import time
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
+from monet.benchmarks import DEFAULT_SIM_CYCLES, REGISTRY
 from monet.campaign import Progress, ResultsStore, point_id, write_manifest
 from monet.campaign_points import finish_result, run_point
 
@@ -88,34 +91,41 @@ def _log(message):
     print(f"[worker {os.getpid()}] {message}", file=sys.stderr, flush=True)
 
 
-def estimated_cycles(point):
-    """A rough cost of a point in sim cycles. Workers get the costliest points first (longest processing
-    time first), so that no worker is left alone with a long point at the end; only the order uses it."""
-    from monet import bench, link_model
-    if point["target"] != "sim":
-        return 10**7                    # a guest's benchmark: tens of seconds, like a long sim point
-    capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
-    lines_per_cycle = link_model.lines_per_cycle(capacity)
-    if point["benchmark"] == "ber":
-        _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
-                                                  point["rate_gbps"], point["bits"], capacity)
-        return 2 * count / (lines_per_cycle * efficiency)
-    if point["benchmark"] == "bandwidth":
-        return point["count"] * (2 if point["size"] == 128 else 1) / lines_per_cycle
-    if point["benchmark"] == "stream":
-        return point["n"] * point["reps"] * 100
-    return point["samples"] * 1000      # latency: one round trip and the console per sample
+def estimated_cycles(point, log=_log):
+    """A point's cost in sim cycles, as its benchmark estimates it (Benchmark.cost): workers get the costliest
+    points first. Only the order uses it, so an estimate that fails is said in one line naming the point and
+    the point takes DEFAULT_SIM_CYCLES: it never stops the campaign."""
+    benchmark = REGISTRY[point["benchmark"]]
+    try:
+        cycles = benchmark.cost(benchmark.full_point(point))
+        if isinstance(cycles, bool) or not isinstance(cycles, (int, float)) or not 0 < cycles < math.inf:
+            raise ValueError(f"{cycles!r} is not a positive number of cycles")
+    except Exception as e:      # a bug in an estimate: the order is all it may cost
+        log(f"point {point_id(point)}: {point['benchmark']}'s cost estimate failed ({type(e).__name__}: {e}); "
+            f"ordered as {DEFAULT_SIM_CYCLES} cycles")
+        return DEFAULT_SIM_CYCLES
+    return cycles
+
+
+class PointFailed(NamedTuple):
+    """What a worker returns for a point that raised: the error's type name and message. Returned, not raised,
+    so that Dask logs no traceback of its own; the campaign says it in one line (ResultsStore.failed)."""
+    error: str
+    message: str
 
 
 def run_on_worker(point, gateware_hash):
-    """The task a worker runs for one point; returns the result as the store keeps it."""
+    """The task a worker runs for one point; returns the result as the store keeps it, or PointFailed."""
     targets = WorkerTargets.current()
-    if point["target"] == "sim" and targets.sim_build().hash != gateware_hash:
-        raise WorkerError(f"worker {socket.gethostname()}: its sim model hash is {targets.sim_build().hash}, the "
-                          f"campaign's is {gateware_hash}: check out the same revision with the same pinned tools")
     t0 = time.time()
     try:
+        if point["target"] == "sim" and targets.sim_build().hash != gateware_hash:
+            raise WorkerError(f"worker {socket.gethostname()}: its sim model hash is {targets.sim_build().hash}, "
+                              f"the campaign's is {gateware_hash}: check out the same revision with the same pinned "
+                              "tools")
         result = run_point(point, targets)
+    except Exception as e:      # the point's failure, told to the writer; the worker goes on with the next
+        return PointFailed(type(e).__name__, str(e))
     finally:
         targets.drop_broken()
     return finish_result(point, result, targets, time.time() - t0, worker=get_worker().address)
@@ -180,7 +190,7 @@ def run_campaign(campaign, results, client, log=print):
     client.register_plugin(_CloseTargets())
     by_key = {}
     futures = []
-    for order, point in enumerate(sorted(todo, key=estimated_cycles, reverse=True)):
+    for order, point in enumerate(sorted(todo, key=lambda p: estimated_cycles(p, log), reverse=True)):
         key = f"monet-point-{campaign.digest}-{point_id(point)}"
         future = client.submit(run_on_worker, point, build.hash if build else None, key=key, pure=False,
                                priority=-order)
@@ -192,9 +202,11 @@ def run_campaign(campaign, results, client, log=print):
         point = by_key[future.key]
         try:
             result = future.result()
-        except Exception as e:     # a point that fails is reported and left for a rerun, as pytest does
+        except Exception as e:     # the cluster lost the task (workers died): the point is left for a rerun
+            result = PointFailed(type(e).__name__, str(e))
+        if isinstance(result, PointFailed):
             failed += 1
-            log(f"campaign {campaign.name}: point {point_id(point)} failed: {type(e).__name__}: {e}")
+            log(f"campaign {campaign.name}: {store.failed(point, result.error, result.message)}")
             continue
         store.add(point, result)
         progress.point_done(point, result["ran_on"]["worker"])

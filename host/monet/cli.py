@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
 from monet.model.runner import MODELS
 from monet.profiles import memory_refusal
+from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.qemu import QemuError
 from monet.tables import print_table
 
@@ -44,8 +45,9 @@ def _open_target(name, forward_port=False):
             yield sim, {"gateware_hash": build.hash, "firmware_hash": build.firmware_hash}
 
 
-def cmd_bench(args):
-    """`monet bench NAME`: one point of a benchmark of the registry, its result as tables or one JSON line."""
+def bench_point(args):
+    """`monet bench NAME`'s point from its options, and why it cannot run (None when it can): everything checked
+    before a target is opened or a model built."""
     benchmark = args.benchmark
     point = {"benchmark": benchmark.name, "target": getattr(args, "target", benchmark.targets[0])}
     point.update({name: getattr(args, name, AXIS[name].default) for name in AXIS if name != "target"})
@@ -56,19 +58,26 @@ def cmd_bench(args):
         if not p.applies(point):
             if point.pop(p.name) is not None:
                 key, value = p.only_with
-                print(f"monet: {p.flag} applies only with --{key.replace('_', '-')} {value}", file=sys.stderr)
-                return 2
+                return point, f"{p.flag} applies only with --{key.replace('_', '-')} {value}"
         elif point[p.name] is None:
             point[p.name] = p.default
     refusal = memory_refusal(*(point[k] for k in MEMORY_AXES))
     if refusal:
-        print(f"monet: {refusal}", file=sys.stderr)
-        return 2
+        return point, refusal
     refusal = benchmark.refuse({p.name: [point[p.name]] for p in benchmark.params if p.name in point},
                                [point["target"]])
     if refusal:
         param = next(p for p in benchmark.params if p.name == refusal[0])
-        print(f"monet: {param.flag} {refusal[1]}", file=sys.stderr)
+        return point, f"{param.flag} {refusal[1]}"
+    return point, benchmark.refuse_point(benchmark.full_point(point))
+
+
+def cmd_bench(args):
+    """`monet bench NAME`: one point of a benchmark of the registry, its result as tables or one JSON line."""
+    benchmark = args.benchmark
+    point, refusal = bench_point(args)
+    if refusal:
+        print(f"monet: {refusal}", file=sys.stderr)
         return 2
     t0 = time.time()
     try:
@@ -148,7 +157,7 @@ def _campaign_on_workers(campaign, results, args):
 def _campaign_in_pytest(campaign, results):
     import monet.campaign_points
     cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
-           "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rN"]
+           "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--tb=no", "-rE"]
     return subprocess.call(cmd)
 
 
@@ -194,13 +203,18 @@ def cmd_sim_serve(args):
     binary = ctl.sim_binary(build)
     with SimTarget(build) as target, ctl.LitexServer(target.bridge_port, port=args.port) as server:
         print(f"sim: the SoC's CSRs on 127.0.0.1:{server.port} (litex_server, Etherbone over TCP); for example\n"
-              f"  {binary} --csr {server.spec} help\n"
+              f"  monet ctl --csr {server.spec} help      (monet-ctl: {binary})\n"
               f"  litex_cli --port {server.port} --csr-csv {build.dir / 'csr.csv'} --regs\n"
               "Ctrl-C ends the sim.", flush=True)
         while target.child.isalive() and server.proc.poll() is None:
             time.sleep(1)
     print("sim: the sim or litex_server ended", file=sys.stderr)
     return 1
+
+
+def cmd_ctl(args):
+    from monet import ctl
+    return ctl.run_on_served_sim(args.args)
 
 
 def tcp_port(text):
@@ -282,7 +296,7 @@ def cmd_model(args):
 
 def cmd_demo(args):
     from monet.demo import run_demo
-    return run_demo(args.out)
+    return run_demo(args.out, samples=args.samples)
 
 
 def _add_option(parser, param, default=None, required=False):
@@ -323,6 +337,7 @@ BUDGET = {
     "sensitivity_dbm": Param("sensitivity_dbm", "receiver sensitivity for the target BER (default: the paper's, "
                              "per rate)", low=-40, high=10, flag="--sensitivity-dbm"),
 }
+DEMO_SAMPLES = Param("samples", "accesses per point", low=1, high=CONSOLE_MAX_SAMPLES, integer=True, default=200)
 WORKERS = Param("workers", "run points on N local sims at once (a Dask LocalCluster on loopback)", low=1, high=64,
                 integer=True, default=1)
 
@@ -369,6 +384,13 @@ def make_parser():
     sv.add_argument("--port", type=tcp_port, default=1234, help="litex_server's port (default 1234, LiteX's)")
     sv.set_defaults(func=cmd_sim_serve)
 
+    # Everything after `ctl` is monet-ctl's own (its --csr, --help, a command and key=value pairs).
+    ctl = sub.add_parser("ctl", help="monet-ctl on the served sim (`monet sim serve`): monet ctl [--csr SPEC] "
+                         "[COMMAND [key=value ...]]; `monet ctl help` lists the commands", add_help=False,
+                         prefix_chars="\0")
+    ctl.add_argument("args", nargs=argparse.REMAINDER)
+    ctl.set_defaults(func=cmd_ctl)
+
     board = sub.add_parser("board", help="the board targets").add_subparsers(dest="board", required=True)
     be = board.add_parser("estimate", help="Yosys resources and logic depth of a card's cores (UltraScale+), "
                           "against the goal of 8 levels at 250 MHz; exit 1 when a core is deeper")
@@ -397,6 +419,7 @@ def make_parser():
 
     demo = sub.add_parser("demo", help="latency over distance at 8 x 15 Gb/s, table under build/")
     demo.add_argument("--out", default="build/demo", help="output folder (default build/demo)")
+    _add_option(demo, DEMO_SAMPLES, default=DEMO_SAMPLES.default)
     demo.set_defaults(func=cmd_demo)
     return parser
 

@@ -33,8 +33,9 @@ class CtlError(RuntimeError):
 def build(include_dir, out_dir, cc="gcc"):
     """Builds monet-ctl against the user headers in `include_dir` (a folder holding generated/) into
     `out_dir` with the compiler `cc` (aarch64-linux-gnu-gcc for a board's PS); returns the binary's path.
-    make rebuilds only what changed; a lock keeps parallel builders of one folder apart."""
-    out_dir = Path(out_dir)
+    make rebuilds only what changed; a lock keeps parallel builders of one folder apart. Both folders are
+    handed to make absolute: it runs in firmware/ctl, where a relative one would resolve (and be written)."""
+    include_dir, out_dir = Path(include_dir).resolve(), Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "build.log"
     with exclusive(out_dir / "build.lock"), open(log, "w") as out:
@@ -55,6 +56,23 @@ def build(include_dir, out_dir, cc="gcc"):
 def sim_binary(sim_build):
     """monet-ctl for a sim build's register map (in the build's ctl/ folder)."""
     return build(sim_build.dir / USER_INCLUDE, sim_build.dir / "ctl")
+
+
+SERVED_CSR = "tcp:127.0.0.1:1234"   # `monet sim serve`'s litex_server at its default port
+
+
+def run_on_served_sim(args):
+    """`monet ctl ARGS`: monet-ctl for this revision's sim model (built on first use, beside the model), run
+    with ARGS and this terminal's input; without --csr (or MONET_CTL_CSR) it speaks to `monet sim serve` at its
+    default port. Returns monet-ctl's exit status."""
+    import os
+    from monet.sim import SimBuild
+    build = SimBuild(log=lambda message: None)
+    if not (build.dir / "model.ok").exists():
+        raise CtlError(f"no sim model {build.hash} for this revision in {build.dir.parent}: start the sim with "
+                       "`monet sim serve` (it builds the model), then run monet ctl beside it")
+    binary = sim_binary(build)
+    return subprocess.call([str(binary), *args], env={"MONET_CTL_CSR": SERVED_CSR, **os.environ})
 
 
 class LitexServer(Server):

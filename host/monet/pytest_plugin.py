@@ -6,6 +6,8 @@ settings put back after each test), `qemu_image` and `qemu_guest` (the board-in-
 guest), `plotted` (the axes of the figures a test's reports save).
 """
 
+import os
+
 import pytest
 
 # Nothing heavier than pytest at import: every pytest process loads this plugin, the cores' cocotb runs too
@@ -76,9 +78,32 @@ def settings_commands(target):
 
 
 # Tiers: a test that needs the sim model is marked `sim`, one that needs the QEMU image `qemu`, from the
-# fixtures it uses, so `pytest -m "not sim and not qemu"` runs the fast tier alone.
+# fixtures it uses, so `pytest -m "not sim and not qemu"` runs the fast tier alone. The marks are set as each
+# test is collected, before `-m` selects (pytest selects in pytest_collection_modifyitems).
 SIM_FIXTURES = {"sim", "sim_session", "sim_build"}
 QEMU_FIXTURES = {"qemu_image", "qemu_guest", "board_guest"}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test not marked `sim` (`qemu`) is named in the environment while it runs: a sim (guest) it starts is
+    refused (monet.tiers). A name set by an outer test (this pytest runs inside its command) stays."""
+    from monet.tiers import TIERS, env_name
+    unmarked = [env_name(t) for t in TIERS if item.get_closest_marker(t) is None and env_name(t) not in os.environ]
+    os.environ.update(dict.fromkeys(unmarked, item.nodeid))
+    try:
+        yield
+    finally:
+        for name in unmarked:
+            del os.environ[name]
+
+
+def pytest_itemcollected(item):
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if fixtures & SIM_FIXTURES:
+        item.add_marker(pytest.mark.sim)
+    if fixtures & QEMU_FIXTURES:
+        item.add_marker(pytest.mark.qemu)
 
 
 def pytest_configure(config):
@@ -92,12 +117,6 @@ def pytest_configure(config):
 # rest has finished.
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        fixtures = set(getattr(item, "fixturenames", ()))
-        if fixtures & SIM_FIXTURES:
-            item.add_marker(pytest.mark.sim)
-        if fixtures & QEMU_FIXTURES:
-            item.add_marker(pytest.mark.qemu)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
@@ -120,7 +139,14 @@ def pytest_generate_tests(metafunc):
         points = Campaign(path).points()
     except CampaignError as e:
         raise pytest.UsageError(str(e)) from None
-    metafunc.parametrize("campaign_point", points, ids=[point_id(p) for p in points])
+    # Marked by target, so that a point is in its tier (a sim point starts a Vsim: monet.tiers).
+    metafunc.parametrize("campaign_point", [pytest.param(p, marks=getattr(pytest.mark, tier(p["target"])))
+                                            for p in points], ids=[point_id(p) for p in points])
+
+
+def tier(target):
+    """The test tier of a point's target: the board target is the QEMU stand-in today."""
+    return "sim" if target == "sim" else "qemu"
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def build(arch="host", build_root=REPO / "build" / "stream"):
     """Builds bench/stream for `arch` (host or aarch64, a static binary for the Linux image); returns its path."""
     if arch not in ARCHES:
         raise StreamError(f"STREAM arch {arch!r} is not known; accepted: {', '.join(ARCHES)}")
-    out = Path(build_root) / arch
+    out = Path(build_root).resolve() / arch     # absolute: make runs in bench/stream
     cmd = ["make", "-s", "-C", str(SOURCE), f"O={out}"] + [f"{k}={v}" for k, v in ARCHES[arch].items()]
     with exclusive(out.parent / f"{arch}.lock"):
         r = subprocess.run(cmd, capture_output=True, text=True)

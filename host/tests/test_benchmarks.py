@@ -103,3 +103,24 @@ def test_a_local_full_width_hmc_is_held_to_the_thesis_and_t4(op, rate, pattern, 
     verdicts = REGISTRY["bandwidth"].verdicts(point, {"bandwidth_GBps": gbps})
     assert [v.passed for v in verdicts] == [link, quadrant]
     assert not any(v.gates for v in verdicts)
+
+
+@pytest.mark.parametrize("op,verdict", [
+    ("read", "payload utilisation 93.0% (target >= 90% for 64 B seq reads on our link at 8 x 15 Gb/s, SRAM)"),
+    ("write", "payload utilisation 93.0% (target >= 90% for 64 B seq writes on our link at 8 x 15 Gb/s, SRAM)"),
+    ("mixed", None),    # data both ways: a one-direction target does not apply
+])
+def test_the_payload_target_is_said_with_what_it_applies_to_and_only_there(op, verdict):
+    point = {"op": op, "size": 64, "lanes": 8, "rate_gbps": 15.0, "memory": "sram", "pattern": "seq", "profile": "ours",
+             "placement": "remote", "hmc_width": "full", "distance_m": 8}
+    lines = REGISTRY["bandwidth"].verdicts(point, {"payload_utilisation": 0.93, "bandwidth_GBps": 12.6})
+    assert [v.text for v in lines] == ([verdict] if verdict else [])
+
+
+def test_the_latency_breakdown_says_it_is_of_the_mean(capsys):
+    stats = {k: 200.0 for k in ("min", "mean", "p50", "p99", "max")}
+    point = {"op": "read", "profile": "ours", "memory": "sram", "distance_m": 8, "lanes": 8, "rate_gbps": 15.0}
+    REGISTRY["latency"].show(point, {"latency_ns": stats, "latency_cycles": stats, "samples": 5,
+                                     "cpu_latency_ns": stats, "breakdown": {"fiber_ns": 39.2}})
+    out = capsys.readouterr().out
+    assert "breakdown of one 64 B remote read (mean):" in out and "(p50)" not in out

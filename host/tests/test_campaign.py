@@ -12,6 +12,7 @@ import pytest
 
 from monet.campaign import Campaign, point_key
 from monet.report import make_report
+from monet.tiers import env_name
 from process_tree import running, sims_below
 
 
@@ -68,3 +69,29 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
         assert row in text, row
     assert (results / "latency_distance.png").stat().st_size > 10_000
     assert "<img src='latency_distance.png'" in html_path.read_text()
+
+
+@pytest.mark.parametrize("runner", [[], ["--workers", "2"]], ids=["one-worker", "workers-2"])
+def test_a_failing_point_is_one_line_the_finished_ones_stay_and_a_rerun_completes(sim_build, tmp_path, runner):
+    f = tmp_path / "fail.yaml"
+    campaign = "name: fail\naxes: {{distance_m: {}}}\nbenchmarks:\n  - latency: {{op: [read], samples: [5]}}\n"
+    f.write_text(campaign.format([0]))
+    results = tmp_path / "results"
+    cmd = [sys.executable, "-m", "monet.cli", "campaign", "run", str(f), "--results", str(results), *runner]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    # One more point, and every sim the run starts refused, as the tiers refuse one (a SimError in the point).
+    f.write_text(campaign.format([0, 8]))
+    failed = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, env_name("sim"): "the failure test"})
+    said = failed.stdout + failed.stderr
+    assert failed.returncode == 1 and "Traceback" not in said, said
+    lines = [line for line in said.splitlines() if "failed: SimError" in line]
+    assert len(set(lines)) == 1, said
+    assert "point latency-distance_m=8-" in lines[0] and "(latency) failed: SimError: the failure test starts a " \
+        "Vsim" in lines[0], lines[0]
+    assert [json.loads(l)["point"]["distance_m"] for l in _lines(results / "results.jsonl")] == [0]
+    assert "point latency-distance_m=8-" in (results / "failures.log").read_text()
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert sorted(json.loads(l)["point"]["distance_m"] for l in _lines(results / "results.jsonl")) == [0, 8]

@@ -1,8 +1,14 @@
 """The project's pytest plugin loads in every pytest process, the cocotb run of each core test too (cocotb 2
 starts pytest's assertion rewriting, which loads the entry points): it must import nothing heavy."""
 
+import os
+import re
 import subprocess
 import sys
+
+import pytest
+
+from monet.sim import REPO
 
 
 def test_loading_the_plugin_imports_neither_the_sim_nor_litex():
@@ -11,3 +17,44 @@ def test_loading_the_plugin_imports_neither_the_sim_nor_litex():
              "                      or m.startswith('monet.sim'))))")
     heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert heavy == [], f"the pytest plugin imports {heavy[:5]}: a second a pytest process (one a core test)"
+
+
+def _collected(*marks):
+    """Test ids that pytest selects with `marks`, over the folders whose tests use the sim and QEMU (the cores'
+    tests run their own Verilator models: minutes of imports to collect, and none uses the SoC's sim)."""
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=",
+                        "--collect-only", "-q", *marks, "host/tests", "litex/soc"], cwd=REPO, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return {line for line in r.stdout.splitlines() if "::" in line}
+
+
+def test_the_tiers_select_what_they_say():
+    """`make test-fast`'s selection holds no test that uses the sim or QEMU (by fixture, by a mark of its own,
+    or a campaign point's by its target), and `-m sim` selects the sim tests: the marks are set before `-m`
+    selects. (A test that starts a sim without the mark fails: the next test.)"""
+    fast, sim = _collected("-m", "not sim and not qemu"), _collected("-m", "sim")
+    assert len(fast) > 100 and len(sim) > 100 and not fast & sim
+    assert any(t.startswith("host/tests/test_sim_pbb.py::") for t in sim)                  # by fixture
+    assert any(t.startswith("host/tests/test_runner_matrix.py::test_every_benchmark_gives_the_same") for t in sim)
+    assert not any("test_a_board_campaign_runs_the_linux_workloads" in t for t in fast)   # by its own mark
+    assert not any(t.startswith("host/tests/test_qemu.py::test_guest_has_a_cpu_less") for t in fast)
+    assert "host/tests/test_pytest_plugin.py::test_the_tiers_select_what_they_say" in fast
+
+
+def test_a_test_without_the_sim_mark_cannot_start_a_sim(request, monkeypatch):
+    """This test is not marked sim: the plugin names it while it runs, and a sim it starts (or a model build,
+    or a QEMU guest) is refused with its name, before anything is started."""
+    from monet.qemu import QemuError, QemuTarget
+    from monet.sim import SimBuild, SimError, SimTarget
+    from monet.tiers import env_name
+    assert os.environ[env_name("sim")] == os.environ[env_name("qemu")] == request.node.nodeid
+    with pytest.raises(SimError, match=re.escape(f"{request.node.nodeid} starts a Vsim but is not marked sim")):
+        SimTarget(build=None)
+    with pytest.raises(SimError, match="builds the sim model but is not marked sim"):
+        SimBuild(build_root="/nonexistent")._build_model()
+    with pytest.raises(QemuError, match="starts a QEMU guest but is not marked qemu"):
+        QemuTarget(image=None)
+    monkeypatch.delenv(env_name("sim"))
+    from monet.tiers import unmarked_test
+    assert unmarked_test("sim") is None and unmarked_test("qemu")

@@ -86,6 +86,7 @@ def test_an_unknown_qemu_machine_is_refused_by_name(qemu_image):
         qemu.qemu_command(qemu_image, machine="sabre")
 
 
+@pytest.mark.qemu      # its campaign boots the stand-in
 def test_a_board_campaign_runs_the_linux_workloads_on_the_stand_in_and_says_there_is_no_fabric(tmp_path):
     (tmp_path / "board.yaml").write_text("name: board-smoke\naxes:\n  target: [board]\nbenchmarks:\n"
                                          "  - stream: {node: [1], n: [200000], reps: [2]}\n"

@@ -176,7 +176,8 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
     if load:
         _require_vivado("--load")
     cage = resolve_cage(lanes, rate, cage, target.CAGES)
-    out = Path(out) if out else default_output(board, role, lanes, rate)
+    # Absolute from here on: the folder is handed to tools that run elsewhere (make -C firmware/ctl).
+    out = (Path(out) if out else default_output(board, role, lanes, rate)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
     log(f"board: {board} {role} card, {lanes} x {rate:g} Gb/s: generating under {out} (LiteX's log: "

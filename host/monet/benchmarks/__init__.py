@@ -1,7 +1,8 @@
 """The benchmark registry: one module in this package per benchmark, each a `Benchmark` subclass.
 
 A benchmark declares its parameters (`Param`: campaign key, CLI option, accepted values, default, help), the
-targets it runs on, `run()`, its verdicts against targets and its report sections. `monet bench NAME`
+targets it runs on, `run()`, its cost in sim cycles, its verdicts against targets and its report sections,
+and the smallest campaign point that still exercises it (`smallest`, for the runner matrix test). `monet bench NAME`
 (monet.cli), a campaign's validation and points (monet.campaign, monet.campaign_points) and the report
 (monet.report) are built from REGISTRY, so adding a benchmark is adding one file here, and its test.
 """
@@ -120,6 +121,12 @@ LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width
 MEMORY_AXES = ("memory", "rate_gbps", "lanes", "placement", "hmc_width", "hmc_native")   # memory_refusal's
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"
 
+# A campaign point's cost, in sim cycles, where its benchmark gives no estimate of its own (a point of about a
+# second on the sim), and on a Linux guest (tens of seconds under QEMU, like a long sim point). Only the order in
+# which workers take points uses it.
+DEFAULT_SIM_CYCLES = 10**6
+GUEST_CYCLES = 10**7
+
 # A line of a benchmark's verdict: `passed` None for a note without one; `gates` makes a failure the
 # command's exit status (data integrity does, a performance target does not unless the benchmark says so).
 Verdict = namedtuple("Verdict", "text passed gates", defaults=(None, False))
@@ -148,15 +155,32 @@ class Benchmark:
     params = ()              # Param, in the order of a point's keys
     errors = ()              # exceptions whose message is the whole story (the CLI prints it, exit 2)
     forward_port = False     # qemu: forward a loopback port to the guest's memcached
+    smallest = {}            # campaign parameters of its smallest meaningful point (the runner matrix's)
 
     def refuse(self, values, targets):
         """(key, message) when a combination the parameters accept on their own cannot run on `targets`;
         `values` maps each parameter to the list of its values. None when everything can run."""
         return None
 
+    def refuse_point(self, point):
+        """Why one whole point (axes and parameters together) cannot run, or None: checked before anything is
+        built or booted, by `monet bench` and for every point of a campaign."""
+        return None
+
     def run(self, target, point, log=None):
         """Runs one point on an open target (None for `host`); returns the result as a JSON-able dict."""
         raise NotImplementedError
+
+    def cost(self, point):
+        """A rough cost of one campaign point in sim cycles: workers take the costliest points first (longest
+        processing time first), so that no worker is left alone with a long point at the end; only that order
+        uses it. A Linux guest's point costs GUEST_CYCLES; a sim point what `sim_cycles` estimates."""
+        return GUEST_CYCLES if point["target"] in LINUX_TARGETS else self.sim_cycles(point)
+
+    def sim_cycles(self, point):
+        """The sim cycles one point of this benchmark runs, console included; DEFAULT_SIM_CYCLES unless the
+        benchmark knows better."""
+        return DEFAULT_SIM_CYCLES
 
     def verdicts(self, point, result):
         """Verdicts of a result against data integrity and targets, as Verdict lines."""

@@ -1,6 +1,6 @@
 """Bandwidth and data integrity under an injected bit error rate, against the replay model (paper Fig 11)."""
 
-from monet import bench
+from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, register
 from monet.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
 from monet.tables import figure, fmt, group, print_table
@@ -25,6 +25,14 @@ class Ber(Benchmark):
               choices=("read", "write"), default="read"),
         Param("seed", "error generators' seed", low=0, high=2**32 - 1, integer=True, default=1, campaign=False),
     )
+
+    smallest = {"ber": [0.0], "bits": [1e6]}    # error-free: the same figures on every runner
+
+    def sim_cycles(self, point):
+        capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
+        _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
+                                                  point["rate_gbps"], point["bits"], capacity)
+        return 2 * count / (link_model.lines_per_cycle(capacity) * efficiency)   # the write, then the read
 
     def run(self, target, point, log=None):
         result = bench.ber_point(target, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],

@@ -41,6 +41,11 @@ class Chase(Benchmark):
         Param("seed", "the chain's seed", low=0, high=2**32 - 1, integer=True, default=1),
     )
 
+    smallest = {"lines": [16], "loads": [50]}
+
+    def sim_cycles(self, point):
+        return (point["lines"] + point["loads"]) * 150   # the chain written, then one round trip a load
+
     def run(self, target, point, log=None):
         link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
                                     point["profile"], point["memory"], point["hmc_width"], point["placement"],

@@ -20,6 +20,11 @@ class Memtest(Benchmark):
               "read back through both windows)", choices=bench.WINDOWS, default="uncached"),
     )
 
+    smallest = {"bytes": [1024]}
+
+    def sim_cycles(self, point):
+        return point["bytes"] // 4 * 2 * 100   # each word written, then read, a round trip each
+
     def run(self, target, point, log=None):
         return bench.memtest(target, point["bytes"], point["seed"], lanes=point["lanes"],
                              rate_gbps=point["rate_gbps"], distance_m=point["distance_m"], memory=point["memory"],

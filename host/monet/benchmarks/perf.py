@@ -22,6 +22,8 @@ class Perf(Benchmark):
               default=stream.QEMU_REPETITIONS),
     )
 
+    smallest = {"node": [1], "n": [1000], "reps": [2]}
+
     def run(self, target, point, log=None):
         return stream.run_qemu(target, point["node"], n=point["n"], repetitions=point["reps"], perf=True)
 

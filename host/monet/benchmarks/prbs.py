@@ -20,6 +20,11 @@ class Prbs(Benchmark):
         Param("seed", "error generators' seed", low=0, high=2**32 - 1, integer=True, default=1),
     )
 
+    smallest = {"cycles": [10_000]}
+
+    def sim_cycles(self, point):
+        return point["cycles"]
+
     def run(self, target, point, log=None):
         link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"])
         bench.set_errors(target, point["ber"], burst=1, seed=point["seed"])

@@ -50,6 +50,12 @@ class Stream(Benchmark):
             return "n", f"{n} does not fit the sim's local RAM; accepted on the sim: 16 to {SIM_MAX_WORDS}"
         return refusal
 
+    smallest = {"node": [1], "n": [16], "reps": [2]}
+
+    def sim_cycles(self, point):
+        n, reps, _ = CLI_DEFAULTS["sim"]
+        return (point["n"] or n) * (point["reps"] or reps) * 100   # four kernels, a round trip a word remote
+
     def run(self, target, point, log=None):
         n, reps, threads = CLI_DEFAULTS[point["target"]]
         n, reps = point["n"] or n, point["reps"] or reps

@@ -29,6 +29,8 @@ class Ycsb(Benchmark):
         Param("threads", "YCSB client threads", low=1, high=64, integer=True, default=4),
     )
 
+    smallest = {"workload": ["c"], "operations": [100], "threads": [1]}
+
     def refuse(self, values, targets):
         return refuse_remote_node(values, targets)
 

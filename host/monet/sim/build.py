@@ -16,6 +16,7 @@ from pathlib import Path
 
 from monet import verilator
 from monet.locks import exclusive
+from monet.tiers import unmarked_test
 
 REPO = Path(__file__).resolve().parents[3]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
@@ -77,7 +78,7 @@ class SimBuild:
     def __init__(self, config=None, build_root=DEFAULT_BUILD_ROOT, log=print):
         self.config = dict(config or {})
         self.hash = gateware_hash(self.config)
-        self.dir = Path(build_root) / self.hash
+        self.dir = Path(build_root).resolve() / self.hash     # absolute: make runs in firmware/app
         self.gateware = self.dir / "gateware"
         self.firmware = self.dir / "firmware"
         self.log = log
@@ -113,6 +114,9 @@ class SimBuild:
         return verilator.environment()
 
     def _build_model(self):
+        refusal = unmarked_test("sim")
+        if refusal:
+            raise SimError(refusal.replace("starts a Vsim", "builds the sim model"))
         self.log(f"sim: building model {self.hash} in {self.dir} (verilating and compiling, a few minutes)")
         t0 = time.time()
         if self.dir.exists():

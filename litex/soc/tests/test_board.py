@@ -7,16 +7,20 @@ refused by name."""
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from monet import ctl
 from monet.cli import main
 from monet.sim import REPO
-from monet.soc.board import BoardError, build_card
+from monet.locks import exclusive
+from monet.soc.board import BoardError, build_card, default_output
 from monet.soc import zcu111
 from monet.soc.zcu102 import _sfp_pins
 
@@ -25,21 +29,60 @@ CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(la
 DRIVERS = {"compute": ("remat.c", "pbb.c"), "memory": ("memcard.c",)}
 
 
-def _generate(role, tmp_path_factory):
-    out = tmp_path_factory.mktemp(role)
-    manifest = build_card("zcu102", role, out=out, log=lambda message: None, **CARDS[role])
-    verilog = (out / "gateware" / f"zcu102_{role}.v").read_text()
+# As a user types it, from the repository root: the compute card into its default folder (no --out), the
+# memory card into a relative --out. Both are handed to make in firmware/ctl absolute (nothing lands there).
+RELATIVE_OUT = Path("build") / "boards" / "test-relative-out"
+# pytest-xdist's workers of one run share a card: the first generates it, the others read it (and what it
+# left in the source tree) from the stamp it writes.
+RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+
+
+def _generate(role):
+    settings = CARDS[role]
+    args = ["board", "build", "--board", "zcu102", "--role", role, "--lanes", str(settings["lanes"]), "--rate",
+            f"{settings['rate']:g}", "--no-compile"] + (["--delay-line"] if settings.get("delay_line") else [])
+    if role == "compute":
+        out = REPO / default_output("zcu102", role, settings["lanes"], settings["rate"])
+    else:
+        out = REPO / RELATIVE_OUT
+        args += ["--out", str(RELATIVE_OUT)]
+    stamp = out / "generated-by-test-run.json"
+    with exclusive(out.parent / f"{out.name}.lock"):
+        if not (RUN and stamp.exists() and json.loads(stamp.read_text())["run"] == RUN):
+            before = _untracked()
+            r = subprocess.run([sys.executable, "-m", "monet.cli", *args], cwd=REPO, capture_output=True, text=True,
+                               timeout=600)
+            assert r.returncode == 0, r.stdout + r.stderr
+            stamp.write_text(json.dumps({"run": RUN, "left_in_sources": sorted(_untracked() - before)}))
+        LEFT_IN_SOURCES[role] = json.loads(stamp.read_text())["left_in_sources"]
+        manifest = json.loads((out / "manifest.json").read_text())
+        verilog = (out / "gateware" / f"zcu102_{role}.v").read_text()
     return role, out, manifest, verilog
 
 
 @pytest.fixture(scope="module")
-def compute(tmp_path_factory):
-    return _generate("compute", tmp_path_factory)
+def compute():
+    return _generate("compute")
 
 
 @pytest.fixture(scope="module")
-def memory(tmp_path_factory):
-    return _generate("memory", tmp_path_factory)
+def memory():
+    return _generate("memory")
+
+
+LEFT_IN_SOURCES = {}
+
+
+def _untracked():
+    """Files below the source folders that git does not track (ignored ones included), bytecode aside."""
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "--", "firmware",
+                             "litex", "host", "bench", "linux"], cwd=REPO, capture_output=True, text=True, check=True)
+    return {line[3:] for line in status.stdout.splitlines() if line[:2] in ("??", "!!") and "__pycache__" not in line}
+
+
+def test_the_documented_builds_leave_nothing_in_the_source_tree(compute, memory):
+    assert (compute[1] / "ctl" / "monet-ctl").exists()
+    assert LEFT_IN_SOURCES == {"compute": [], "memory": []}
 
 
 @pytest.fixture(params=sorted(CARDS))
