@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import tomllib
 from contextlib import ExitStack
 from pathlib import Path
@@ -263,14 +264,18 @@ def run(args):
                     tests = files[name]
                     operator = get_operator(spec.operator_name)(**spec.operator_args)
                     t0 = time.monotonic()
-                    with use_mutation(tree / spec.module_path, operator, spec.occurrence) as (_, mutated):
-                        if mutated is None:
-                            result = WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
-                        else:
-                            outcome, output = run_tests(test_command(tree, tests),
-                                                        factor * times[tuple(tests)] + 30)
-                            result = WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
-                                                output=output[-20000:], diff=_diff(tree, spec))
+                    try:
+                        with use_mutation(tree / spec.module_path, operator, spec.occurrence) as (_, mutated):
+                            if mutated is None:
+                                result = WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
+                            else:
+                                outcome, output = run_tests(test_command(tree, tests),
+                                                            factor * times[tuple(tests)] + 30)
+                                result = WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
+                                                    output=output[-20000:], diff=_diff(tree, spec))
+                    except Exception:   # Cosmic Ray cannot make this mutant (its ExceptionReplacer on a dotted
+                        # name raises): recorded as such, not run; a dead worker would leave the run waiting
+                        result = WorkResult(worker_outcome=WorkerOutcome.EXCEPTION, output=traceback.format_exc())
                     results.put((name, item, result, time.monotonic() - t0))
 
             threads = [threading.Thread(target=worker, args=(t,), daemon=True) for t in trees]

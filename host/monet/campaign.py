@@ -32,6 +32,7 @@ records the campaign, versions, git revision, gateware and firmware hashes, cloc
 import hashlib
 import itertools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -40,7 +41,7 @@ from pathlib import Path
 
 import yaml
 
-from monet.benchmarks import AXES, AXIS, MEMORY_AXES, REGISTRY, Param
+from monet.benchmarks import AXES, AXIS, DEFAULT_SIM_CYCLES, MEMORY_AXES, REGISTRY, Param
 from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
 from monet.profiles import memory_refusal
 
@@ -185,6 +186,22 @@ class Campaign:
     @property
     def digest(self):
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+
+def point_cost(point, log=print):
+    """A point's cost in sim cycles, as its benchmark estimates it (Benchmark.cost): workers get the costliest
+    points first. Only the order uses it, so an estimate that fails is said in one line naming the point and
+    the point takes DEFAULT_SIM_CYCLES: it never stops the campaign."""
+    benchmark = REGISTRY[point["benchmark"]]
+    try:
+        cycles = benchmark.cost(benchmark.full_point(point))
+        if isinstance(cycles, bool) or not isinstance(cycles, (int, float)) or not 0 < cycles < math.inf:
+            raise ValueError(f"{cycles!r} is not a positive number of cycles")
+    except Exception as e:      # a bug in an estimate: the order is all it may cost
+        log(f"point {point_id(point)}: {point['benchmark']}'s cost estimate failed ({type(e).__name__}: {e}); "
+            f"ordered as {DEFAULT_SIM_CYCLES} cycles")
+        return DEFAULT_SIM_CYCLES
+    return cycles
 
 
 def point_key(point):

@@ -14,7 +14,6 @@ runs that point again on another worker, and only a completed point is ever stor
 """
 
 import logging
-import math
 import os
 import socket
 import sys
@@ -24,8 +23,7 @@ from typing import NamedTuple
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
-from monet.benchmarks import DEFAULT_SIM_CYCLES, REGISTRY
-from monet.campaign import Progress, ResultsStore, point_id, write_manifest
+from monet.campaign import Progress, ResultsStore, point_cost, point_id, write_manifest
 from monet.campaign_points import finish_result, run_point
 
 CONNECT_TIMEOUT_S = 15
@@ -90,22 +88,6 @@ class WorkerTargets:
 
 def _log(message):
     print(f"[worker {os.getpid()}] {message}", file=sys.stderr, flush=True)
-
-
-def estimated_cycles(point, log=_log):
-    """A point's cost in sim cycles, as its benchmark estimates it (Benchmark.cost): workers get the costliest
-    points first. Only the order uses it, so an estimate that fails is said in one line naming the point and
-    the point takes DEFAULT_SIM_CYCLES: it never stops the campaign."""
-    benchmark = REGISTRY[point["benchmark"]]
-    try:
-        cycles = benchmark.cost(benchmark.full_point(point))
-        if isinstance(cycles, bool) or not isinstance(cycles, (int, float)) or not 0 < cycles < math.inf:
-            raise ValueError(f"{cycles!r} is not a positive number of cycles")
-    except Exception as e:      # a bug in an estimate: the order is all it may cost
-        log(f"point {point_id(point)}: {point['benchmark']}'s cost estimate failed ({type(e).__name__}: {e}); "
-            f"ordered as {DEFAULT_SIM_CYCLES} cycles")
-        return DEFAULT_SIM_CYCLES
-    return cycles
 
 
 class PointFailed(NamedTuple):
@@ -193,7 +175,7 @@ def run_campaign(campaign, results, client, log=print):
     client.register_plugin(_CloseTargets())
     by_key = {}
     futures = []
-    for order, point in enumerate(sorted(todo, key=lambda p: estimated_cycles(p, log), reverse=True)):
+    for order, point in enumerate(sorted(todo, key=lambda p: point_cost(p, log), reverse=True)):
         key = f"monet-point-{campaign.digest}-{point_id(point)}"
         future = client.submit(run_on_worker, point, build.hash if build else None, key=key, pure=False,
                                priority=-order)

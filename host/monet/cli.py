@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -201,6 +202,8 @@ def cmd_sim_serve(args):
         raise ctl.CtlError(f"127.0.0.1:{args.port} is in use: pick another port for litex_server (--port)")
     build = SimBuild(log=_log).ensure()
     binary = ctl.sim_binary(build)
+    # A kill (SIGTERM) ends it as Ctrl-C does: the sim and litex_server are stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     with SimTarget(build) as target, ctl.LitexServer(target.bridge_port, port=args.port) as server:
         print(f"sim: the SoC's CSRs on 127.0.0.1:{server.port} (litex_server, Etherbone over TCP); for example\n"
               f"  monet ctl --csr {server.spec} help      (monet-ctl: {binary})\n"

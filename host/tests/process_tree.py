@@ -30,6 +30,11 @@ def cpu_seconds(pid):
 
 def sims_below(pid):
     """The running Vsim processes started (at any depth) by process `pid`."""
+    return [p for p in below(pid) if _name(p) == "Vsim"]
+
+
+def below(pid):
+    """Every process started (at any depth) by process `pid`."""
     table, below, todo = processes(), [], [pid]
     while todo:
         parent = todo.pop()
@@ -37,7 +42,7 @@ def sims_below(pid):
             if ppid == parent:
                 below.append(child)
                 todo.append(child)
-    return [p for p in below if _name(p) == "Vsim"]
+    return below
 
 
 def _name(pid):

@@ -4,7 +4,7 @@ campaign files and the report are built from it, so a benchmark added in one mod
 import pytest
 
 from monet import cli
-from monet.benchmarks import AXES, REGISTRY, Benchmark, Param, Verdict, register
+from monet.benchmarks import AXES, REGISTRY, Benchmark, Param, Verdict, register, value_text
 from monet.campaign import Campaign, CampaignError, runs_on
 
 
@@ -45,6 +45,7 @@ def test_accepted_values_read_as_written():
     assert Param("x", "", low=1000, high=10**9, integer=True).accepted == "an integer from 1000 to 1e+09"
     assert Param("x", "", low=0, high=1e-3).accepted == "a number from 0 to 0.001"
     assert Param("x", "", choices=(10.0, 12.5)).accepted == "10, 12.5"
+    assert (value_text(10**6), value_text(2 * 10**6), value_text(1e5)) == ("1e+06", "2000000", "100000")
     lanes = Param("lanes", "", choices=(1, 2, 4, 8))
     assert not lanes.check(True) and lanes.parse("4") == 4     # YAML's `true` is not lane 1
 

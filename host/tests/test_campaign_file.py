@@ -55,6 +55,10 @@ benchmarks:
      "ycsb.operations: 100000001 is not accepted; accepted: an integer from 1 to 1e+08"),
     ("benchmarks: [{latency: {}, bandwidth: {}}]", "benchmarks[0]: expected one benchmark name with its parameters"),
     ("benchmarks: [[latency]]", "benchmarks[0]: expected one benchmark name with its parameters"),
+    ("benchmarks: [{}]", "benchmarks[0]: expected one benchmark name with its parameters"),
+    ("axes: {memory: [hmc]}\nbenchmarks: [{bandwidth: {pbb_port: [hmc], size: [128]}}]",    # refused before a build
+     "placement=remote-hmc_native=0-target=sim-op=read-pattern=seq-size=128-outstanding=128-count=20000-pbb_port=hmc-"
+     "r0: pbb_port hmc with placement remote is not accepted"),
 ])
 def test_broken_campaign_files_name_key_value_and_accepted(tmp_path, text, message):
     f = tmp_path / "c.yaml"
@@ -167,6 +171,29 @@ def test_progress_bar_fills_with_the_share_done_and_the_rate_is_per_minute(tmp_p
     progress.start -= 6.05                        # one point of this run in 6.05 s: 9.9 a minute
     progress.point_done({"benchmark": "latency", "distance_m": 0, "rep": 0})
     assert capfd.readouterr().err.startswith("\r[##########..........] 2/4 points, 9.9/min, 12 s left  ")
+
+
+def test_a_progress_line_in_the_same_instant_says_no_rate_and_no_time_left(tmp_path, capfd, monkeypatch):
+    import monet.campaign
+    store = ResultsStore(tmp_path)
+    store.total = 2
+    monkeypatch.setattr(monet.campaign.time, "time", lambda: 1000.0)      # no time passes: no rate yet
+    Progress(store, width=10).point_done({"benchmark": "latency", "distance_m": 0, "rep": 0})
+    assert capfd.readouterr().err.startswith("\r[..........] 0/2 points, 0.0/min, 0 s left  ")
+
+
+def test_a_failed_point_is_one_line_and_its_whole_message_is_kept(tmp_path):
+    store = ResultsStore(tmp_path)
+    point = {"benchmark": "latency", "distance_m": 8, "rep": 0}
+    line = store.failed(point, "SimError", "sim: Vsim ended\nits last output:\n...")
+    assert line == (f"point latency-distance_m=8-r0 (latency) failed: SimError: sim: Vsim ended (whole message in "
+                    f"{tmp_path / 'failures.log'})")
+    assert store.failed(point, "KeyError", "'samples'") == "point latency-distance_m=8-r0 (latency) failed: KeyError: " \
+        "'samples'"
+    log = (tmp_path / "failures.log").read_text().splitlines()
+    assert log[0].endswith("point latency-distance_m=8-r0: SimError: sim: Vsim ended") and log[1:3] == [
+        "its last output:", "..."] and log[3].endswith("KeyError: 'samples'")
+    assert not store.has(point) and not (tmp_path / "results.jsonl").exists()
 
 
 def test_a_thousand_repetitions_are_accepted(tmp_path):

@@ -12,8 +12,8 @@ import time
 import pytest
 from distributed import Client, LocalCluster
 
-from monet.campaign import Campaign, ResultsStore, point_id, point_key
-from monet.campaign_workers import estimated_cycles, run_campaign
+from monet.campaign import Campaign, ResultsStore, point_cost, point_id, point_key
+from monet.campaign_workers import run_campaign
 from monet.sim import REPO
 from process_tree import running, sims_below
 
@@ -89,6 +89,6 @@ def test_bad_worker_settings_are_refused_by_name(tmp_path, args, message):
 def test_workers_take_the_costliest_points_first():
     # ber.yaml's three crawling monet points take ~80 s each on the sim, its 1e-12 points ~30 s.
     points = {(p["profile"], p["rate_gbps"], p["ber"]): p for p in Campaign(REPO / "campaigns" / "ber.yaml").points()}
-    order = sorted(points.values(), key=estimated_cycles, reverse=True)
+    order = sorted(points.values(), key=point_cost, reverse=True)
     assert {(p["profile"], p["ber"]) for p in order[:3]} == {("monet", 1e-7), ("monet", 1e-6), ("monet", 1e-5)}
-    assert estimated_cycles(points[("ours", 10, 1e-12)]) > estimated_cycles(points[("ours", 15, 1e-12)])
+    assert point_cost(points[("ours", 10, 1e-12)]) > point_cost(points[("ours", 15, 1e-12)])

@@ -22,6 +22,7 @@ import yaml
 from monet.campaign import Campaign
 from monet.cli import bench_point, make_parser, main
 from monet.sim import REPO
+from process_tree import below, running
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "doc").glob("*.md"))]
 PROGRAMS = ("monet", "make", "python", "pytest", "litex_cli", "monet-ctl", "dask")
@@ -261,9 +262,12 @@ def test_the_documented_monet_ctl_session_runs(sim_build, tmp_path):
                 f"{command}: {r.stdout}{r.stderr}"
             ran += 1
         assert ran >= 5
+        started = below(serve.pid)
+        assert started, "monet sim serve runs the sim and litex_server"
     finally:
         serve.terminate()
         serve.wait(timeout=60)
+    assert not running(started, within=10), "monet sim serve, ended, left its sim or litex_server running"
 
 
 @pytest.mark.sim

@@ -19,9 +19,8 @@ import pytest
 import yaml
 from distributed import LocalCluster
 
-from monet.benchmarks import GUEST_CYCLES, LINUX_TARGETS, REGISTRY
-from monet.campaign import Campaign, point_key, runs_on
-from monet.campaign_workers import estimated_cycles
+from monet.benchmarks import DEFAULT_SIM_CYCLES, GUEST_CYCLES, LINUX_TARGETS, REGISTRY, Benchmark
+from monet.campaign import Campaign, point_cost, point_key, runs_on
 from monet.sim import REPO
 
 DISTANCES = [0, 8]
@@ -48,16 +47,22 @@ def test_every_benchmark_has_a_smallest_point_and_a_cost(tmp_path):
     assert {p["benchmark"] for p in points} == set(REGISTRY)
     said = []
     for p in points:
-        cycles = estimated_cycles(p, log=said.append)
+        cycles = point_cost(p, log=said.append)
         assert isinstance(cycles, (int, float)) and 0 < cycles < math.inf, p
         if p["target"] in LINUX_TARGETS:
-            assert cycles == GUEST_CYCLES
+            assert cycles == GUEST_CYCLES == 10**7        # the stated default (README)
     assert said == [], said
     # A sim point's cost grows with its size: the estimate is the benchmark's, not the default.
     sim = [p for p in points if p["target"] == "sim"]
-    assert len({round(estimated_cycles(p)) for p in sim}) > 2
+    assert len({round(point_cost(p)) for p in sim}) > 2
     for p in sim:
-        assert REGISTRY[p["benchmark"]].cost(p) == estimated_cycles(p)
+        assert REGISTRY[p["benchmark"]].cost(p) == point_cost(p)
+
+
+def test_a_benchmark_without_an_estimate_costs_the_stated_default():
+    class Plain(Benchmark):
+        """A benchmark that gives no estimate."""
+    assert Plain().cost({"target": "sim"}) == DEFAULT_SIM_CYCLES == 10**6     # the stated default (README)
 
 
 def test_a_failing_cost_estimate_is_one_line_and_the_default(monkeypatch):
@@ -66,7 +71,7 @@ def test_a_failing_cost_estimate_is_one_line_and_the_default(monkeypatch):
     monkeypatch.setattr(REGISTRY["memtest"], "sim_cycles", broken)
     said = []
     point = {"benchmark": "memtest", "target": "sim", "distance_m": 8, "bytes": 1024, "rep": 0}
-    assert estimated_cycles(point, log=said.append) == 10**6
+    assert point_cost(point, log=said.append) == 10**6
     assert len(said) == 1 and "memtest" in said[0] and "KeyError" in said[0], said
 
 
