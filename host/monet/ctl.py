@@ -10,6 +10,7 @@ monet.bench that only program CSRs (bandwidth: link, BFCT, the benchmark block) 
 """
 
 import json
+import os
 import selectors
 import subprocess
 import sys
@@ -65,7 +66,6 @@ def run_on_served_sim(args):
     """`monet ctl ARGS`: monet-ctl for this revision's sim model (built on first use, beside the model), run
     with ARGS and this terminal's input; without --csr (or MONET_CTL_CSR) it speaks to `monet sim serve` at its
     default port. Returns monet-ctl's exit status."""
-    import os
     from monet.sim import SimBuild
     build = SimBuild(log=lambda message: None)
     if not (build.dir / "model.ok").exists():
