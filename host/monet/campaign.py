@@ -105,7 +105,8 @@ class Campaign:
         else:
             self.sweeps = [self._sweep(path, "", doc)]
         for point in self.points():
-            refusal = REGISTRY[point["benchmark"]].refuse_point(REGISTRY[point["benchmark"]].full_point(point))
+            benchmark = REGISTRY[point["benchmark"]]
+            refusal = benchmark.refuse_point(benchmark.full_point(point))
             if refusal:
                 raise CampaignError(f"{path}: point {point_id(point)}: {refusal}")
 

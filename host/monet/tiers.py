@@ -15,10 +15,10 @@ def env_name(tier):
     return f"MONET_TEST_WITHOUT_{tier.upper()}"
 
 
-def unmarked_test(tier):
-    """A refusal's text when the test running now is not marked `tier`; None otherwise (and outside tests)."""
+def refuse_in_unmarked_test(tier, doing, error):
+    """Raises `error` naming the test running now when it is not marked `tier` (`doing`: what it was about to
+    do, "starts a Vsim"); nothing in a marked test or outside tests."""
     test = os.environ.get(env_name(tier))
-    if not test:
-        return None
-    return (f"{test} starts a {'Vsim' if tier == 'sim' else 'QEMU guest'} but is not marked {tier}: mark it "
-            f"(pytest.mark.{tier}) or use the {tier} fixtures, so that the tiers select it")
+    if test:
+        raise error(f"{test} {doing} but is not marked {tier}: mark it (pytest.mark.{tier}) or use the {tier} "
+                    "fixtures, so that the tiers select it")

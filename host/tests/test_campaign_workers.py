@@ -10,10 +10,9 @@ import threading
 import time
 
 import pytest
-from distributed import Client, LocalCluster
 
 from monet.campaign import Campaign, ResultsStore, point_cost, point_id, point_key
-from monet.campaign_workers import run_campaign
+from monet.campaign_workers import connect, run_campaign
 from monet.sim import REPO
 from process_tree import running, sims_below
 
@@ -24,8 +23,7 @@ SMALL = ("name: small\naxes: {distance_m: [0, 36], lanes: [8], rate_gbps: [15]}\
 
 @pytest.fixture
 def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=40) as lc, Client(lc) as client:
+    with connect(workers=2) as client:     # the LocalCluster `--workers 2` makes
         yield client
 
 

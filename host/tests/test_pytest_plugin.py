@@ -56,5 +56,7 @@ def test_a_test_without_the_sim_mark_cannot_start_a_sim(request, monkeypatch):
     with pytest.raises(QemuError, match="starts a QEMU guest but is not marked qemu"):
         QemuTarget(image=None)
     monkeypatch.delenv(env_name("sim"))
-    from monet.tiers import unmarked_test
-    assert unmarked_test("sim") is None and unmarked_test("qemu")
+    from monet.tiers import refuse_in_unmarked_test
+    refuse_in_unmarked_test("sim", "starts a Vsim", SimError)          # outside an unmarked test: nothing
+    with pytest.raises(QemuError):
+        refuse_in_unmarked_test("qemu", "starts a QEMU guest", QemuError)

@@ -6,7 +6,7 @@ import time
 import pexpect
 
 from monet.console import ConsoleSession, spawn
-from monet.tiers import unmarked_test
+from monet.tiers import refuse_in_unmarked_test
 from monet.qemu.image import GUEST_PROMPT, MACHINES, QemuError, _machine_args, device_tree, zcu102_device_tree
 
 
@@ -42,9 +42,7 @@ class QemuTarget(ConsoleSession):
 
     def __init__(self, image, boot_timeout=180, extra_append="", forward_port=None, dtb=None, machine="virt",
                  log=print):
-        refusal = unmarked_test("qemu")
-        if refusal:
-            raise QemuError(refusal)
+        refuse_in_unmarked_test("qemu", "starts a QEMU guest", QemuError)
         self.image = image
         self.log = log
         self.forward_port = forward_port

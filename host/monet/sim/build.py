@@ -16,7 +16,7 @@ from pathlib import Path
 
 from monet import verilator
 from monet.locks import exclusive
-from monet.tiers import unmarked_test
+from monet.tiers import refuse_in_unmarked_test
 
 REPO = Path(__file__).resolve().parents[3]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
@@ -114,9 +114,7 @@ class SimBuild:
         return verilator.environment()
 
     def _build_model(self):
-        refusal = unmarked_test("sim")
-        if refusal:
-            raise SimError(refusal.replace("starts a Vsim", "builds the sim model"))
+        refuse_in_unmarked_test("sim", "builds the sim model", SimError)
         self.log(f"sim: building model {self.hash} in {self.dir} (verilating and compiling, a few minutes)")
         t0 = time.time()
         if self.dir.exists():

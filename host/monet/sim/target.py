@@ -11,7 +11,7 @@ from monet.console import ConsoleSession, spawn
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.sim.build import SimError
 from monet.soc.sim import BRIDGE_PORT_ENV
-from monet.tiers import unmarked_test
+from monet.tiers import refuse_in_unmarked_test
 
 BRIDGE_LINE = r"monet_bridge: listening on 127\.0\.0\.1:(\d+)"
 
@@ -49,9 +49,7 @@ class SimTarget(ConsoleSession):
         super().close()
 
     def _boot(self, timeout):
-        refusal = unmarked_test("sim")
-        if refusal:
-            raise SimError(refusal)
+        refuse_in_unmarked_test("sim", "starts a Vsim", SimError)
         self.started = time.time()
         # The CSR bridge (litex_server, monet-ctl: monet.ctl) listens on a free loopback port, named on the
         # model's first lines.
