@@ -1,6 +1,6 @@
 """The repository documents itself: doc/wire-format.md and doc/registers.md are what monet.docgen writes from
 the field tables and the build's csr.json, the field tables put every field where the wire format says, the
-README's layout table matches the tree, and nothing points to files outside the repository."""
+layout table (doc/layout.md) matches the tree, and nothing points to files outside the repository."""
 
 import re
 import subprocess
@@ -34,8 +34,8 @@ def test_the_field_tables_put_each_field_at_its_bits():
 
 
 def test_the_readme_layout_table_matches_the_tree():
-    readme = (REPO / "README.md").read_text()
-    table = readme[readme.index("## Layout"):]
+    readme = (REPO / "doc" / "layout.md").read_text()
+    table = readme[readme.index("# Layout"):]
     table = table[:table.index("\n\n", table.index("| folder |"))]
     named = [folder for row in table.splitlines()[2:] for folder in re.findall(r"`([^`]+/)`", row.split("|")[1])]
     missing = [folder for folder in named if not (REPO / folder).is_dir()]
@@ -46,7 +46,7 @@ def test_the_readme_layout_table_matches_the_tree():
     folders |= {"/".join(path.split("/")[:3]) + "/" for path in tracked if path.startswith("litex/cores/")
                 and path.count("/") >= 3}
     unnamed = sorted(f for f in folders if not any(n.startswith(f) or f.startswith(n) for n in named))
-    assert not unnamed, f"folders without a row in the README's layout table: {unnamed}"
+    assert not unnamed, f"folders without a row in doc/layout.md's table: {unnamed}"
 
 
 # A relative path that climbs out of its file's folder, and a document named the way README.md is.

@@ -174,16 +174,16 @@ def _check_without_running(where, command):
 
 
 def test_the_usage_block_lists_every_option_of_every_command():
-    """The README's usage block: one entry per subcommand (each benchmark too), each with all its options."""
-    readme = (REPO / "README.md").read_text()
-    block = readme[readme.index("## The `monet` command"):]
+    """doc/cli.md's usage block: one entry per subcommand (each benchmark too), each with all its options."""
+    readme = (REPO / "doc" / "cli.md").read_text()
+    block = readme[readme.index("# The `monet` command"):]
     block = block[block.index("```") + 3:]
     block = block[:block.index("```")]
     memory = re.search(r"MEMORY: (.*)", block).group(1)
     lines = {}
     for where, command in documented_commands():
-        if where.startswith("README.md:") and command.startswith("monet ") and command in block.replace("\n", " ") \
-                or (where.startswith("README.md:") and command.split(" [")[0] in block and PLACEHOLDER.search(command)):
+        if where.startswith("cli.md:") and command.startswith("monet ") and command in block.replace("\n", " ") \
+                or (where.startswith("cli.md:") and command.split(" [")[0] in block and PLACEHOLDER.search(command)):
             parser, _ = _subparser(shlex.split(re.sub(r"[\[\]]", " ", command))[1:])
             lines.setdefault(parser.prog, []).append(command.replace("[MEMORY]", memory))
     parser = make_parser()
@@ -235,7 +235,7 @@ def _documented(prefix):
 
 @pytest.mark.sim
 def test_the_documented_monet_ctl_session_runs(sim_build, tmp_path):
-    """The README's monet-ctl block as written: `monet sim serve`, then each `monet ctl` line beside it (the
+    """doc/console.md's monet-ctl block as written: `monet sim serve`, then each `monet ctl` line beside it (the
     served port is a free one, named through MONET_CTL_CSR and in place of the one a line names)."""
     from monet.loopback import free_port
     port = free_port()
