@@ -96,7 +96,7 @@ NOT_RUN_HERE = {
     "litex_cli": "LiteX's own tool, in the venv",
     "dask": "Dask's own scheduler and worker, in the venv; a cluster of machines is not here",
 }
-RUN_HERE = ("monet link budget", "monet ctl", "monet demo", "monet sim build")
+RUN_HERE = ("monet --help", "monet link budget", "monet ctl", "monet demo", "monet sim build")
 # The long ones at their smallest sizes (what each adds to the documented command).
 SMALLEST = {"monet demo": ["--samples", "5"]}
 
@@ -125,6 +125,8 @@ def _console_commands():
 def _check_without_running(where, command):
     words = shlex.split(command.split("<")[0])
     usage = bool(PLACEHOLDER.search(command))
+    if words == ["monet", "--help"]:
+        return                                          # run: test_the_documented_help_runs
     if words[0] == "monet":
         parser, rest = _subparser(words[1:])
         assert parser.prog != "monet", f"{where}: {command}: no such subcommand"
@@ -221,6 +223,14 @@ def test_the_documented_link_budgets_run(command, capsys):
     words = shlex.split(command)
     assert main(words[1:]) == 0
     assert "budget dB" in capsys.readouterr().out or "--json" in words
+
+
+def test_the_documented_help_runs(capsys):
+    assert _documented("monet --help")
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    assert done.value.code == 0 and all(f"\n    {name} " in help_text for name in ("bench", "campaign", "ctl"))
 
 
 def _activated_env(**extra):
