@@ -31,6 +31,10 @@ from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
+# Frames the deframer's cut-through ended whose copies the ring has yet to end, at most: one comes a beat and
+# the ring ends each 5 cycles after its beat, so 6 are the most a link brings; a frame beyond is left to the ring.
+COPIES_MAX = 7
+EXPRESS_BLOCKS = 11   # the framer's cut-through sends a frame of one unit: a masked line and its trailer at most.
 LENGTHS    = (1, 9, 10, 17)
 JUNK_MAX   = BEAT_BLOCKS + 1   # junk blocks a deframer cycle can skip: more than a beat brings.
 # Rows of a deframer's banks that its head's UNIT_MAX + 1 blocks span: they may start at a row's last block.
@@ -120,8 +124,8 @@ unit_layout = [
 class PackedFramer(LiteXModule):
     """Transactions in, full beats out (partial only when nothing is queued and the frame closed).
 
-    Latency: 4 cycles from a transaction to the beat that carries its header, each stage a register that a
-    board at 250 MHz needs:
+    Latency: 2 cycles from a transaction that comes alone to an idle framer to the first beat of its frame,
+    through the cut-through (below); otherwise 4, each stage a register that a board at 250 MHz needs:
       1. landing: the transaction as it comes;
       2. intake: the transaction lands in one of two slots, with its line address and sequence number plus
          one; whether the next transaction pairs with it is decided as that one lands;
@@ -133,6 +137,15 @@ class PackedFramer(LiteXModule):
          k bits) and the trailer's CRC is made beside it (A_t.A_n.state ^ A_t.part ^ crc(0, trailer fields)).
     A transaction with another right behind it waits a cycle more in the intake, for the pairing decision.
     A frame left open by a unit with nothing behind it gets its trailer on its own the next cycle.
+
+    Cut-through: when the framer holds nothing (intake, unit stage and ring empty, no frame open) a
+    transaction that lands with none behind it skips stages 2-4: 2. its whole frame (header, mask, data and
+    the trailer with its CRC, made from the landing register in one go) goes into an express buffer of 11
+    blocks, whose first beat leaves at once and the rest (a line's last block or two and the trailer) the next
+    cycle. A trailer alone asked for on an idle framer goes the same way. The express buffer's beats go before
+    the ring's; its frame is the one stages 2-4 would make for the transaction alone, so the deframer cannot
+    tell them apart, and under load (the framer busy, or transactions back to back) every transaction takes
+    the packing stages, which pair and pack as before.
 
     Run time: `max_units` (1..8) bounds the units of a frame, `pairing` allows pairs; max_units=1 without
     pairing gives one frame per transaction, as a per-transaction streamer over Aurora sends them.
@@ -179,6 +192,9 @@ class PackedFramer(LiteXModule):
         ]
         u, v = Record(intake_layout), Record(intake_layout)
         u_valid, v_valid, uv_pair = Signal(), Signal(), Signal()
+        express = Signal()   # the landed transaction takes the cut-through (below) instead of the intake.
+        idle    = Signal()   # the cut-through takes a transaction or a trailer alone.
+        x_load  = Signal()   # the cut-through takes one of them.
 
         def partner(slot):
             """The incoming transaction is the slot's partner: a full line of the same type on the next line,
@@ -197,7 +213,7 @@ class PackedFramer(LiteXModule):
         ]
         self.sync += [
             If(~u_valid,
-                If(sink.valid, u.raw_bits().eq(incoming.raw_bits()), u_valid.eq(1))
+                If(sink.valid & ~express, u.raw_bits().eq(incoming.raw_bits()), u_valid.eq(1))
             ).Elif(~v_valid,
                 If(sink.valid,
                     v.raw_bits().eq(incoming.raw_bits()), v_valid.eq(1), uv_pair.eq(u_partner)
@@ -312,7 +328,7 @@ class PackedFramer(LiteXModule):
             broken.eq(m_valid & ~closed & m_breaks),
             unit_go.eq(m_valid & ~broken),
             late.eq(~closed & ((~m_valid & ~behind) | broken)),
-            control.eq(closed & ~m_valid & ~behind & self.ctrl_request),
+            control.eq(closed & ~m_valid & ~behind & self.ctrl_request & ~idle),
             lone.eq(late | control),
         ]
         # The running CRC through the unit, and the trailer's: A_t.A_n.state ^ A_t.part, or A_t.state for a
@@ -329,25 +345,31 @@ class PackedFramer(LiteXModule):
             TRAILER.get(trailer, "crc").eq(running.trailer_state ^ crc_part(low_bits, low)),
         ]
 
-        # Out: full beats whenever possible; a partial one only when nothing is about to join it.
+        # Out: the express buffer's beats first (its frame is older than anything in the ring); then full beats
+        # whenever possible, a partial one only when nothing is about to join it.
+        x_blocks = [Signal(BLOCK_CTRL + 1, name=f"txexpress{i}") for i in range(EXPRESS_BLOCKS)]
+        x_valid  = Signal()
+        x_count  = Signal(4)   # blocks of the beat it sends next
+        x_rest   = Signal(2)   # blocks behind that beat
         out_n = Signal(4)
-        taken = Signal()
+        taken = Signal()       # a beat of the ring's leaves.
         self.comb += [
             If(level >= BEAT_BLOCKS,
                 out_n.eq(BEAT_BLOCKS)
             ).Elif(closed & ~m_valid & ~s_valid & ~u_valid & (level != 0),
                 out_n.eq(level)
             ),
-            source.valid.eq(out_n != 0),
-            source.count.eq(out_n),
-            taken.eq(source.valid & source.ready),
+            source.valid.eq(x_valid | (out_n != 0)),
+            source.count.eq(Mux(x_valid, x_count, out_n)),
+            taken.eq(~x_valid & (out_n != 0) & source.ready),
         ]
         for k in range(BEAT_BLOCKS):
             at = Signal(pos_bits, name=f"txread{k}")
             self.comb += [
                 at.eq(rp + k),
-                source.data[BLOCK_BITS*k:BLOCK_BITS*(k+1)].eq(ring[at][:BLOCK_BITS]),
-                source.ctrl[k].eq(ring[at][BLOCK_CTRL]),
+                source.data[BLOCK_BITS*k:BLOCK_BITS*(k+1)].eq(Mux(x_valid, x_blocks[k][:BLOCK_BITS],
+                                                                  ring[at][:BLOCK_BITS])),
+                source.ctrl[k].eq(Mux(x_valid, x_blocks[k][BLOCK_CTRL], ring[at][BLOCK_CTRL])),
             ]
 
         # In: the unit (none for a trailer alone), then the trailer if the frame closes. A unit and its trailer
@@ -363,7 +385,7 @@ class PackedFramer(LiteXModule):
             append.eq(room & (unit_go | lone)),
             unit_take.eq(unit_go & room),
             tail.eq(Mux(unit_go, m.length, 0)),
-            self.ctrl_sent.eq(append & (lone | close)),
+            self.ctrl_sent.eq(append & (lone | close) | x_load),
         ]
         unit_blocks = [m.blocks[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(UNIT_MAX)]
         for j in range(depth):
@@ -401,6 +423,60 @@ class PackedFramer(LiteXModule):
                 If(closed, first_seq.eq(m.seq)),
                 next_seq.eq(m.nseq),
                 If(m.pair, self.pairs.eq(self.pairs + 1)),
+            ),
+        ]
+
+        # Cut-through: while the framer holds nothing (intake, unit stage and ring empty, no frame open, the
+        # express buffer sent or sending its last beat), a transaction that lands alone (none right behind it,
+        # which would pair or share its frame) skips the intake, the unit stage and the ring: its whole frame, the
+        # unit and its trailer, is made from the landing register in one go (the trailer's CRC from the frame's
+        # first bit, one parity a bit for each length the unit can have) and registered in the express buffer,
+        # which sends its first beat the next cycle and the rest behind it. With nothing landing, a trailer alone
+        # that the link asks for (`ctrl_request`) goes the same way, so that the ring stays empty for the next.
+        x_leaving = Signal()
+        x_control = Signal()
+        self.comb += [
+            x_leaving.eq(x_valid & (x_rest == 0) & source.ready),
+            idle.eq(~u_valid & ~v_valid & ~m_valid & ~s_valid & closed & (level == 0) & (~x_valid | x_leaving)),
+            express.eq(idle & sink.valid & ~landing.sink.valid),
+            x_control.eq(idle & ~sink.valid & self.ctrl_request),
+            x_load.eq(express | x_control),
+        ]
+        x_low = Signal(low_bits)
+        x_header = HEADER.pack(type=sink.type, tag=sink.tag, laddr=sink.laddr, has_mask=incoming.masked, pair=0,
+                               tag2=0)
+        x_data = [sink.data[BLOCK_BITS*i:BLOCK_BITS*(i + 1)] for i in range(8)]
+        self.comb += x_low.eq(trailer_covered(sink.seq, self.ack, self.nak, self.credits))
+        def express_trailer(unit_blocks):
+            crc = ParallelCRC(len(unit_blocks)*BLOCK_BITS + low_bits)
+            block = Signal(BLOCK_BITS)
+            self.submodules += crc
+            self.comb += [
+                crc.data.eq(Cat(x_low, *reversed(unit_blocks))),   # the header first, the trailer's fields last
+                TRAILER.below(block, "crc").eq(x_low),
+                TRAILER.get(block, "crc").eq(crc.crc),
+            ]
+            return Cat(block, 1)
+        control = express_trailer([])
+        alone   = express_trailer([x_header])
+        line    = express_trailer([x_header] + x_data)
+        masked  = express_trailer([x_header, sink.mask] + x_data)
+        is_line = carries_line(sink.type)
+        data = lambda i: Cat(x_data[i], 0)
+        frame = [Mux(express, Cat(x_header, 1), control),
+                 Mux(is_line, Mux(incoming.masked, Cat(sink.mask, 0), data(0)), alone)]
+        frame += [Mux(incoming.masked, data(i - 2), data(i - 1)) for i in range(2, 9)]
+        frame += [Mux(incoming.masked, data(7), line), masked]
+        self.sync += [
+            If(x_load,
+                [x.eq(f) for x, f in zip(x_blocks, frame)],
+                x_valid.eq(1),
+                x_count.eq(Mux(express, Mux(is_line, BEAT_BLOCKS, 2), 1)),
+                x_rest.eq(Mux(express & is_line, Mux(incoming.masked, 3, 2), 0)),
+                self.frames.eq(self.frames + 1),
+            ).Elif(x_valid & source.ready,
+                [x.eq(later) for x, later in zip(x_blocks, x_blocks[BEAT_BLOCKS:])],
+                x_count.eq(x_rest), x_rest.eq(0), x_valid.eq(x_rest != 0),
             ),
         ]
 
@@ -540,11 +616,129 @@ class CommitFIFO(LiteXModule):
         ]
 
 
+class CutThrough(Module):
+    """The deframer's cut-through: a frame of one unit, or a trailer alone, is checked and ended from its beats
+    1 cycle after its last beat, instead of behind the ring's 5 stages (1 cycle).
+
+    Every beat the ring takes (`accept`) is registered here as the ring writes it. While the ring holds
+    nothing but frames ended here, and has `room` for another's copy, a beat that starts with a frame starts
+    one here: a trailer
+    alone, or a unit of one block with its trailer behind it, is checked at once; a line (9 blocks) or a
+    masked line (10) whose first 8 blocks fill the beat waits for the next beat, its CRC so far registered
+    (crc(init, the 8 blocks)), and is checked there (the state's part and the next beat's blocks up to the
+    trailer's CRC: a CRC is linear). The structure checked is the ring's: no ctrl block inside the unit, the
+    trailer right behind it; anything else (a beat that is not the line's rest, a ctrl block out of place)
+    is left to the ring. A beat with more behind the frame ended here leaves the rest to the ring too, and
+    from then the ring is not clean until it has nothing left (`ring_idle`).
+
+    `end`: a frame is ended, `good` its CRC holds, `has_txn` it carries a transaction, `txn`, `low` its
+    trailer's fields below the CRC, all for one cycle. The ring's copy of each frame ended here follows, in
+    order, at least 3 cycles later.
+    """
+    def __init__(self, sink, accept, ring_idle, room):
+        self.end     = Signal()
+        self.good    = Signal()
+        self.has_txn = Signal()
+        self.txn     = Record(txn_layout)
+        self.low     = Signal(TRAILER["crc"].offset)
+
+        # # #
+
+        low_bits = TRAILER["crc"].offset
+        beat    = [Signal(BLOCK_CTRL + 1, name=f"rxexpress{j}") for j in range(BEAT_BLOCKS)]
+        count   = Signal(4)
+        valid   = Signal()
+        fresh   = Signal()   # the beat came while the ring was clean and nothing waited here: it may start a frame.
+        waiting = Signal()   # a line's first beat is here, its rest is the next beat.
+        dirty   = Signal()   # the ring holds a frame not ended here.
+        flag = [block_flags(b) for b in beat]
+        ctrl    = lambda j: flag[j][FLAG["ctrl"]]
+        trailer = lambda j: flag[j][FLAG["trailer"]]
+        no_ctrl = lambda blocks: ~reduce(or_, [ctrl(j) for j in blocks])
+        block   = lambda j: beat[j][:BLOCK_BITS]
+        is_unit = fresh & flag[0][FLAG["unit"]]
+        l9, l10 = flag[0][FLAG["l9"]], flag[0][FLAG["l10"]]
+        l1 = ~(l9 | l10 | flag[0][FLAG["l17"]])
+
+        def check(unit_bits, trailer_block, state=None):
+            """Whether the trailer's CRC is the one over the unit's bits and its own fields below the CRC."""
+            crc = ParallelCRC(len(unit_bits) + low_bits, with_state=state is not None)
+            self.submodules += crc
+            self.comb += crc.data.eq(Cat(TRAILER.below(trailer_block, "crc"), unit_bits))
+            if state is not None:
+                self.comb += crc.state.eq(state)
+            return crc.crc == TRAILER.get(trailer_block, "crc")
+
+        # In one beat: a trailer alone, or a unit of one block and its trailer.
+        lone, alone = Signal(), Signal()
+        self.comb += [
+            lone.eq(fresh & trailer(0)),
+            alone.eq(is_unit & l1 & (count >= 2) & trailer(1)),
+        ]
+        lone_crc  = ParallelCRC(low_bits)
+        self.submodules += lone_crc
+        self.comb += lone_crc.data.eq(TRAILER.below(block(0), "crc"))
+        lone_good  = lone_crc.crc == TRAILER.get(block(0), "crc")
+        alone_good = check(block(0), block(1))
+
+        # A line's first beat: its CRC so far, its header and first 7 blocks kept for the next.
+        first = Signal()
+        self.comb += first.eq(is_unit & (l9 | l10) & (count == BEAT_BLOCKS) & no_ctrl(range(1, BEAT_BLOCKS)))
+        so_far = ParallelCRC(BEAT_BLOCKS*BLOCK_BITS)
+        self.submodules += so_far
+        self.comb += so_far.data.eq(Cat(*reversed([block(j) for j in range(BEAT_BLOCKS)])))   # the header first
+        state  = Signal(32)
+        kept   = [Signal(BLOCK_BITS, name=f"rxexpress_kept{j}") for j in range(BEAT_BLOCKS)]
+        masked = Signal()
+        # Its rest: the last data block (two for a masked line) and the trailer.
+        rest_line, rest_masked = Signal(), Signal()
+        self.comb += [
+            rest_line.eq(valid & waiting & ~masked & (count >= 2) & ~ctrl(0) & trailer(1)),
+            rest_masked.eq(valid & waiting & masked & (count >= 3) & no_ctrl(range(2)) & trailer(2)),
+        ]
+        line_good   = check(block(0), block(1), state)
+        masked_good = check(Cat(block(1), block(0)), block(2), state)
+
+        # The ring stays clean while every beat is ended here whole (nothing behind its frame).
+        whole, dirty_now = Signal(), Signal()
+        self.comb += [
+            whole.eq(lone & (count == 1) | alone & (count == 2) | first |
+                     rest_line & (count == 2) | rest_masked & (count == 3)),
+            dirty_now.eq(dirty | valid & ~whole),
+        ]
+        self.sync += [
+            [b.eq(Cat(sink.data[BLOCK_BITS*j:BLOCK_BITS*(j + 1)], sink.ctrl[j])) for j, b in enumerate(beat)],
+            count.eq(sink.count),
+            valid.eq(accept),
+            fresh.eq(accept & room & ~dirty_now & ~waiting & ~(valid & first)),
+            dirty.eq(dirty_now & ~ring_idle),
+            If(valid, waiting.eq(first)),
+            If(first, state.eq(so_far.crc), masked.eq(l10), [k.eq(block(j)) for j, k in enumerate(kept)]),
+        ]
+
+        header = Mux(waiting, kept[0], block(0))
+        self.comb += [
+            self.end.eq(lone | alone | rest_line | rest_masked),
+            self.good.eq(lone & lone_good | alone & alone_good | rest_line & line_good | rest_masked & masked_good),
+            self.has_txn.eq(~lone),
+            self.low.eq(TRAILER.below(Mux(lone, block(0), Mux(alone | ~masked, block(1), block(2))), "crc")),
+            self.txn.type.eq(HEADER.get(header, "type")),
+            self.txn.tag.eq(HEADER.get(header, "tag")),
+            self.txn.laddr.eq(HEADER.get(header, "laddr")),
+            self.txn.mask.eq(Mux(waiting & masked, MASK.get(kept[1], "enables"), FULL_MASK)),
+            self.txn.data.eq(Mux(alone, 0, Mux(masked, Cat(*kept[2:], block(0), block(1)),
+                                                       Cat(*kept[1:], block(0))))),
+        ]
+
+
 class PackedDeframer(LiteXModule):
     """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a
     pair's two lines at once).
 
-    Latency: 6 cycles after the trailer's beat, each stage a register that a board at 250 MHz needs:
+    Latency: 3 cycles after the trailer's beat for a frame of one unit, or a trailer alone, that comes while
+    the ring holds nothing else, through the cut-through (CutThrough: the beat registered, the frame checked
+    and ended in the registers of stage 5, delivered by the commit FIFO as in 6); otherwise 6, each stage a
+    register that a board at 250 MHz needs:
       1. the beat is written into a ring of blocks;
       2. every position of the ring gets its decision: what a head there would consume and how (a trailer,
          a unit with or without its trailer, a run of junk, or nothing yet);
@@ -553,7 +747,10 @@ class PackedDeframer(LiteXModule):
          linear: crc(state, data) = crc(state, 0) ^ crc(0, data));
       5. the running CRC takes the unit and the trailer is checked; the verdict is registered;
       6. the checker sees it and the frame's transactions are committed (or dropped).
-    The head's loop is its position's decision and an add; no CRC is in it.
+    The head's loop is its position's decision and an add; no CRC is in it. Every beat goes through the ring,
+    also those the cut-through ends: the ring's copy of a frame ended there is counted off (`copies`) and
+    changes nothing but the ring's own state, so that the ring's view of where frames start never depends on
+    the cut-through.
 
     A frame whose CRC fails or whose blocks make no sense is dropped whole and counted. Junk (a block at
     the head that starts neither a unit nor a trailer: a damaged header, an unknown type, the data behind
@@ -743,26 +940,43 @@ class PackedDeframer(LiteXModule):
             good.eq(~bad & (running.trailer_state == u_expect)),
             take.eq(u_kind[KIND["unit"]] & ~bad),
         ]
+        # The cut-through (CutThrough, above) ends frames in stage 5's registers itself, 3 cycles after their last
+        # beat; the ring's copies of them (`copies` to come) then change nothing but the ring's own state.
+        copies  = Signal(max=COPIES_MAX + 1)
+        self.express = express = CutThrough(sink, accept, ring_idle=(wp == rp) & (kind == 0) & (u_kind == 0) &
+                                            (pushed == 0) & ~bad, room=copies < COPIES_MAX)
+        visible = Signal()   # the ring's frame end, or a unit it takes, counts.
+        self.comb += visible.eq(copies == 0)
         write1, write2 = Signal(), Signal()
         out1, out2 = Record(txn_layout), Record(txn_layout)
+        trailer_of = lambda field: Mux(express.end, TRAILER.get(express.low, field), TRAILER.get(u_low, field))
         self.sync += [
-            self.frame_end.eq(end_frame),
-            self.frame_ok.eq(good),
-            self.frame_seq.eq(TRAILER.get(u_low, "seq")),
-            self.frame_ack.eq(TRAILER.get(u_low, "ack")),
-            self.frame_nak.eq(TRAILER.get(u_low, "nak")),
-            self.frame_credits.eq(TRAILER.get(u_low, "credits")),
-            self.frame_txns.eq(pushed + take + (take & u_paired)),
-            write1.eq(take), write2.eq(take & u_paired),
-            out1.raw_bits().eq(u_txn1.raw_bits()), out2.raw_bits().eq(u_txn2.raw_bits()),
+            self.frame_end.eq(express.end | end_frame & visible),
+            self.frame_ok.eq(Mux(express.end, express.good, good)),
+            self.frame_seq.eq(trailer_of("seq")),
+            self.frame_ack.eq(trailer_of("ack")),
+            self.frame_nak.eq(trailer_of("nak")),
+            self.frame_credits.eq(trailer_of("credits")),
+            self.frame_txns.eq(Mux(express.end, express.has_txn, pushed + take + (take & u_paired))),
+            write1.eq(express.end & express.has_txn | take & visible), write2.eq(take & u_paired & visible),
+            out1.raw_bits().eq(Mux(express.end, express.txn.raw_bits(), u_txn1.raw_bits())),
+            out2.raw_bits().eq(u_txn2.raw_bits()),
             If(end_frame,
-                state.eq(CRC_INIT), bad.eq(0), pushed.eq(0), self.frames.eq(self.frames + 1),
-                If(~good, self.crc_errors.eq(self.crc_errors + 1)),
+                state.eq(CRC_INIT), bad.eq(0), pushed.eq(0),
+                If(visible,
+                    self.frames.eq(self.frames + 1),
+                    If(~good, self.crc_errors.eq(self.crc_errors + 1)),
+                ),
             ).Else(
                 If(take, state.eq(running.unit_state)),
                 If(u_kind[KIND["junk"]], bad.eq(1)),
                 pushed.eq(pushed + take + (take & u_paired)),
             ),
+            If(express.end,
+                self.frames.eq(self.frames + 1),
+                If(~express.good, self.crc_errors.eq(self.crc_errors + 1)),
+            ),
+            copies.eq(copies + express.end - (end_frame & ~visible)),
         ]
 
         # Transactions wait in the commit FIFO until their trailer checks.

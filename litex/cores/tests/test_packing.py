@@ -73,7 +73,8 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
     of them, one a transaction. `take_from`: the cycle from which the deframer's transactions are taken."""
     dut = SHALLOW_LOOP if shallow else LOOP
     gaps = gap if isinstance(gap, list) else [gap] * len(txns)
-    out, beats, stats = [], [], {}
+    out, beats, stats, delivered = [], [], {}, []
+    stats["delivered_at"] = delivered
 
     def send():
         yield dut.framer.max_units.eq(max_units)
@@ -104,6 +105,7 @@ def exchange(txns, max_units=8, flip_beat=2**16 - 1, flip_bit=0, gap=0, ready_ev
                 for k in ("type", "tag", "laddr", "mask", "data"):
                     got[k] = yield getattr(src, k)
                 out.append(got)
+                delivered.append(cycle)
             yield
         stats["crc_errors"] = yield dut.deframer.crc_errors
         stats["frames"] = yield dut.deframer.frames
@@ -152,12 +154,61 @@ def test_consecutive_lines_pair_under_one_header():
     assert len(out) == 32 and all(same(s, g) for s, g in zip(txns, out))
 
 
-def test_lone_request_is_two_blocks_and_leaves_at_once():
-    t = dict(type=T_RD_REQ, tag=3, laddr=0x40, mask=FULL, data=0)
-    out, beats, _ = exchange([t])
-    assert [c for _, c in beats] == [2]
-    assert beats[0][0] <= 5
+LONE = {   # a transaction alone on an idle link, and the beats of its frame (the unit and its trailer)
+    "read request": (dict(type=T_RD_REQ, tag=3, laddr=0x40, mask=FULL, data=0), [2]),
+    "write ack":    (dict(type=T_WR_ACK, tag=9, laddr=0x7, mask=FULL, data=0), [2]),
+    "read response": (dict(type=T_RD_RSP, tag=200, laddr=2**36 - 1, mask=FULL, data=2**512 - 3), [8, 2]),
+    "masked write": (dict(type=T_WR_REQ, tag=17, laddr=0x123456789, mask=0xF0F0, data=2**511 + 5), [8, 3]),
+}
+
+
+@pytest.mark.parametrize("kind", LONE)
+def test_a_lone_transaction_cuts_through_two_cycles_after_it_comes(kind):
+    """Both cut-throughs. The framer's: offered in the testbench's cycle 1, the transaction lands (cycle 2)
+    and its whole frame is in the express buffer in cycle 3, whose first beat leaves then, the rest the next
+    cycle (through the packing stages the first beat left in cycle 5). The deframer's: the frame is checked
+    from its beats and delivered 3 cycles after its last beat (6 through the ring), once: the ring's copy of
+    it is neither delivered nor counted again."""
+    t, counts = LONE[kind]
+    out, beats, stats = exchange([t])
+    assert [c for _, c in beats] == counts
+    assert [cycle for cycle, _ in beats] == list(range(3, 3 + len(counts)))
+    assert stats["delivered_at"] == [beats[-1][0] + 3]
     assert len(out) == 1 and same(t, out[0])
+    assert stats["sent_frames"] == stats["frames"] == 1 and stats["crc_errors"] == 0
+
+
+@pytest.mark.parametrize("kind,flip_beat,flip_bit", [("read request", 0, 64 + 40), ("read response", 0, 64 * 3 + 9),
+                                                      ("masked write", 1, 64 + 63), ("read response", 1, 64 + 33)])
+def test_a_damaged_lone_frame_is_dropped_and_counted_once(kind, flip_beat, flip_bit):
+    """The deframer's cut-through checks the CRC of what it ends: a bit flipped in the frame's first beat or
+    its rest (data, or a trailer field) drops the frame, counted once as a CRC error."""
+    t, _ = LONE[kind]
+    out, _, stats = exchange([t], flip_beat=flip_beat, flip_bit=flip_bit)
+    assert out == [] and stats["frames"] == 1 and stats["crc_errors"] == 1
+
+
+def test_a_line_and_what_shares_its_last_beat_are_both_delivered():
+    """A line's rest may share its beat with the next frame: the cut-through ends the line, the ring the
+    frame behind it."""
+    line = random.Random(4).getrandbits(512)
+    frames = [documented_frame([[header(T_RD_RSP, 7, 0x50)] + words(line)], seq=0, ack=0, nak=0, credits=0),
+              documented_frame([[header(T_RD_REQ, 8, 0x51)]], seq=1, ack=0, nak=0, credits=0)]
+    out, stats = deframe(frames)
+    assert out == [(T_RD_RSP, 7, 0x50), (T_RD_REQ, 8, 0x51)]
+    assert stats == {"frames": 2, "crc_errors": 0, "overflow": 0, "trailers": [(0, 0, 0, 0), (1, 0, 0, 0)]}
+
+
+def test_a_line_whose_next_beat_is_not_its_rest_is_left_to_the_ring():
+    """A line's first beat starts the cut-through, but a ctrl block where its last data block should be is
+    not its rest: the ring skips the broken frame as junk (one CRC error) and delivers the next."""
+    line = random.Random(5).getrandbits(512)
+    broken = documented_frame([[header(T_WR_REQ, 4, 0x60)] + words(line)[:7] + [(line >> 448, 1)]],
+                              seq=0, ack=0, nak=0, credits=0)
+    frames = [broken, documented_frame([[header(T_RD_REQ, 9, 0x61)]], seq=0, ack=0, nak=0, credits=0)]
+    out, stats = deframe(frames)
+    assert out == [(T_RD_REQ, 9, 0x61)]
+    assert stats == {"frames": 2, "crc_errors": 1, "overflow": 0, "trailers": [(0, 0, 0, 0)]}
 
 
 def test_under_load_beats_are_full_and_frames_share_a_trailer():
