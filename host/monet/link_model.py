@@ -43,9 +43,12 @@ def fiber_ns(distance_rt_m):
     return FIBER_NS_PER_M * distance_rt_m / 2.0
 
 
-def delay_cycles(distance_rt_m, rate_gbps):
-    """One-way channel delay (PHY + fiber) in whole cycles, as programmed in the channel."""
-    return round((phy_ns(rate_gbps) + fiber_ns(distance_rt_m)) * 1000 / CLK_PS)
+def delay_cycles(distance_rt_m, rate_gbps, link_ns=None):
+    """One-way channel delay (PHY + fiber) in whole cycles, as programmed in the channel: rounded up, so that
+    the modelled PHY is never faster than its data sheet (`link_ns`: another profile's one-way PHY-layer
+    latency instead of PG056's). The rounding to 6 places keeps an exact multiple of a cycle at its count."""
+    one_way = phy_ns(rate_gbps) if link_ns is None else link_ns
+    return math.ceil(round((one_way + fiber_ns(distance_rt_m)) * 1000 / CLK_PS, 6))
 
 
 def max_distance_m(rate_gbps):
@@ -76,12 +79,12 @@ def read_breakdown(hw_cycles, distance_rt_m, lanes, rate_gbps, memory_cycles=1, 
     """Splits a measured 64 B remote read (ReMAT port to port, cycles) into its parts, in ns.
 
     fiber and PHY come from the model (`link_ns`: one-way PHY-layer latency of another profile);
-    `channel_rounding` is what rounding the one-way delay to whole cycles adds; serialization is a
+    `channel_rounding` is what rounding the one-way delay up to whole cycles adds; serialization is a
     2-block request plus a 10-block response; memory is `memory_cycles`, the memory card's measured mean
     service time plus its programmed extra latency (a profile's streamer); ReMAT + link logic is the rest.
     """
     one_way = phy_ns(rate_gbps) if link_ns is None else link_ns
-    delay = round((one_way + fiber_ns(distance_rt_m)) * 1000 / CLK_PS)
+    delay = delay_cycles(distance_rt_m, rate_gbps, link_ns)
     fiber = 2 * fiber_ns(distance_rt_m)
     phy = 2 * one_way
     rounding = cycles_to_ns(2 * delay) - fiber - phy

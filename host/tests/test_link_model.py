@@ -4,6 +4,7 @@
 import pytest
 
 from monet import link_model as lm
+from monet.profiles import PROFILES
 
 C_M_PER_NS = 0.299792458
 
@@ -32,9 +33,23 @@ def test_phy_latency_is_pg056s_unit_intervals(rate, ns):
 
 def test_one_way_delay_in_cycles():
     assert lm.CLK_PS == 4000
-    assert lm.delay_cycles(0, 15.0) == 5           # 20.97 ns
-    assert lm.delay_cycles(8, 15.0) == 10          # 40.57 ns
+    # Rounded up: the channel never delays less than the PHYs' data sheet and the fiber.
+    assert lm.delay_cycles(0, 15.0) == 6           # 20.97 ns
+    assert lm.delay_cycles(8, 15.0) == 11          # 40.57 ns
     assert lm.delay_cycles(100, 10.0) == 69        # 30.95 + 245 ns
+    assert lm.delay_cycles(8, 15.0, link_ns=20.4) == 10    # exactly 40 ns: 10 cycles, not 11
+
+
+@pytest.mark.parametrize("rate", [10.0, 12.5, 15.0])
+@pytest.mark.parametrize("distance", [0, 8, 36, 100])
+def test_the_modelled_phy_is_never_faster_than_pg056(rate, distance):
+    """No latency gain may come from an optimistic PHY: the channel's one-way delay, less the fiber, is at
+    least the GTHE4's fixed latency in AMD PG056 (64-bit datapath: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s
+    of line rate above 2 Gb/s), written out here from the data sheet, not from the model's constants."""
+    pg056_ns = (176 + 125.5 + (rate - 2)) / rate
+    for delay in (lm.delay_cycles(distance, rate), PROFILES["ours"].delay_cycles(distance, rate)):
+        assert delay * 4.0 - 4.9 * distance / 2 >= pg056_ns - 1e-9
+    assert lm.read_breakdown(100, distance, 8, rate)["channel_rounding_ns"] >= -1e-9
 
 
 def test_the_longest_distance_fills_the_delay_lines():
@@ -66,14 +81,14 @@ def test_read_breakdown_parts_add_up_to_the_measurement():
     b = lm.read_breakdown(41, 8, 8, 15.0, memory_cycles=3)
     assert b["total_ns"] == 164.0
     assert b["fiber_ns"] == pytest.approx(39.2) and b["phy_ns"] == pytest.approx(41.9333333)
-    assert b["channel_rounding_ns"] == pytest.approx(80 - 39.2 - 41.9333333)
+    assert b["channel_rounding_ns"] == pytest.approx(88 - 39.2 - 41.9333333)
     assert b["serialization_ns"] == 20.0 and b["memory_ns"] == 12.0
-    # 41 cycles less 2 x 10 of channel, 5 of serialization and 3 of memory.
-    assert b["remat_link_logic_cycles"] == 13 and b["remat_link_logic_ns"] == 52.0
+    # 41 cycles less 2 x 11 of channel, 5 of serialization and 3 of memory.
+    assert b["remat_link_logic_cycles"] == 11 and b["remat_link_logic_ns"] == 44.0
     parts = sum(v for k, v in b.items() if k.endswith("_ns") and k not in ("total_ns", "remat_link_logic_ns"))
     assert parts + b["remat_link_logic_ns"] == pytest.approx(b["total_ns"])
     layers = lm.breakdown_by_layer(b)
-    assert layers == {"memory": 12.0, "link": 72.0, "phy": pytest.approx(80 - 39.2), "fiber": pytest.approx(39.2)}
+    assert layers == {"memory": 12.0, "link": 64.0, "phy": pytest.approx(88 - 39.2), "fiber": pytest.approx(39.2)}
     assert sum(layers.values()) == pytest.approx(b["total_ns"])
     other = lm.read_breakdown(40, 8, 8, 15.0, link_ns=100.0)
     assert other["phy_ns"] == 200.0 and other["remat_link_logic_cycles"] == 40 - 2 * 30 - 5 - 1

@@ -45,15 +45,15 @@ def test_replay_model_figures_worked_by_hand():
     # ours: two lines share a 17-block unit and eight units a trailer (8.5 + 1/16 blocks a line); the other
     # way, a request block a line and a trailer per eight (1.125): 9.6875 blocks of 66 bits a line.
     assert reliability.blocks_per_line("ours") == 9.6875
-    # 36 m at 15 Gb/s: 27 cycles each way; a damaged 73-block frame costs the round trip, its 11 cycles
-    # and 19 of logic: 84 cycles, 336 ns.
+    # 36 m at 15 Gb/s: 28 cycles each way (109.17 ns, rounded up); a damaged 73-block frame costs the round
+    # trip, its 11 cycles and 19 of logic: 86 cycles, 344 ns.
     m = reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 13.5)
-    assert m["time_lost_per_error_ns"] == 336.0
-    # 13.5 GB/s is 210.94 M lines/s, 639.375 line bits a line: 134868 errors/s at 1e-6, each losing 336 ns.
+    assert m["time_lost_per_error_ns"] == 344.0
+    # 13.5 GB/s is 210.94 M lines/s, 639.375 line bits a line: 134868 errors/s at 1e-6, each losing 344 ns.
     assert m["errors_per_s"] == pytest.approx(134868.164, rel=1e-9)
-    assert m["bytes_replayed_per_error"] == pytest.approx(13.5 * 336)
-    assert m["time_lost_per_time_sending"] == pytest.approx(0.0453157031250, rel=1e-12)    # 134868.16 x 336 ns
-    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0453157031250, rel=1e-12)
+    assert m["bytes_replayed_per_error"] == pytest.approx(13.5 * 344)
+    assert m["time_lost_per_time_sending"] == pytest.approx(0.0463946484375, rel=1e-12)    # 134868.16 x 344 ns
+    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0463946484375, rel=1e-12)
     # monet: a line a unit (9 blocks) and a trailer each, a request and a trailer back: 12 blocks a line;
     # no nak, so an error costs the 65535-cycle timer and the 3-cycle frame: 262152 ns.
     assert reliability.blocks_per_line("monet") == 12.0
@@ -66,16 +66,16 @@ def test_replay_model_figures_worked_by_hand():
 def test_retry_window_is_the_bandwidth_over_the_ack_loop():
     # The sim SoC's ReMAT tags and retry depth (its csr.json's remote_tags and link_retry_depth).
     held = dict(tags=128, depth=256)
-    # 8 m at 15 Gb/s: 10 cycles each way, a 73-block frame in 11 cycles each way, 19 of logic: 61 cycles,
-    # 244 ns; 14.545 GB/s (8 lanes after 64b/66b) x 244 ns = 55.5 lines.
+    # 8 m at 15 Gb/s: 11 cycles each way, a 73-block frame in 11 cycles each way, 19 of logic: 63 cycles,
+    # 252 ns; 14.545 GB/s (8 lanes after 64b/66b) x 252 ns = 57.3 lines.
     near = reliability.retry_window("ours", 8, 8, 15.0, **held)
-    assert near["ack_loop_ns"] == 244.0 and near["needed"] == 56 and near["fits"]
-    # 100 m: 66 cycles each way, 173 cycles, 692 ns: 157.3 lines, more than the ReMAT's 128 tags.
+    assert near["ack_loop_ns"] == 252.0 and near["needed"] == 58 and near["fits"]
+    # 100 m: 67 cycles each way, 175 cycles, 700 ns: 159.1 lines, more than the ReMAT's 128 tags.
     far = reliability.retry_window("ours", 100, 8, 15.0, **held)
-    assert far["ack_loop_ns"] == 692.0 and far["needed"] == 158 and not far["fits"]
+    assert far["ack_loop_ns"] == 700.0 and far["needed"] == 160 and not far["fits"]
     slow = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=4.0, **held)
-    assert slow["needed"] == 44 and slow["fits"]                        # 4 GB/s x 692 ns = 43.25 lines
-    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 692, **held)
+    assert slow["needed"] == 44 and slow["fits"]                        # 4 GB/s x 700 ns = 43.75 lines
+    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 700, **held)
     assert edge["needed"] == 128 and edge["fits"]
     # The fewer of tags and depth bounds it: a shallower retry buffer does not hold the 8 m window.
     assert not reliability.retry_window("ours", 8, 8, 15.0, tags=128, depth=32)["fits"]

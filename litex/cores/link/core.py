@@ -23,7 +23,7 @@ class LinkEndpoint(LiteXModule):
     """Transactions in and out; lane words to and from the PHY (or the sim channel).
 
     TX latency: 2 cycles for a transaction alone on an idle link (retry buffer 0, the framer's cut-through 2),
-    4 otherwise. RX latency: 3 cycles after the beat with the frame's trailer for a frame of one unit that
+    4 otherwise. RX latency: 2 cycles after the beat with the frame's trailer for a frame of one unit that
     comes while the deframer holds nothing else (its cut-through), 6 otherwise (deframer). Under load, up to `max_units` transactions share a frame and its CRC trailer, and
     beats are full. Transactions are delivered once, in order and intact: damaged frames are replayed
     (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py).

@@ -567,6 +567,7 @@ class HeadDecisions(Module):
 
 class CommitFIFO(LiteXModule):
     """FIFO whose entries become readable only when committed; a rollback drops the uncommitted ones.
+    With the FIFO empty, an entry written and committed in one cycle may be taken around it (`skip`).
 
     Two writes a cycle (`sink`, and `sink2` behind it: the two lines of a pair), one read. Entries alternate
     between two memories, so that each takes at most one write a cycle. `depth` is a power of two.
@@ -578,6 +579,7 @@ class CommitFIFO(LiteXModule):
         self.source   = source = stream.Endpoint(layout)
         self.commit   = Signal()   # make everything written so far (including this cycle's writes) readable
         self.rollback = Signal()   # forget the uncommitted entries (this cycle's writes included)
+        self.skip     = Signal()   # `sink`'s entry, committed as it is written, was taken around the FIFO
         self.overflow = Signal(32)
 
         # # #
@@ -612,7 +614,7 @@ class CommitFIFO(LiteXModule):
             self.overflow.eq(self.overflow + (sink.valid & ~write1) + (sink2.valid & ~write2)),
             If(self.rollback, wp.eq(cp)).Else(wp.eq(wp_after)),
             If(self.commit & ~self.rollback, cp.eq(wp_after)),
-            If(source.valid & source.ready, rp.eq(rp + 1)),
+            If(source.valid & source.ready | self.skip, rp.eq(rp + 1)),
         ]
 
 
@@ -735,10 +737,11 @@ class PackedDeframer(LiteXModule):
     """Beats in, transactions out once their frame's trailer checks (a unit, plus its trailer, a cycle; a
     pair's two lines at once).
 
-    Latency: 3 cycles after the trailer's beat for a frame of one unit, or a trailer alone, that comes while
+    Latency: 2 cycles after the trailer's beat for a frame of one unit, or a trailer alone, that comes while
     the ring holds nothing else, through the cut-through (CutThrough: the beat registered, the frame checked
-    and ended in the registers of stage 5, delivered by the commit FIFO as in 6); otherwise 6, each stage a
-    register that a board at 250 MHz needs:
+    and ended in the registers of stage 5, whose transaction goes around the empty commit FIFO in the cycle
+    its frame commits, or waits in it if not taken then); otherwise 6, each stage a register that a board at
+    250 MHz needs:
       1. the beat is written into a ring of blocks;
       2. every position of the ring gets its decision: what a head there would consume and how (a trailer,
          a unit with or without its trailer, a run of junk, or nothing yet);
@@ -949,6 +952,7 @@ class PackedDeframer(LiteXModule):
         self.comb += visible.eq(copies == 0)
         write1, write2 = Signal(), Signal()
         out1, out2 = Record(txn_layout), Record(txn_layout)
+        express_out = Signal()   # stage 5's registers hold a transaction the cut-through ended.
         trailer_of = lambda field: Mux(express.end, TRAILER.get(express.low, field), TRAILER.get(u_low, field))
         self.sync += [
             self.frame_end.eq(express.end | end_frame & visible),
@@ -959,6 +963,7 @@ class PackedDeframer(LiteXModule):
             self.frame_credits.eq(trailer_of("credits")),
             self.frame_txns.eq(Mux(express.end, express.has_txn, pushed + take + (take & u_paired))),
             write1.eq(express.end & express.has_txn | take & visible), write2.eq(take & u_paired & visible),
+            express_out.eq(express.end & express.has_txn),
             out1.raw_bits().eq(Mux(express.end, express.txn.raw_bits(), u_txn1.raw_bits())),
             out2.raw_bits().eq(u_txn2.raw_bits()),
             If(end_frame,
@@ -979,13 +984,20 @@ class PackedDeframer(LiteXModule):
             copies.eq(copies + express.end - (end_frame & ~visible)),
         ]
 
-        # Transactions wait in the commit FIFO until their trailer checks.
+        # Transactions wait in the commit FIFO until their trailer checks; the cut-through's goes around it when
+        # it is empty, in the cycle its frame is committed.
         self.fifo = fifo = CommitFIFO(txn_layout, commit_depth)
         self.commit_overflow = fifo.overflow
+        commit, around = Signal(), Signal()
         self.comb += [
+            commit.eq(self.frame_end & self.frame_ok & self.seq_ok),
+            around.eq(express_out & commit & ~fifo.source.valid),
             fifo.sink.valid.eq(write1), fifo.sink.payload.raw_bits().eq(out1.raw_bits()),
             fifo.sink2.valid.eq(write2), fifo.sink2.payload.raw_bits().eq(out2.raw_bits()),
-            fifo.commit.eq(self.frame_end & self.frame_ok & self.seq_ok),
+            fifo.commit.eq(commit),
             fifo.rollback.eq(self.frame_end & ~(self.frame_ok & self.seq_ok)),
-            fifo.source.connect(source),
+            fifo.skip.eq(around & source.ready),
+            source.valid.eq(fifo.source.valid | around),
+            source.payload.raw_bits().eq(Mux(fifo.source.valid, fifo.source.payload.raw_bits(), out1.raw_bits())),
+            fifo.source.ready.eq(source.ready),
         ]

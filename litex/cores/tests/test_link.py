@@ -172,7 +172,7 @@ def test_credits_hold_requests_until_the_peer_frees_them():
 def test_a_lone_request_crosses_an_idle_link_in_exact_cycles(lanes_log2, delay, block_ps, serialization):
     got, _ = exchange([(RD_REQ, 3, 0x1234, FULL, 0)], [], lanes_log2=lanes_log2, delay=delay, block_ps=block_ps,
                       cycles=100)
-    # Offered at cycle 5 and taken at once; then serialization, the channel's delay and 6 cycles of logic
-    # (the endpoint's TX 2 and RX 3, through the framer's and the deframer's cut-throughs, and one more on
+    # Offered at cycle 5 and taken at once; then serialization, the channel's delay and 5 cycles of logic
+    # (the endpoint's TX 2 and RX 2, through the framer's and the deframer's cut-throughs, and one more on
     # the way through the channel model; through the packing stages and the ring, TX 4 and RX 6: 11).
-    assert [g[5] - 5 for g in got["b"]] == [serialization + delay + 6]
+    assert [g[5] - 5 for g in got["b"]] == [serialization + delay + 5]

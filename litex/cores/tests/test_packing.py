@@ -167,15 +167,25 @@ def test_a_lone_transaction_cuts_through_two_cycles_after_it_comes(kind):
     """Both cut-throughs. The framer's: offered in the testbench's cycle 1, the transaction lands (cycle 2)
     and its whole frame is in the express buffer in cycle 3, whose first beat leaves then, the rest the next
     cycle (through the packing stages the first beat left in cycle 5). The deframer's: the frame is checked
-    from its beats and delivered 3 cycles after its last beat (6 through the ring), once: the ring's copy of
-    it is neither delivered nor counted again."""
+    from its beats and delivered around the commit FIFO 2 cycles after its last beat (6 through the ring),
+    once: the ring's copy of it is neither delivered nor counted again."""
     t, counts = LONE[kind]
     out, beats, stats = exchange([t])
     assert [c for _, c in beats] == counts
     assert [cycle for cycle, _ in beats] == list(range(3, 3 + len(counts)))
-    assert stats["delivered_at"] == [beats[-1][0] + 3]
+    assert stats["delivered_at"] == [beats[-1][0] + 2]
     assert len(out) == 1 and same(t, out[0])
     assert stats["sent_frames"] == stats["frames"] == 1 and stats["crc_errors"] == 0
+
+
+def test_a_lone_frame_its_consumer_does_not_take_at_once_waits_in_the_commit_fifo():
+    """The cut-through's transaction goes around the commit FIFO only when it is taken in its frame's commit
+    cycle; otherwise it waits in the FIFO like any other, once, and those behind it follow it in order."""
+    t, _ = LONE["read response"]
+    later = dict(LONE["read request"][0], tag=4)
+    out, _, stats = exchange([t, later], gap=[12, 0], take_from=30)
+    assert [g["tag"] for g in out] == [t["tag"], later["tag"]] and same(t, out[0])
+    assert stats["delivered_at"] == [31, 32]    # `take` set in cycle 30 is seen from 31
 
 
 @pytest.mark.parametrize("kind,flip_beat,flip_bit", [("read request", 0, 64 + 40), ("read response", 0, 64 * 3 + 9),
