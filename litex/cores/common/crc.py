@@ -6,6 +6,7 @@
 """Parallel CRC over a whole word in one cycle (combinational XOR trees)."""
 
 from migen import *
+from migen.fhdl.structure import _Slice
 
 # CRC-32 (IEEE 802.3) polynomial, MSB-first form without the x^32 term.
 CRC32_POLY = 0x04C11DB7
@@ -47,6 +48,40 @@ def crc_reference(value, data_width, width=32, poly=CRC32_POLY, init=(1 << 32) -
         if fb:
             crc ^= poly
     return crc
+
+
+def bits_of(value):
+    """The bits of a Migen value made of signals, slices of them, concatenations and constants, bit 0 first:
+    each a one-bit slice of a signal, or 0 or 1."""
+    if isinstance(value, Constant):
+        return [(value.value >> i) & 1 for i in range(len(value))]
+    if isinstance(value, Signal):
+        return [value[i] for i in range(len(value))]
+    if isinstance(value, _Slice):
+        return bits_of(value.value)[value.start:value.stop]
+    if isinstance(value, Cat):
+        return [bit for part in value.l for bit in bits_of(part)]
+    if isinstance(value, Replicate):
+        return bits_of(value.v) * value.n
+    raise TypeError(f"bits_of: {type(value).__name__} is not a signal, slice, concatenation or constant")
+
+
+def crc_bits(data, state=None, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
+    """The CRC of `data` (fed from its top bit, as ParallelCRC feeds it), one expression of the data's bits a
+    CRC bit, bit 0 first, with no signal of their own: the register starts at `init`, or at `state` when
+    given (a running CRC). Taken by registers one bit a statement (`If(enable, reg[i].eq(bit))`), they are
+    evaluated by Verilator only in the cycles the registers take them, where ParallelCRC's steps are
+    evaluated every cycle (and one statement of all 32 would be a line too long for its preprocessor);
+    synthesis sees the same XOR trees."""
+    inputs = bits_of(data) + (bits_of(state) if state is not None else [])
+    outputs = []
+    for const, terms in crc_matrix(len(bits_of(data)), width, poly, None if state is not None else init):
+        bits = [inputs[j] for j in terms]
+        const ^= sum(b for b in bits if isinstance(b, int)) & 1
+        bits = [b for b in bits if not isinstance(b, int)]
+        tree = balanced(bits) if bits else Constant(0, 1)
+        outputs.append(~tree if const else tree)
+    return outputs
 
 
 def parity(module, value, width, name):

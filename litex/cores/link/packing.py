@@ -25,7 +25,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import ParallelCRC
+from monet.cores.common.crc import ParallelCRC, crc_bits
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
@@ -447,29 +447,29 @@ class PackedFramer(LiteXModule):
                                tag2=0)
         x_data = [sink.data[BLOCK_BITS*i:BLOCK_BITS*(i + 1)] for i in range(8)]
         self.comb += x_low.eq(trailer_covered(sink.seq, self.ack, self.nak, self.credits))
-        def express_trailer(unit_blocks):
-            crc = ParallelCRC(len(unit_blocks)*BLOCK_BITS + low_bits)
-            block = Signal(BLOCK_BITS)
-            self.submodules += crc
-            self.comb += [
-                crc.data.eq(Cat(x_low, *reversed(unit_blocks))),   # the header first, the trailer's fields last
-                TRAILER.below(block, "crc").eq(x_low),
-                TRAILER.get(block, "crc").eq(crc.crc),
-            ]
-            return Cat(block, 1)
-        control = express_trailer([])
-        alone   = express_trailer([x_header])
-        line    = express_trailer([x_header] + x_data)
-        masked  = express_trailer([x_header, sink.mask] + x_data)
+        # The trailers go in with their CRC fields zero, and each CRC bit is written over its field by a statement
+        # of its own under the load: expressions that only the load takes, so that a simulator works them out
+        # only then. The header first, the trailer's fields last.
+        trailer = Cat(x_low, Constant(0, 32), 1)
         is_line = carries_line(sink.type)
         data = lambda i: Cat(x_data[i], 0)
-        frame = [Mux(express, Cat(x_header, 1), control),
-                 Mux(is_line, Mux(incoming.masked, Cat(sink.mask, 0), data(0)), alone)]
+        frame = [Mux(express, Cat(x_header, 1), trailer),
+                 Mux(is_line, Mux(incoming.masked, Cat(sink.mask, 0), data(0)), trailer)]
         frame += [Mux(incoming.masked, data(i - 2), data(i - 1)) for i in range(2, 9)]
-        frame += [Mux(incoming.masked, data(7), line), masked]
+        frame += [Mux(incoming.masked, data(7), trailer), trailer]
+        crc_at = TRAILER["crc"].offset
+        crcs = [   # (when, the block its trailer is in, the unit's blocks)
+            (x_control, 0, []),
+            (express & ~is_line, 1, [x_header]),
+            (express & is_line & ~incoming.masked, 9, [x_header] + x_data),
+            (express & is_line & incoming.masked, 10, [x_header, sink.mask] + x_data),
+        ]
         self.sync += [
             If(x_load,
                 [x.eq(f) for x, f in zip(x_blocks, frame)],
+                [If(when, [x_blocks[at][crc_at + i].eq(bit)
+                           for i, bit in enumerate(crc_bits(Cat(x_low, *reversed(unit))))])
+                 for when, at, unit in crcs],
                 x_valid.eq(1),
                 x_count.eq(Mux(express, Mux(is_line, BEAT_BLOCKS, 2), 1)),
                 x_rest.eq(Mux(express & is_line, Mux(incoming.masked, 3, 2), 0)),
@@ -633,16 +633,16 @@ class CutThrough(Module):
     is left to the ring. A beat with more behind the frame ended here leaves the rest to the ring too, and
     from then the ring is not clean until it has nothing left (`ring_idle`).
 
-    `end`: a frame is ended, `good` its CRC holds, `has_txn` it carries a transaction, `txn`, `low` its
-    trailer's fields below the CRC, all for one cycle. The ring's copy of each frame ended here follows, in
-    order, at least 3 cycles later.
+    `end`: a frame is ended, `has_txn` it carries a transaction, for one cycle; then `mismatches` (one bit
+    a CRC bit and check: set where the frame's trailer does not hold that bit; none set: its CRC holds),
+    `txn_bits` (its transaction, txn_layout's raw bits) and `trailer_field(name)` (its trailer's fields below
+    the CRC) are expressions with no signal of their own, for the registers that take them when `end` holds,
+    one bit a statement for the CRCs: a simulator works out their CRCs and wide muxes only then. The ring's copy of each frame ended here
+    follows, in order, at least 3 cycles later.
     """
     def __init__(self, sink, accept, ring_idle, room):
         self.end     = Signal()
-        self.good    = Signal()
         self.has_txn = Signal()
-        self.txn     = Record(txn_layout)
-        self.low     = Signal(TRAILER["crc"].offset)
 
         # # #
 
@@ -662,14 +662,14 @@ class CutThrough(Module):
         l9, l10 = flag[0][FLAG["l9"]], flag[0][FLAG["l10"]]
         l1 = ~(l9 | l10 | flag[0][FLAG["l17"]])
 
-        def check(unit_bits, trailer_block, state=None):
-            """Whether the trailer's CRC is the one over the unit's bits and its own fields below the CRC."""
-            crc = ParallelCRC(len(unit_bits) + low_bits, with_state=state is not None)
-            self.submodules += crc
-            self.comb += crc.data.eq(Cat(TRAILER.below(trailer_block, "crc"), unit_bits))
-            if state is not None:
-                self.comb += crc.state.eq(state)
-            return crc.crc == TRAILER.get(trailer_block, "crc")
+        self.mismatches = []
+        def check(when, unit_bits, trailer_block, state=None):
+            """When `when`: where the trailer's CRC differs from the one over the unit's bits and its own fields
+            below the CRC, a bit each."""
+            covered = TRAILER.below(trailer_block, "crc")
+            data = Cat(covered, unit_bits) if unit_bits is not None else covered
+            field = TRAILER.get(trailer_block, "crc")
+            self.mismatches += [when & (bit ^ field[i]) for i, bit in enumerate(crc_bits(data, state=state))]
 
         # In one beat: a trailer alone, or a unit of one block and its trailer.
         lone, alone = Signal(), Signal()
@@ -677,18 +677,11 @@ class CutThrough(Module):
             lone.eq(fresh & trailer(0)),
             alone.eq(is_unit & l1 & (count >= 2) & trailer(1)),
         ]
-        lone_crc  = ParallelCRC(low_bits)
-        self.submodules += lone_crc
-        self.comb += lone_crc.data.eq(TRAILER.below(block(0), "crc"))
-        lone_good  = lone_crc.crc == TRAILER.get(block(0), "crc")
-        alone_good = check(block(0), block(1))
 
         # A line's first beat: its CRC so far, its header and first 7 blocks kept for the next.
         first = Signal()
         self.comb += first.eq(is_unit & (l9 | l10) & (count == BEAT_BLOCKS) & no_ctrl(range(1, BEAT_BLOCKS)))
-        so_far = ParallelCRC(BEAT_BLOCKS*BLOCK_BITS)
-        self.submodules += so_far
-        self.comb += so_far.data.eq(Cat(*reversed([block(j) for j in range(BEAT_BLOCKS)])))   # the header first
+        so_far = crc_bits(Cat(*reversed([block(j) for j in range(BEAT_BLOCKS)])))   # the header first
         state  = Signal(32)
         kept   = [Signal(BLOCK_BITS, name=f"rxexpress_kept{j}") for j in range(BEAT_BLOCKS)]
         masked = Signal()
@@ -698,8 +691,6 @@ class CutThrough(Module):
             rest_line.eq(valid & waiting & ~masked & (count >= 2) & ~ctrl(0) & trailer(1)),
             rest_masked.eq(valid & waiting & masked & (count >= 3) & no_ctrl(range(2)) & trailer(2)),
         ]
-        line_good   = check(block(0), block(1), state)
-        masked_good = check(Cat(block(1), block(0)), block(2), state)
 
         # The ring stays clean while every beat is ended here whole (nothing behind its frame).
         whole, dirty_now = Signal(), Signal()
@@ -709,28 +700,36 @@ class CutThrough(Module):
             dirty_now.eq(dirty | valid & ~whole),
         ]
         self.sync += [
-            [b.eq(Cat(sink.data[BLOCK_BITS*j:BLOCK_BITS*(j + 1)], sink.ctrl[j])) for j, b in enumerate(beat)],
-            count.eq(sink.count),
+            If(accept,
+                [b.eq(Cat(sink.data[BLOCK_BITS*j:BLOCK_BITS*(j + 1)], sink.ctrl[j])) for j, b in enumerate(beat)],
+                count.eq(sink.count),
+            ),
             valid.eq(accept),
             fresh.eq(accept & room & ~dirty_now & ~waiting & ~(valid & first)),
             dirty.eq(dirty_now & ~ring_idle),
             If(valid, waiting.eq(first)),
-            If(first, state.eq(so_far.crc), masked.eq(l10), [k.eq(block(j)) for j, k in enumerate(kept)]),
+            If(first, [state[i].eq(bit) for i, bit in enumerate(so_far)], masked.eq(l10),
+                [k.eq(block(j)) for j, k in enumerate(kept)]),
         ]
 
-        header = Mux(waiting, kept[0], block(0))
         self.comb += [
             self.end.eq(lone | alone | rest_line | rest_masked),
-            self.good.eq(lone & lone_good | alone & alone_good | rest_line & line_good | rest_masked & masked_good),
             self.has_txn.eq(~lone),
-            self.low.eq(TRAILER.below(Mux(lone, block(0), Mux(alone | ~masked, block(1), block(2))), "crc")),
-            self.txn.type.eq(HEADER.get(header, "type")),
-            self.txn.tag.eq(HEADER.get(header, "tag")),
-            self.txn.laddr.eq(HEADER.get(header, "laddr")),
-            self.txn.mask.eq(Mux(waiting & masked, MASK.get(kept[1], "enables"), FULL_MASK)),
-            self.txn.data.eq(Mux(alone, 0, Mux(masked, Cat(*kept[2:], block(0), block(1)),
-                                                       Cat(*kept[1:], block(0))))),
         ]
+        check(lone, None, block(0))
+        check(alone, block(0), block(1))
+        check(rest_line, block(0), block(1), state)
+        check(rest_masked, Cat(block(1), block(0)), block(2), state)
+        self.trailer_field = lambda name: Mux(lone, TRAILER.get(block(0), name),
+                                              Mux(alone | ~masked, TRAILER.get(block(1), name),
+                                                  TRAILER.get(block(2), name)))
+        header = lambda name: Mux(waiting, HEADER.get(kept[0], name), HEADER.get(block(0), name))
+        fields = dict(
+            type=header("type"), tag=header("tag"), laddr=header("laddr"),
+            mask=Mux(waiting & masked, MASK.get(kept[1], "enables"), FULL_MASK),
+            data=Mux(alone, 0, Mux(masked, Cat(*kept[2:], block(0), block(1)), Cat(*kept[1:], block(0)))),
+        )
+        self.txn_bits = Cat(*[fields[name] for name, _ in txn_layout])
 
 
 class PackedDeframer(LiteXModule):
@@ -953,10 +952,11 @@ class PackedDeframer(LiteXModule):
         write1, write2 = Signal(), Signal()
         out1, out2 = Record(txn_layout), Record(txn_layout)
         express_out = Signal()   # stage 5's registers hold a transaction the cut-through ended.
-        trailer_of = lambda field: Mux(express.end, TRAILER.get(express.low, field), TRAILER.get(u_low, field))
+        trailer_of = lambda field: Mux(express.end, express.trailer_field(field), TRAILER.get(u_low, field))
         self.sync += [
             self.frame_end.eq(express.end | end_frame & visible),
-            self.frame_ok.eq(Mux(express.end, express.good, good)),
+            self.frame_ok.eq(express.end | good),
+            If(express.end, [If(mismatch, self.frame_ok.eq(0)) for mismatch in express.mismatches]),
             self.frame_seq.eq(trailer_of("seq")),
             self.frame_ack.eq(trailer_of("ack")),
             self.frame_nak.eq(trailer_of("nak")),
@@ -964,24 +964,21 @@ class PackedDeframer(LiteXModule):
             self.frame_txns.eq(Mux(express.end, express.has_txn, pushed + take + (take & u_paired))),
             write1.eq(express.end & express.has_txn | take & visible), write2.eq(take & u_paired & visible),
             express_out.eq(express.end & express.has_txn),
-            out1.raw_bits().eq(Mux(express.end, express.txn.raw_bits(), u_txn1.raw_bits())),
+            out1.raw_bits().eq(Mux(express.end, express.txn_bits, u_txn1.raw_bits())),
             out2.raw_bits().eq(u_txn2.raw_bits()),
             If(end_frame,
                 state.eq(CRC_INIT), bad.eq(0), pushed.eq(0),
-                If(visible,
-                    self.frames.eq(self.frames + 1),
-                    If(~good, self.crc_errors.eq(self.crc_errors + 1)),
-                ),
             ).Else(
                 If(take, state.eq(running.unit_state)),
                 If(u_kind[KIND["junk"]], bad.eq(1)),
                 pushed.eq(pushed + take + (take & u_paired)),
             ),
-            If(express.end,
-                self.frames.eq(self.frames + 1),
-                If(~express.good, self.crc_errors.eq(self.crc_errors + 1)),
-            ),
             copies.eq(copies + express.end - (end_frame & ~visible)),
+            # Each frame ended, the ring's or the cut-through's, counted a cycle after its end.
+            If(self.frame_end,
+                self.frames.eq(self.frames + 1),
+                If(~self.frame_ok, self.crc_errors.eq(self.crc_errors + 1)),
+            ),
         ]
 
         # Transactions wait in the commit FIFO until their trailer checks; the cut-through's goes around it when

@@ -5,9 +5,9 @@ import random
 import zlib
 
 import pytest
-from migen import Module
+from migen import Module, Signal, Cat
 
-from monet.cores.common.crc import CRC32_POLY, ParallelCRC, crc_matrix, crc_reference
+from monet.cores.common.crc import CRC32_POLY, ParallelCRC, crc_bits, crc_matrix, crc_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
 WIDTHS = [8, 64, 200, 640]
@@ -17,6 +17,7 @@ PIECES = [[64], [64, 576], [576, 64, 640, 64]]
 PART_WIDTHS = [32, 576, 1088]
 # (data bits, zero bits behind them): a header's part with the rest of its unit behind it, as the framer's.
 PADDED = [(64, 512), (64, 1024), (32, 64)]
+LAZY_WIDTH = 576                 # crc_bits: a line and its header, as the framer's cut-through takes them
 
 
 class Engines(Module):
@@ -29,6 +30,14 @@ class Engines(Module):
         self.data_part  = {w: ParallelCRC(w, init=0) for w in PART_WIDTHS}
         self.state_part = {w: ParallelCRC(w, with_state=True, with_data=False) for w in PART_WIDTHS}
         self.padded = {(w, z): ParallelCRC(w, init=0, zeros_after=z) for w, z in PADDED}
+        # crc_bits, taken by registers a bit a statement: from the all-ones register, and from `lazy_state`;
+        # the data made of two signals, as the cut-throughs' are of several.
+        self.lazy_data  = [Signal(64), Signal(LAZY_WIDTH - 64)]
+        self.lazy_state = Signal(32)
+        self.lazy_plain, self.lazy_running = Signal(32), Signal(32)
+        data = Cat(*self.lazy_data)
+        self.sync += [self.lazy_plain[i].eq(bit) for i, bit in enumerate(crc_bits(data))]
+        self.sync += [self.lazy_running[i].eq(bit) for i, bit in enumerate(crc_bits(data, state=self.lazy_state))]
         self.submodules += (list(self.plain.values()) + list(self.running.values()) +
                             list(self.data_part.values()) + list(self.state_part.values()) +
                             list(self.padded.values()))
@@ -42,6 +51,24 @@ def test_parallel_crc_matches_serial_reference(width):
     rng = random.Random(width)
     values = [0, 2**width - 1] + [rng.getrandbits(width) for _ in range(6)]
     assert crcs_from_the_engine(width, values) == [crc_reference(v, width) for v in values]
+
+
+def test_crc_bits_match_the_serial_reference_from_the_initial_value_and_from_a_state():
+    rng = random.Random(11)
+    cases = [(0, 0), (2**LAZY_WIDTH - 1, 2**32 - 1)] + [(rng.getrandbits(LAZY_WIDTH), rng.getrandbits(32))
+                                                      for _ in range(6)]
+    got = []
+
+    def gen():
+        for value, state in cases:
+            yield ENGINES.lazy_data[0].eq(value & (2**64 - 1))
+            yield ENGINES.lazy_data[1].eq(value >> 64)
+            yield ENGINES.lazy_state.eq(state)
+            yield
+            yield
+            got.append(((yield ENGINES.lazy_plain), (yield ENGINES.lazy_running)))
+    run_simulation(ENGINES, gen())
+    assert got == [(crc_reference(v, LAZY_WIDTH), crc_reference(v, LAZY_WIDTH, init=s)) for v, s in cases]
 
 
 def crcs_from_the_engine(width, values):
