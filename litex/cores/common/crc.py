@@ -61,8 +61,6 @@ def bits_of(value):
         return bits_of(value.value)[value.start:value.stop]
     if isinstance(value, Cat):
         return [bit for part in value.l for bit in bits_of(part)]
-    if isinstance(value, Replicate):
-        return bits_of(value.v) * value.n
     raise TypeError(f"bits_of: {type(value).__name__} is not a signal, slice, concatenation or constant")
 
 

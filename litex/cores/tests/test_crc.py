@@ -5,9 +5,9 @@ import random
 import zlib
 
 import pytest
-from migen import Module, Signal, Cat
+from migen import Cat, Constant, Module, Signal
 
-from monet.cores.common.crc import CRC32_POLY, ParallelCRC, crc_bits, crc_matrix, crc_reference
+from monet.cores.common.crc import CRC32_POLY, ParallelCRC, bits_of, crc_bits, crc_matrix, crc_reference
 from monet.cores.tests.verilog_sim import run_simulation
 
 WIDTHS = [8, 64, 200, 640]
@@ -51,6 +51,15 @@ def test_parallel_crc_matches_serial_reference(width):
     rng = random.Random(width)
     values = [0, 2**width - 1] + [rng.getrandbits(width) for _ in range(6)]
     assert crcs_from_the_engine(width, values) == [crc_reference(v, width) for v in values]
+
+
+def test_bits_of_takes_constants_and_slices_bit_by_bit():
+    # The cut-throughs' headers have constant fields in them (zero ones there, so a constant's other bits
+    # must be right here).
+    signal = Signal(8)
+    bits = bits_of(Cat(Constant(0b1011, 4), signal[2:5], Constant(1, 1)))
+    assert bits[:4] == [1, 1, 0, 1] and bits[7] == 1
+    assert [(b.value is signal, b.start) for b in bits[4:7]] == [(True, 2), (True, 3), (True, 4)]
 
 
 def test_crc_bits_match_the_serial_reference_from_the_initial_value_and_from_a_state():

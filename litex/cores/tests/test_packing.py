@@ -209,6 +209,58 @@ def test_a_line_and_what_shares_its_last_beat_are_both_delivered():
     assert stats == {"frames": 2, "crc_errors": 0, "overflow": 0, "trailers": [(0, 0, 0, 0), (1, 0, 0, 0)]}
 
 
+def deframe_beats(beats, cycles=60):
+    """Feeds beats ((blocks, idle cycles after it), blocks as (block, ctrl)) to the deframer; returns the
+    (type, tag, laddr) it delivers with the cycle of each, and its frame and CRC-error counts."""
+    dut, inject = LOOP.deframer, LOOP.inject
+    out, stats = [], {}
+
+    def send():
+        for blocks, idle in beats:
+            yield inject.valid.eq(1)
+            yield inject.count.eq(len(blocks))
+            yield inject.data.eq(sum(b << (64 * i) for i, (b, _) in enumerate(blocks)))
+            yield inject.ctrl.eq(sum(c << i for i, (_, c) in enumerate(blocks)))
+            yield
+            yield inject.valid.eq(0)
+            for _ in range(idle):
+                yield
+
+    def watch():
+        for cycle in range(cycles):
+            if (yield dut.source.valid):
+                out.append(((yield dut.source.type), (yield dut.source.tag), (yield dut.source.laddr), cycle))
+            yield
+        stats.update(frames=(yield dut.frames), crc_errors=(yield dut.crc_errors))
+
+    run_simulation(LOOP, [send(), watch()])
+    return out, stats
+
+
+def test_a_frame_left_open_by_the_ring_is_not_taken_for_a_new_one():
+    """Two reads in a beat without their trailer leave the ring's frame open; when the trailer comes alone
+    many cycles later, the ring has nothing else left, but the trailer ends the open frame, not one of its
+    own: both reads are delivered, one frame, no CRC error."""
+    frame = documented_frame([[header(T_RD_REQ, 1, 0x70)], [header(T_RD_REQ, 2, 0x71)]], seq=0, ack=0, nak=0,
+                             credits=0)
+    out, stats = deframe_beats([(frame[:2], 12), (frame[2:], 0)])
+    assert [o[:3] for o in out] == [(T_RD_REQ, 1, 0x70), (T_RD_REQ, 2, 0x71)]
+    assert stats == {"frames": 1, "crc_errors": 0}
+
+
+def test_the_cut_through_takes_frames_again_once_the_ring_has_emptied():
+    """A beat of two frames is the ring's (the cut-through leaves what is behind its frame to it); once the
+    ring has nothing left, a lone request is again delivered 2 cycles after its beat."""
+    both = (documented_frame([[header(T_RD_REQ, 1, 0x80)]], seq=0, ack=0, nak=0, credits=0) +
+            documented_frame([[header(T_RD_REQ, 2, 0x81)]], seq=1, ack=0, nak=0, credits=0))
+    lone = documented_frame([[header(T_RD_REQ, 3, 0x82)]], seq=2, ack=0, nak=0, credits=0)
+    out, stats = deframe_beats([(both, 20), (lone, 0)])
+    assert [o[:3] for o in out] == [(T_RD_REQ, 1, 0x80), (T_RD_REQ, 2, 0x81), (T_RD_REQ, 3, 0x82)]
+    # The lone beat is offered in cycle 21 (the first beat in 0, then 20 idle cycles) and taken in 22.
+    assert out[2][3] - out[1][3] > 2 and out[2][3] == 24
+    assert stats == {"frames": 3, "crc_errors": 0}
+
+
 def test_a_line_whose_next_beat_is_not_its_rest_is_left_to_the_ring():
     """A line's first beat starts the cut-through, but a ctrl block where its last data block should be is
     not its rest: the ring skips the broken frame as junk (one CRC error) and delivers the next."""
