@@ -71,9 +71,10 @@ def crc_bits(data, state=None, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
     evaluated by Verilator only in the cycles the registers take them, where ParallelCRC's steps are
     evaluated every cycle (and one statement of all 32 would be a line too long for its preprocessor);
     synthesis sees the same XOR trees."""
-    inputs = bits_of(data) + (bits_of(state) if state is not None else [])
+    data_bits = bits_of(data)
+    inputs = data_bits + (bits_of(state) if state is not None else [])
     outputs = []
-    for const, terms in crc_matrix(len(bits_of(data)), width, poly, None if state is not None else init):
+    for const, terms in crc_matrix(len(data_bits), width, poly, None if state is not None else init):
         bits = [inputs[j] for j in terms]
         const ^= sum(b for b in bits if isinstance(b, int)) & 1
         bits = [b for b in bits if not isinstance(b, int)]

@@ -31,8 +31,10 @@ from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
-# Frames the deframer's cut-through ended whose copies the ring has yet to end, at most: one comes a beat and
-# the ring ends each 5 cycles after its beat, so 6 are the most a link brings; a frame beyond is left to the ring.
+# Frames the deframer's cut-through ended whose copies the ring has yet to end: a copy is counted from the cycle
+# after the cut-through ends its frame until the ring ends it, 3 cycles for a frame of one beat, and the
+# cut-through ends one frame a beat at most, so 3 are the most a link brings. A frame beyond this bound would
+# be left to the ring (a backstop, never reached).
 COPIES_MAX = 7
 EXPRESS_BLOCKS = 11   # the framer's cut-through sends a frame of one unit: a masked line and its trailer at most.
 LENGTHS    = (1, 9, 10, 17)
@@ -450,7 +452,7 @@ class PackedFramer(LiteXModule):
         # The trailers go in with their CRC fields zero, and each CRC bit is written over its field by a statement
         # of its own under the load: expressions that only the load takes, so that a simulator works them out
         # only then. The header first, the trailer's fields last.
-        trailer = Cat(x_low, Constant(0, 32), 1)
+        trailer = Cat(x_low, Constant(0, TRAILER["crc"].width), 1)
         is_line = carries_line(sink.type)
         data = lambda i: Cat(x_data[i], 0)
         frame = [Mux(express, Cat(x_header, 1), trailer),
@@ -624,11 +626,10 @@ class CutThrough(Module):
 
     Every beat the ring takes (`accept`) is registered here as the ring writes it. While the ring holds
     nothing but frames ended here, and has `room` for another's copy, a beat that starts with a frame starts
-    one here: a trailer
-    alone, or a unit of one block with its trailer behind it, is checked at once; a line (9 blocks) or a
-    masked line (10) whose first 8 blocks fill the beat waits for the next beat, its CRC so far registered
-    (crc(init, the 8 blocks)), and is checked there (the state's part and the next beat's blocks up to the
-    trailer's CRC: a CRC is linear). The structure checked is the ring's: no ctrl block inside the unit, the
+    one here: a trailer alone, or a unit of one block with its trailer behind it, is checked at once; a line
+    (9 blocks) or a masked line (10) whose first 8 blocks fill the beat waits for the next beat, its CRC so
+    far registered (crc(init, the 8 blocks)), and is checked there (the state's part and the next beat's
+    blocks up to the trailer's CRC: a CRC is linear). The structure checked is the ring's: no ctrl block inside the unit, the
     trailer right behind it; anything else (a beat that is not the line's rest, a ctrl block out of place)
     is left to the ring. A beat with more behind the frame ended here leaves the rest to the ring too, and
     from then the ring is not clean until it has nothing left (`ring_idle`).
@@ -637,8 +638,8 @@ class CutThrough(Module):
     a CRC bit and check: set where the frame's trailer does not hold that bit; none set: its CRC holds),
     `txn_bits` (its transaction, txn_layout's raw bits) and `trailer_field(name)` (its trailer's fields below
     the CRC) are expressions with no signal of their own, for the registers that take them when `end` holds,
-    one bit a statement for the CRCs: a simulator works out their CRCs and wide muxes only then. The ring's copy of each frame ended here
-    follows, in order, at least 3 cycles later.
+    one bit a statement for the CRCs: a simulator works out their CRCs and wide muxes only then. The ring's
+    copy of each frame ended here follows, in order, at least 3 cycles later.
     """
     def __init__(self, sink, accept, ring_idle, room):
         self.end     = Signal()
@@ -646,7 +647,6 @@ class CutThrough(Module):
 
         # # #
 
-        low_bits = TRAILER["crc"].offset
         beat    = [Signal(BLOCK_CTRL + 1, name=f"rxexpress{j}") for j in range(BEAT_BLOCKS)]
         count   = Signal(4)
         valid   = Signal()

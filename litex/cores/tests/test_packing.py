@@ -209,22 +209,25 @@ def test_a_line_and_what_shares_its_last_beat_are_both_delivered():
     assert stats == {"frames": 2, "crc_errors": 0, "overflow": 0, "trailers": [(0, 0, 0, 0), (1, 0, 0, 0)]}
 
 
-def deframe_beats(beats, cycles=60):
-    """Feeds beats ((blocks, idle cycles after it), blocks as (block, ctrl)) to the deframer; returns the
-    (type, tag, laddr) it delivers with the cycle of each, and its frame and CRC-error counts."""
-    dut, inject = LOOP.deframer, LOOP.inject
-    out, stats = [], {}
-
-    def send():
-        for blocks, idle in beats:
-            yield inject.valid.eq(1)
-            yield inject.count.eq(len(blocks))
-            yield inject.data.eq(sum(b << (64 * i) for i, (b, _) in enumerate(blocks)))
-            yield inject.ctrl.eq(sum(c << i for i, (_, c) in enumerate(blocks)))
+def inject_beats(beats):
+    """Offers the deframer beats directly, each (blocks, idle cycles after it), blocks as (block, ctrl)."""
+    inject = LOOP.inject
+    for blocks, idle in beats:
+        yield inject.valid.eq(1)
+        yield inject.count.eq(len(blocks))
+        yield inject.data.eq(sum(b << (64 * i) for i, (b, _) in enumerate(blocks)))
+        yield inject.ctrl.eq(sum(c << i for i, (_, c) in enumerate(blocks)))
+        yield
+        yield inject.valid.eq(0)
+        for _ in range(idle):
             yield
-            yield inject.valid.eq(0)
-            for _ in range(idle):
-                yield
+
+
+def deframe_beats(beats, cycles=60):
+    """Feeds beats (as inject_beats takes them) to the deframer; returns the (type, tag, laddr) it delivers
+    with the cycle of each, and its frame and CRC-error counts."""
+    dut = LOOP.deframer
+    out, stats = [], {}
 
     def watch():
         for cycle in range(cycles):
@@ -233,7 +236,7 @@ def deframe_beats(beats, cycles=60):
             yield
         stats.update(frames=(yield dut.frames), crc_errors=(yield dut.crc_errors))
 
-    run_simulation(LOOP, [send(), watch()])
+    run_simulation(LOOP, [inject_beats(beats), watch()])
     return out, stats
 
 
@@ -475,19 +478,10 @@ def deframe(frames):
     """Feeds (block, ctrl) frames to a deframer, 8 blocks a beat, back to back; returns the (type, tag,
     laddr) it delivers and its frames, CRC-error and overflow counts, and each good frame's trailer fields
     (seq, ack, nak, credits) as the deframer hands them on, in stats["trailers"]."""
-    dut, inject = LOOP.deframer, LOOP.inject
+    dut = LOOP.deframer
     blocks = [b for f in frames for b in f]
     out, stats = [], {"trailers": []}
-
-    def send():
-        for at in range(0, len(blocks), 8):
-            beat = blocks[at:at + 8]
-            yield inject.valid.eq(1)
-            yield inject.count.eq(len(beat))
-            yield inject.data.eq(sum(b << (64 * i) for i, (b, _) in enumerate(beat)))
-            yield inject.ctrl.eq(sum(c << i for i, (_, c) in enumerate(beat)))
-            yield
-        yield inject.valid.eq(0)
+    beats = [(blocks[at:at + 8], 0) for at in range(0, len(blocks), 8)]
 
     def watch():
         for _ in range(len(blocks) + 30):
@@ -499,7 +493,7 @@ def deframe(frames):
             yield
         stats.update(frames=(yield dut.frames), crc_errors=(yield dut.crc_errors), overflow=(yield dut.overflow))
 
-    run_simulation(LOOP, [send(), watch()])
+    run_simulation(LOOP, [inject_beats(beats), watch()])
     return out, stats
 
 
