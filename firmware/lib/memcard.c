@@ -34,8 +34,10 @@ void memcard_counters(struct memcard_counters *c) {
     c->service_count = hal_read32(CSR_REMOTE_MEMCARD_SERVICE_COUNT_ADDR);
 #ifdef CSR_REMOTE_MEMCARD_REFRESHES_ADDR
     c->refreshes     = hal_read32(CSR_REMOTE_MEMCARD_REFRESHES_ADDR);
+    c->refresh_waits = hal_read32(CSR_REMOTE_MEMCARD_REFRESH_WAITS_ADDR);
 #else
     c->refreshes     = 0;
+    c->refresh_waits = 0;
 #endif
 }
 #endif

@@ -18,6 +18,7 @@ struct memcard_counters {
     uint32_t reads, writes, errors;
     uint32_t service_sum, service_count;   /* the memory's share of each answer, cycles */
     uint32_t refreshes;                    /* DDR4 refresh commands */
+    uint32_t refresh_waits;                /* requests that arrived while the DDR4 was held for a refresh */
 };
 
 void memcard_set_latency(uint32_t cycles);

@@ -53,14 +53,18 @@ def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory=
 
 
 def memory_service(target, run):
-    """Runs `run()` and returns its result with the memory card's mean service time over it (cycles: the
-    memory's share of each answer) and the DDR4 refreshes that fell inside it."""
+    """Runs `run()` and returns its result and the memory card's figures over it: its mean service time
+    (cycles: the memory's share of each answer), the DDR4 refreshes that fell inside it and the requests that
+    waited for one."""
     before = target.fw.memcard()
     result = run()
     after = target.fw.memcard()
-    count = (after["service_count"] - before["service_count"]) % 2**32
-    service = (after["service_sum"] - before["service_sum"]) % 2**32
-    return result, (service / count if count else None), (after["refreshes"] - before["refreshes"]) % 2**32
+
+    def grew(name):
+        return (after[name] - before[name]) % 2**32
+    count = grew("service_count")
+    return result, {"memory_service_cycles": grew("service_sum") / count if count else None,
+                    "refreshes": grew("refreshes"), "refresh_waits": grew("refresh_waits")}
 
 
 def configure_retry(target, profile, delay_cycles):
@@ -101,7 +105,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     windows = map_remote_windows(target, bfct_target=link["bfct_target"])
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
-    answer, service, refreshes = memory_service(
+    answer, memory_figures = memory_service(
         target, lambda: target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES))
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
@@ -124,20 +128,20 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
         "memory": memory,
         "placement": placement,
         "link": link_record(link),
-        "memory_service_cycles": service,
-        "refreshes": refreshes,
+        **memory_figures,
         "measured_at": "latency_*: ReMAT port, request accepted to response delivered; cpu_latency_*: what the "
                        "CPU waits beyond the same access to local SRAM; memory_service_cycles: the memory "
                        "card's mean time in its memory",
     }
     # On the means: the memory's share is a mean (a DRAM's varies with rows, refreshes and turnarounds).
+    memory_cycles = memory_figures["memory_service_cycles"] + link["memlat"]
     if link["bfct_target"] == TARGET_REMOTE0:
         result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
-                                                        memory_cycles=service + link["memlat"],
+                                                        memory_cycles=memory_cycles,
                                                         link_ns=PROFILES[profile].link_ns(rate_gbps))
     else:   # no link of ours: ReMAT and the card's front end, the memory (native HMC: its fiber apart)
         fiber = 2 * link["hmc"]["fiber_ns"] if link["hmc_native"] else 0.0
-        result["breakdown"] = link_model.linkless_breakdown(hw_summary["mean"], service + link["memlat"], fiber)
+        result["breakdown"] = link_model.linkless_breakdown(hw_summary["mean"], memory_cycles, fiber)
     result["breakdown_ns"] = link_model.breakdown_by_layer(result["breakdown"])
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
@@ -229,7 +233,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
     lines = count * lines_per_access
     budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
-    run, service, refreshes = memory_service(target, lambda: target.fw.pbb(
+    run, memory_figures = memory_service(target, lambda: target.fw.pbb(
         op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, mix=mix if op == "mixed" else None,
         pattern=pattern, addr=0, span=span,
         count=count * transactions_per_access, size=size, outstanding=outstanding, seed=seed, check=check,
@@ -269,8 +273,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
         # The paper's memory utilisation: achieved against the memory's peak (DDR4 only: the SRAM has none).
         "memory_peak_GBps": MEMORY_PEAK_GBPS.get(memory),
         "memory_utilisation": bw / MEMORY_PEAK_GBPS[memory] if memory in MEMORY_PEAK_GBPS else None,
-        "memory_service_cycles": service,
-        "refreshes": refreshes,
+        **memory_figures,
         "errors": run["errors"], "bus_errors": run["bus_errors"],
         "latency_ns": {"min": link_model.cycles_to_ns(run["lat_min"]),
                        "mean": link_model.cycles_to_ns(run["lat_sum"] / max(run["completed"], 1)),

@@ -170,7 +170,8 @@ class FirmwareConsole:
 
     @command
     def memcard(self):
-        """The memory card's counters: reads, writes, errors, its memory's summed service time, refreshes."""
+        """The memory card's counters: reads, writes, errors, its memory's summed service time, refreshes and
+        the requests that waited for one."""
 
     @command
     def counters(self):

@@ -311,12 +311,29 @@ def _compute_card():
     }
 
 
+def _memcard():
+    """The memory card core as the board has it (512 MB of DDR4, 128 requests), its DDR4 front (estimated
+    alone as `ddr4`) left out: its request and answer endpoints are ports. The SRAM is 16 KB, not the
+    board's 256 KB: Yosys 0.23 maps a 4096-line SRAM written by bytes to LUT RAM and fails; the logic around
+    it is the same but for the width of its address."""
+    from litex.gen import LiteXModule
+    from litex.soc.interconnect import stream
+    from monet.cores.memcard.core import MemoryCard
+    from monet.cores.memcard.ddr4 import request_layout
+    ddr4 = LiteXModule()
+    ddr4.sink, ddr4.source = stream.Endpoint(request_layout()), stream.Endpoint(request_layout())
+    card = MemoryCard(size=512 * 1024 * 1024, sram_size=16 * 1024, max_outstanding=128, ddr4=ddr4,
+                      gate_clocks=False)
+    return _with_ports(card, ddr4_sink=ddr4.sink, ddr4_source=ddr4.source)
+
+
 def _memory_card():
     from monet.cores.link.core import LinkEndpoint
     from monet.cores.memcard.ddr4 import DDR4Memory, MTA8ATF51264HZ
     return {
         "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256),
         "lanes": _board_lanes,
+        "memcard": _memcard,
         # The whole 512 MB module, without the sim's PHY model: a board's USPDDRPHY takes its DFI.
         "ddr4": lambda: DDR4Memory(MTA8ATF51264HZ.nbanks * MTA8ATF51264HZ.ncols * MTA8ATF51264HZ.nrows * 8,
                                    250e6, depth=128, with_phy_model=False),

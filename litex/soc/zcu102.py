@@ -23,13 +23,14 @@ from litex.build.generic_platform import Pins, Subsignal
 from litex.gen import LiteXModule
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.cores.clock import USIDELAYCTRL, USMMCM
+from litedram.core.controller import ControllerSettings
 from litedram.modules import MT40A256M16
 from litedram.phy import usddrphy
 from liteiclink.serdes.gth4_ultrascale import GTH4, GTH4QuadPLL
 
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.memcard.core import MemoryCard
-from monet.cores.memcard.ddr4 import DDR4Memory
+from monet.cores.memcard.ddr4 import DDR4Memory, TrafficRefresher
 from monet.soc.board import main_for
 from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
 from monet.soc.remote import LINK_RETRY_DEPTH
@@ -107,8 +108,10 @@ class MemoryCardSoC(SoCCore):
         self.ddrphy = usddrphy.USPDDRPHY(plat.request("ddram"), memtype="DDR4", sys_clk_freq=SYS_CLK_HZ,
                                          iodelay_clk_freq=500e6)
         # LiteX's SDRAM core without a CPU bus port: its DFI injector is what the BIOS needs.
+        # Refreshes timed by the memory card's traffic, as in the sim (ddr4.py's TrafficRefresher).
         self.add_sdram("sdram", phy=self.ddrphy, module=MT40A256M16(SYS_CLK_HZ, "1:4"), size=PL_DDR4_SIZE,
-                       with_soc_interconnect=False)
+                       with_soc_interconnect=False,
+                       controller_settings=ControllerSettings(refresh_cls=TrafficRefresher))
         ddr4 = DDR4Memory(PL_DDR4_SIZE, SYS_CLK_HZ, depth=REMOTE_TAGS, core=self.sdram)
         # Named as in the sim (remote.memcard, remote.link_m), so firmware/lib's drivers find the same CSRs.
         self.remote = remote = LiteXModule()

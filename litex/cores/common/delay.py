@@ -10,15 +10,18 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from monet.cores.common.fifo import BypassFIFO
+
 
 class DelayLine(LiteXModule):
     """Delays each element of a stream by `delay` cycles, set at run time (0 .. depth-1 useful).
 
     Elements are stamped on entry and released once `delay` cycles have passed, in order; the line holds
     up to `depth` elements, so at one element a cycle `depth` bounds the delay. Latency: max(delay, 1)
-    cycles (the FIFO costs one). `sink.ready` drops only when the line is full.
+    cycles (the FIFO costs one); `with_bypass`: `delay` cycles, an element going around the empty line at
+    delay 0 (a BypassFIFO). `sink.ready` drops only when the line is full.
     """
-    def __init__(self, layout, depth, delay_bits=16):
+    def __init__(self, layout, depth, delay_bits=16, with_bypass=False):
         self.sink   = sink   = stream.Endpoint(layout)
         self.source = source = stream.Endpoint(layout)
         self.delay  = Signal(delay_bits)
@@ -29,7 +32,13 @@ class DelayLine(LiteXModule):
         self.sync += now.eq(now + 1)
 
         stamped = [("due", delay_bits)] + list(stream.Endpoint(layout).description.payload_layout)
-        self.fifo = fifo = stream.SyncFIFO(stamped, depth, buffered=False)
+        if with_bypass:
+            self.fifo = fifo = BypassFIFO(stamped, depth)
+            self.comb += fifo.around.eq(self.delay == 0)
+            passing = fifo.passing
+        else:
+            self.fifo = fifo = stream.SyncFIFO(stamped, depth, buffered=False)
+            passing = 0
         self.comb += [
             sink.connect(fifo.sink, omit={"due"}),
             fifo.sink.due.eq(now + self.delay),
@@ -39,7 +48,7 @@ class DelayLine(LiteXModule):
         due = Signal()
         self.comb += [
             age.eq(now - fifo.source.due),
-            due.eq(age[-1] == 0),
+            due.eq(passing | (age[-1] == 0)),   # an element going around is due: the delay is 0
             fifo.source.connect(source, omit={"due", "valid", "ready"}),
             source.valid.eq(fifo.source.valid & due),
             fifo.source.ready.eq(source.ready & due),

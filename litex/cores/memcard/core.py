@@ -15,6 +15,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
+from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
 from monet.cores.memcard.ddr4 import DDR4Memory
 
@@ -22,6 +23,11 @@ from monet.cores.memcard.ddr4 import DDR4Memory
 MEMORY_SRAM = 0   # `memory` values: the on-card SRAM (a line a cycle) ...
 MEMORY_DDR4 = 1   # ... or DDR4 through LiteDRAM (with_ddr4) ...
 MEMORY_HMC  = 2   # ... or an HMC (a memory module given as `hmc`)
+
+# A request's class, kept beside it in the input FIFO: below the selected memory's size, a read or write
+# request in range, and one for DDR4 or the HMC rather than the SRAM stage.
+CLASS_LAYOUT = [("in_range", 1), ("is_access", 1), ("to_other", 1)]
+CLASS_FIELDS = {name for name, _ in CLASS_LAYOUT}
 
 
 class MemoryCard(LiteXModule):
@@ -31,10 +37,13 @@ class MemoryCard(LiteXModule):
     with its tag, its logic in clock domain `hmc` (the SoC passes its HMC controller, link and device
     model, soc/hmc.py). A `memory` value the card was not built with is served by the SRAM.
 
-    Latency, request taken to response offered: SRAM 3 cycles (request FIFO 2, memory read 1), DDR4 and HMC
-    2 plus the memory's own; then the delay line's max(`latency`, 1) (`latency`: a CSR, default 0,
-    the fixed extra cycles of a modelled streamer). `service_sum` / `service_count` measure the memory's
-    share, request leaving the input FIFO to response entering the delay line. A request beyond the memory's
+    Latency, request taken to response offered: SRAM 2 cycles (the input FIFO's register 1, the memory read
+    1), DDR4 and HMC 1 plus the memory's own; then the delay line's `latency` (a CSR, default 0, the fixed
+    extra cycles of a modelled streamer). A request that finds the input FIFO empty enters its output
+    register directly (BypassFIFO), and an answer goes around the empty delay line at latency 0; behind
+    others a request waits in the FIFO (2 cycles) and an answer in the delay line (at least 1).
+    `service_sum` / `service_count` measure the memory's share, request leaving the input FIFO's register to
+    response entering the delay line (they follow an answer by 3 cycles). A request beyond the memory's
     size or of another type is answered with an error frame by the SRAM stage. Requests are bounded by the
     requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped. Switch
     `memory` only while no request is in flight.
@@ -81,7 +90,12 @@ class MemoryCard(LiteXModule):
         port = mem.get_port(write_capable=True, we_granularity=8)
         self.specials += mem, port
 
-        self.requests = requests = stream.SyncFIFO(txn_layout, max_outstanding, buffered=True)
+        # A request that finds nothing waiting enters the FIFO's output register directly (1 cycle; 2 behind
+        # others). What the card does with it (in range, an access, for DDR4 or the HMC) is decided as it
+        # arrives and kept beside it, so that its readiness and what it meets next (SRAM address, DDR4
+        # command) start from that register.
+        self.requests = requests = BypassFIFO(txn_layout + CLASS_LAYOUT, max_outstanding, registered=True)
+        arriving  = requests.sink
         req       = requests.source
         from_local = Signal()   # the request leaving the input FIFO came through the local port
         if with_local_port:
@@ -107,19 +121,17 @@ class MemoryCard(LiteXModule):
         else:
             self.comb += sink.connect(requests.sink)
 
-        in_range  = Signal()
-        is_access = Signal()
-        to_other  = Signal()    # the request goes to DDR4 or the HMC, not to the SRAM stage
+        in_range, is_access, to_other = req.in_range, req.is_access, req.to_other
         built = [MEMORY_DDR4] * (with_ddr4 or ddr4 is not None) + [MEMORY_HMC] * (hmc is not None)
         if sram_lines == lines:
             bound = lines
         else:    # the SRAM's size when it serves, the other memory's when one is selected
             bound = Mux(reduce(or_, [self.memory == value for value in built], 0), lines, sram_lines)
         self.comb += [
-            in_range.eq(req.laddr < bound),
-            is_access.eq(in_range & ((req.type == T_RD_REQ) | (req.type == T_WR_REQ))),
+            arriving.in_range.eq(arriving.laddr < bound),
+            arriving.is_access.eq(arriving.in_range & ((arriving.type == T_RD_REQ) | (arriving.type == T_WR_REQ))),
         ]
-        self.delay = delay = DelayLine(txn_layout, max_outstanding)
+        self.delay = delay = DelayLine(txn_layout, max_outstanding, with_bypass=True)
         self.comb += delay.delay.eq(self.latency)
 
         # DDR4 and HMC: requests go to the selected memory, whose responses take the delay line before the
@@ -153,13 +165,13 @@ class MemoryCard(LiteXModule):
             self.comb += [
                 selected[i].eq(self.memory == value),
                 If(selected[i],
-                    req.connect(memory.sink, omit={"valid", "ready", "stamp"}),
+                    req.connect(memory.sink, omit={"valid", "ready", "stamp"} | CLASS_FIELDS),
                     other_ready.eq(memory.sink.ready),
                 ),
                 memory.sink.valid.eq(req.valid & to_other & selected[i]),
             ]
         self.comb += [
-            to_other.eq(is_access & (selected != 0)),
+            arriving.to_other.eq(arriving.is_access & (selected != 0)),
             other_valid.eq(reduce(or_, [m.source.valid for m, _, _ in others], 0)),
         ]
 
@@ -234,12 +246,19 @@ class MemoryCard(LiteXModule):
             ]
         else:
             self.comb += delay.source.connect(source)
+        # The answer's stamp is registered, then its service time, then summed: from the DDR4 front's answer,
+        # the difference and the sum's carry chains in one cycle were 11 levels.
+        served, stamped, now_then = Signal(2), Signal(32), Signal(32)
         service = Signal(32)
-        self.comb += service.eq(now - stamp)
-        self.sync += If(delay.sink.valid & delay.sink.ready,
-            self.service_sum.eq(self.service_sum + service),
-            self.service_count.eq(self.service_count + 1),
-        )
+        self.sync += [
+            served.eq(Cat(delay.sink.valid & delay.sink.ready, served[0])),
+            stamped.eq(stamp), now_then.eq(now),
+            service.eq(now_then - stamped),
+            If(served[1],
+                self.service_sum.eq(self.service_sum + service),
+                self.service_count.eq(self.service_count + 1),
+            ),
+        ]
 
     def add_gated_clock(self, name, memory, gated):
         """The clock domain `name`: the system clock, stopped while `memory` is not selected (`gated`). The
@@ -279,4 +298,9 @@ class MemoryCard(LiteXModule):
         ]
         if hasattr(self, "ddr4"):
             self._refreshes = CSRStatus(32, description="DDR4 refresh commands issued.")
-            self.comb += self._refreshes.status.eq(self.ddr4.refreshes)
+            self._refresh_waits = CSRStatus(32, description="Requests that arrived while the DDR4 was held "
+                                                            "for a refresh (they wait for it).")
+            self.comb += [
+                self._refreshes.status.eq(self.ddr4.refreshes),
+                self._refresh_waits.status.eq(self.ddr4.refresh_waits),
+            ]

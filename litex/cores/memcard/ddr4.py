@@ -41,7 +41,9 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from litedram.core.controller import LiteDRAMController
+from litedram.core.controller import ControllerSettings, LiteDRAMController
+from litedram.core.multiplexer import cmd_request_rw_layout
+from litedram.core.refresher import RefreshSequencer, RefreshTimer, ZQCSExecuter
 from litedram.common import LiteDRAMNativePort
 from litedram.core.crossbar import LiteDRAMCrossbar
 from litedram.modules import DDR4Module, _SpeedgradeTimings, _TechnologyTimings
@@ -52,6 +54,8 @@ from monet.cores.common.layouts import *
 DDR4_BUS_BITS   = 64
 DDR4_CLK_RATIO  = "1:4"
 DDR4_MEMTYPE    = "DDR4"
+REFRESH_OWED_MAX = 8     # refreshes a DDR4 controller may postpone (JESD79-4): then one is issued at once
+REFRESH_IDLE_CYCLES = 256   # a memory idle this long (1 us at 250 MHz) takes the refreshes it owes at once
 
 
 class MTA8ATF51264HZ(DDR4Module):
@@ -85,6 +89,77 @@ def sized_module(module_cls, size):
         self.geom_settings.addressbits = max(self.geom_settings.addressbits, log2_int(module_cls.nrows))
     cls.__init__ = __init__
     return cls
+
+
+def request_layout(stamp_bits=32):
+    """A request or its answer at DDR4Memory's ports: a line transaction and the stamp it carries through."""
+    return txn_layout + [("stamp", stamp_bits)]
+
+
+class TrafficRefresher(LiteXModule):
+    """LiteDRAM's Refresher timed by the traffic. The same commands (precharge all, REF, then a ZQCS when
+    one is due) from LiteDRAM's own timer, sequencer and ZQCS executer; what changes is when. A refresh falls
+    due every tREFI and is owed (`owed`) until the memory's last access in flight completes with none
+    behind it (`quiet`, a pulse from the memory's front), until the memory has been `idle` (nothing in
+    flight or offered, a level from the front) for REFRESH_IDLE_CYCLES, or at once when REFRESH_OWED_MAX
+    are owed: JESD79-4 lets a controller postpone up to 8 refreshes (at most 9 x tREFI between two).
+
+    Why: a refresh holds the DRAM for tRP + tRFC (70 cycles at 250 MHz), and LiteDRAM issues it when its
+    timer says, so an access that arrives then waits for it whatever the traffic (the latency's p99). Issued
+    as an access completes, it runs in the gap behind that access, which for a requester that waits for each
+    answer (a CPU's dependent loads) is a whole round trip plus its own work. Accesses that arrive while the
+    DRAM is held are what `holding` shows. Under sustained load the refreshes run up to 8 x tREFI late, one
+    at a time; a memory left idle owes none when its traffic starts again. Without `quiet` and `idle`
+    driven, every refresh is 8 x tREFI late.
+
+    Parameters as LiteDRAM's Refresher (ControllerSettings(refresh_cls=TrafficRefresher)); `postponing` is
+    not used: the traffic postpones.
+    """
+    def __init__(self, settings, clk_freq, zqcs_freq=1e0, postponing=1):
+        abits  = settings.geom.addressbits
+        babits = settings.geom.bankbits + log2_int(settings.phy.nranks)
+        self.cmd     = cmd = stream.Endpoint(cmd_request_rw_layout(a=abits, ba=babits))
+        self.quiet   = Signal()
+        self.idle    = Signal()
+        self.owed    = Signal(max=REFRESH_OWED_MAX + 2)
+        self.holding = Signal()
+
+        # # #
+
+        self.timer = timer = RefreshTimer(settings.timing.tREFI)
+        self.sequencer = sequencer = RefreshSequencer(cmd, settings.timing.tRP, settings.timing.tRFC)
+        self.comb += [timer.wait.eq(~timer.done), self.holding.eq(cmd.valid)]
+        idle_for = Signal(max=REFRESH_IDLE_CYCLES + 1)   # cycles the memory has been idle, up to the limit
+        self.sync += [
+            self.owed.eq(self.owed + timer.done - sequencer.start),
+            If(~self.idle, idle_for.eq(0)).Elif(idle_for != REFRESH_IDLE_CYCLES, idle_for.eq(idle_for + 1)),
+        ]
+        wanted = self.quiet | (idle_for == REFRESH_IDLE_CYCLES) | (self.owed >= REFRESH_OWED_MAX)
+        release = [cmd.valid.eq(0), cmd.last.eq(1), NextState("IDLE")]
+        after_refresh = release
+        if settings.timing.tZQCS is not None:
+            self.zqcs_timer = zqcs_timer = RefreshTimer(int(clk_freq / zqcs_freq))
+            self.zqcs = zqcs = ZQCSExecuter(cmd, settings.timing.tRP, settings.timing.tZQCS)
+            self.comb += zqcs_timer.wait.eq(~zqcs.done)
+            after_refresh = [If(zqcs_timer.done, zqcs.start.eq(1), NextState("DO-ZQCS")).Else(*release)]
+
+        self.fsm = fsm = FSM()
+        fsm.act("IDLE",
+            If((self.owed != 0) & wanted, NextState("WAIT-BANK-MACHINES"))
+        )
+        fsm.act("WAIT-BANK-MACHINES",
+            cmd.valid.eq(1),
+            If(cmd.ready, sequencer.start.eq(1), NextState("DO-REFRESH"))
+        )
+        fsm.act("DO-REFRESH",
+            cmd.valid.eq(1),
+            If(sequencer.done, *after_refresh)
+        )
+        if settings.timing.tZQCS is not None:
+            fsm.act("DO-ZQCS",
+                cmd.valid.eq(1),
+                If(zqcs.done, *release)
+            )
 
 
 def peak_GBps(clk_freq):
@@ -168,17 +243,27 @@ class DDR4Memory(LiteXModule):
 
     Service time (request offered here to response offered), measured on the generated Verilog at 250 MHz
     (test_memcard): a row hit 6 cycles for a write and 13 for a read (15 for the first read after writes,
-    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 24 (read). Back to
+    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 23 (read). Of a row
+    hit's 13: LiteDRAM's bank machine 2 (its command FIFO and its row-compare buffer), its command
+    multiplexer and the PHY's read latency 10, the response FIFO 1 (an answer taken around it would reach the
+    link's framer through 9 levels or more: see doc/boards.md). Back to
     back, sequential lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a
     row miss, at 0.41 (6.6 GB/s: tRRD and tFAW bound the activations). A refresh (tRFC = 66 cycles, every tREFI = 1950
-    cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus.
+    cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus, `refresh_waits` the
+    requests that arrived while the DRAM was held for one (they wait for it).
+
+    Refresh: the controller's refresher is a TrafficRefresher (with a `core`, if its SoC chose one), told
+    when the last access in flight completes, so that a refresh runs behind an access rather than in front
+    of one. A refresh closes every row; the front then reads the line it was last asked for again
+    (`reopen`, its data dropped), so that an access to the row that was open finds it open: a row hit
+    (13 cycles) rather than a closed row (23). Another row of that bank then costs a precharge more.
     """
     def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32,
                  with_phy_model=True, core=None):
-        request_layout  = txn_layout + [("stamp", stamp_bits)]
-        self.sink       = sink   = stream.Endpoint(request_layout)
-        self.source     = source = stream.Endpoint(request_layout)
-        self.refreshes  = Signal(32)
+        self.sink          = sink   = stream.Endpoint(request_layout(stamp_bits))
+        self.source        = source = stream.Endpoint(request_layout(stamp_bits))
+        self.refreshes     = Signal(32)
+        self.refresh_waits = Signal(32)
 
         # # #
 
@@ -188,7 +273,7 @@ class DDR4Memory(LiteXModule):
             if with_phy_model:    # made first, as before the option, so the sim's Verilog (and model) is unchanged
                 self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
             self.controller = controller = LiteDRAMController(settings, module.geom_settings,
-                                                              module.timing_settings, clk_freq)
+                module.timing_settings, clk_freq, ControllerSettings(refresh_cls=TrafficRefresher))
             crossbar = None
             self.dfi        = controller.dfi   # without the model, a board's PHY (USPDDRPHY) connects here
             if with_phy_model:
@@ -216,31 +301,42 @@ class DDR4Memory(LiteXModule):
         self.comb += refresh.eq(reduce(or_, [~p.cs_n & ~p.ras_n & ~p.cas_n & p.we_n for p in controller.dfi.phases]))
         self.sync += If(refresh, self.refreshes.eq(self.refreshes + 1))
 
-        # Command: taken by the port of its bank when that port takes it and a response slot is free.
-        response  = stream.SyncFIFO(request_layout, depth, buffered=False)
+        # Command: the sink's request, or with none offered the reopening read; taken by the port of its bank
+        # when that port takes it and (a request) a response slot is free.
+        response  = stream.SyncFIFO(request_layout(stamp_bits), depth, buffered=False)
         self.submodules += response
-        in_flight = Signal(max=depth + 1)
-        issue     = Signal()
+        in_flight = Signal(max=depth + 1)    # requests between their command and their answer leaving
+        issue     = Signal()                 # a request's command is taken
         room      = Signal()
-        select    = Signal(max=max(ports, 2))
+        select    = Signal(max=max(ports, 2))   # the request's port
+        last      = Signal(LADDR_BITS)   # the line of the last request taken ...
+        last_port = Signal(len(self.ports))   # ... and its port, one-hot
+        reopen    = Signal()             # a refresh closed the rows: read `last` again while nothing is offered
+        reopening = Signal()             # the reopening read is out ...
+        reopen_at = Signal(len(self.ports))   # ... on this port (one-hot)
+        reopened  = Signal()             # ... and completes this cycle: its data is dropped
+        idle      = Signal(reset=1)      # no request in flight (registered): the reopening read goes only then
+
+        def bank(laddr):
+            return laddr[bank_shift:bank_shift + log2_int(ports)] if ports > 1 else 0
         self.comb += [
             room.eq(in_flight < depth),
-            select.eq(sink.laddr[bank_shift:bank_shift + log2_int(ports)] if ports > 1 else 0),
+            select.eq(bank(sink.laddr)),
             sink.ready.eq(Array(p.cmd.ready for p in self.ports)[select] & room),
         ]
         completions = []
         fires = []
         for i, port in enumerate(self.ports):
             pending = stream.SyncFIFO([("tag", TAG_BITS), ("laddr", LADDR_BITS), ("stamp", stamp_bits)], depth,
-                                      buffered=False)   # this port's requests, in order of completion
+                                      buffered=False)   # this port's commands, in order of completion
             wdata   = stream.SyncFIFO([("data", LINE_BITS), ("we", LINE_BYTES)], depth, buffered=False)
             self.submodules += pending, wdata
-            mine, fire = Signal(), Signal()
+            fire = Signal()
             self.comb += [
-                mine.eq(select == i),
-                port.cmd.valid.eq(sink.valid & mine & room),
-                port.cmd.we.eq(sink.type == T_WR_REQ),
-                port.cmd.addr.eq(sink.laddr),
+                port.cmd.valid.eq(sink.valid & (select == i) & room |
+                                  ~sink.valid & reopen & ~reopening & idle & last_port[i]),
+                port.cmd.we.eq(sink.valid & (sink.type == T_WR_REQ)),
+                port.cmd.addr.eq(Mux(sink.valid, sink.laddr, last)),
                 port.cmd.last.eq(1),
                 # The port's own handshake (not `issue`, which picks the port's readiness by the bank bits).
                 fire.eq(port.cmd.valid & port.cmd.ready),
@@ -261,7 +357,18 @@ class DDR4Memory(LiteXModule):
             ]
             completions.append((port, pending))
             fires.append(fire)
-        self.comb += issue.eq(reduce(or_, fires))
+        reopen_fire = Signal()
+        self.comb += [
+            issue.eq(sink.valid & sink.ready),
+            reopen_fire.eq(~sink.valid & reduce(or_, fires)),
+        ]
+        self.sync += [
+            If(issue, last.eq(sink.laddr), last_port.eq(1 << select)),
+            If(refresh & (last_port != 0), reopen.eq(1)).Elif(reopen_fire, reopen.eq(0)),
+            # Sent only with nothing in flight, the reopening read heads its port's pending commands: the
+            # port's next completion is its.
+            If(reopen_fire, reopening.eq(1), reopen_at.eq(last_port)).Elif(reopened, reopening.eq(0)),
+        ]
         # Completion, in each port's command order: a write when its data goes, a read when its data comes.
         # One a cycle at most: the controller has one data bus and, after a read, waits read_latency - 1
         # cycles before a write command. So the answer's fields are an OR of each port's, gated by its
@@ -271,7 +378,8 @@ class DDR4Memory(LiteXModule):
         def completed(field):
             return one_hot_select([(d, getattr(pending.source, field)) for d, (_, pending) in zip(done, completions)])
         self.comb += [
-            response.sink.valid.eq(reduce(or_, done)),
+            reopened.eq(reopening & reduce(or_, [d & reopen_at[i] for i, d in enumerate(done)])),
+            response.sink.valid.eq(reduce(or_, done) & ~reopened),
             response.sink.tag.eq(completed("tag")),
             response.sink.laddr.eq(completed("laddr")),
             response.sink.stamp.eq(completed("stamp")),
@@ -280,4 +388,21 @@ class DDR4Memory(LiteXModule):
             response.sink.data.eq(self.ports[0].rdata.data),   # the controller's one read data bus
             response.source.connect(source),
         ]
-        self.sync += in_flight.eq(in_flight + issue - (source.valid & source.ready))
+        leaving = Signal()
+        self.comb += leaving.eq(source.valid & source.ready)
+        last_answer = Signal()   # the one request in flight is answered, none is taken
+        self.comb += last_answer.eq(leaving & (in_flight == 1) & ~issue)
+        self.sync += [
+            in_flight.eq(in_flight + issue - leaving),
+            # in_flight's next value is 0: compares of the register, not of the sum (a carry chain shorter).
+            idle.eq(((in_flight == 0) | last_answer) & ~issue),
+        ]
+
+        # The refresher: told (a cycle later) when the last request in flight has been answered with none
+        # behind it, so that its refresh runs in the gap that follows; the requests that arrive while it
+        # holds the DRAM wait for it.
+        refresher = controller.refresher
+        if hasattr(refresher, "quiet"):
+            self.sync += refresher.quiet.eq(last_answer)
+            self.comb += refresher.idle.eq(idle & ~sink.valid)
+        self.sync += If(sink.valid & sink.ready & refresher.cmd.valid, self.refresh_waits.eq(self.refresh_waits + 1))

@@ -32,10 +32,10 @@ def line(seed):
 
 
 def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400):
-    """Sends (type, tag, laddr, mask, data) requests one a cycle; returns the responses (type, tag, laddr,
-    data, cycle), the cycle the card took each request and its counters (reads, writes, errors, credits,
-    service sum, service count, refreshes). `stall_every`: the link refuses a response every that many
-    cycles."""
+    """Sends (type, tag, laddr, mask, data) requests one a cycle (a number among them: that many idle
+    cycles); returns the responses (type, tag, laddr, data, cycle), the cycle the card took each request and
+    its counters (reads, writes, errors, credits, service sum, service count, refreshes, refresh waits).
+    `stall_every`: the link refuses a response every that many cycles."""
     dut = card(memory)
     responses, taken, counters = [], [], []
     freed = [0]
@@ -48,8 +48,17 @@ def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400):
         yield
         for name in ("reads", "writes", "errors", "service_sum", "service_count"):
             start[name] = yield getattr(dut, name)
-        start["refreshes"] = (yield dut.ddr4.refreshes) if memory == "ddr4" else 0
-        yield from send_transactions(dut.sink, requests)
+        for name in ("refreshes", "refresh_waits"):
+            start[name] = (yield getattr(dut.ddr4, name)) if memory == "ddr4" else 0
+        group = []
+        for item in requests + [0]:
+            if isinstance(item, int):
+                yield from send_transactions(dut.sink, group)
+                group = []
+                for _ in range(item):
+                    yield
+            else:
+                group.append(item)
 
     def receive():
         for cycle in range(cycles):
@@ -64,8 +73,9 @@ def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400):
         counters.extend([(yield dut.reads) - start["reads"], (yield dut.writes) - start["writes"],
                          (yield dut.errors) - start["errors"], freed[0],
                          (yield dut.service_sum) - start["service_sum"],
-                         (yield dut.service_count) - start["service_count"],
-                         ((yield dut.ddr4.refreshes) if memory == "ddr4" else 0) - start["refreshes"]])
+                         (yield dut.service_count) - start["service_count"]])
+        for name in ("refreshes", "refresh_waits"):
+            counters.append(((yield getattr(dut.ddr4, name)) if memory == "ddr4" else 0) - start[name])
 
     run_simulation(dut, [send(), receive()])
     return responses, taken, counters
@@ -113,9 +123,10 @@ def test_requests_are_answered_in_order_with_the_right_data(memory, latency, sta
     assert len(taken) == len(REQUESTS)
 
 
-@pytest.mark.parametrize("latency,cycles", [(0, 4), (1, 4), (6, 9)])
+@pytest.mark.parametrize("latency,cycles", [(0, 2), (1, 3), (6, 8)])
 def test_a_read_is_answered_after_the_documented_latency(latency, cycles):
-    # Request FIFO 2, memory read 1, the delay line max(latency, 1).
+    # The input FIFO's register 1, the memory read 1, the delay line `latency`: the request skips the empty
+    # FIFO into its register, its answer goes around the empty delay line.
     responses, taken, counters = exchange([(RD_REQ, 1, 2, 0, 0), (RD_REQ, 2, 9, 0, 0)], latency)
     assert [r[4] - t for r, t in zip(responses, taken)] == [cycles] * 2
     assert counters[4:6] == [2, 2]          # the SRAM's share: one cycle each
@@ -165,23 +176,120 @@ def test_ddr4_latencies_are_the_documented_ones():
     responses, latencies, services = one_at_a_time(requests)
     assert responses == [(WR_ACK, 1, 5, 0), (WR_ACK, 2, 6, 0), (RD_RSP, 3, 5, line(5)), (RD_RSP, 4, 6, line(6)),
                          (RD_RSP, 5, far, 0), (WR_ACK, 6, 7, 0), (RD_RSP, 7, ROW_LINES + 5, 0)]
-    assert latencies == [25, 10, 19, 17, 28, 30, 27]
-    # The service time counts from the cycle the DRAM's port takes the command: the input FIFO (2 cycles), the
-    # delay line (1) and the cycle the request is offered in. (Through LiteDRAM's crossbar the last waited one
-    # cycle more, its bank's arbiter turning to its port: BankPorts wires each port to its bank.)
+    assert latencies == [23, 8, 17, 15, 26, 28, 25]
+    # The service time counts from the cycle the DRAM's port takes the command; the latency also has the
+    # cycle the request is offered in and the input FIFO's register (the answer goes around the empty delay
+    # line). (Through LiteDRAM's crossbar the last waited one cycle more, its bank's arbiter turning to its
+    # port: BankPorts wires each port to its bank.)
     assert services == [21, 6, 15, 13, 24, 26, 23]
 
 
 def test_ddr4_keeps_every_line_through_a_refresh():
-    """Writes then reads of lines scattered over every bank, about 2,000 cycles from the card's reset: the
-    first refresh (tREFI is 1,950 cycles) falls inside the run, and every line reads back as written."""
+    """Lines scattered over every bank written, then read one at a time 40 cycles apart (never idle long):
+    the refresh that falls due at 1,950 cycles goes behind one of these reads, the next read arrives while
+    it holds the DRAM and waits for it, the reopening read of the last line goes with them; then the
+    others back to back. Every line reads back as written."""
     order = list(dict.fromkeys((i * 37) % (LINES - 1) for i in range(250)))
     requests = [(WR_REQ, i % 8, a, FULL, line(a + 1000)) for i, a in enumerate(order)]
-    requests += [(RD_REQ, i % 8, a, 0, 0) for i, a in enumerate(order)]
-    responses, taken, counters = exchange(requests, memory="ddr4", cycles=2400)
+    for i, a in enumerate(order[:40]):
+        requests += [(RD_REQ, i % 8, a, 0, 0), 40]
+    requests += [(RD_REQ, i % 8, a, 0, 0) for i, a in enumerate(order[40:])]
+    responses, taken, counters = exchange(requests, memory="ddr4", cycles=4200)
     reads = [(r[2], r[3]) for r in responses if r[0] == RD_RSP]
     assert sorted(reads) == sorted((a, line(a + 1000)) for a in order)
-    assert counters[6] >= 1, "no refresh landed inside the run"
+    assert counters[6] >= 1, "no refresh inside the run"
+    assert counters[7] > 0, "no read arrived while a refresh held the DRAM"
+
+
+def reads_around_a_refresh(arrive_after):
+    """On a fresh DDR4 card, line 5 read every 100 cycles (never idle long) until a refresh comes, then line
+    5 read once more `arrive_after` cycles after the answer the refresh followed. Returns the cycles from
+    that answer to the refresh's REF, the last read's latency (offered to answered) and the refresh waits."""
+    dut = card("ddr4")
+    seen = {}
+
+    def run():
+        yield dut.memory.eq(MEMORY_DDR4)
+        yield dut.source.ready.eq(1)
+        before = yield dut.ddr4.refreshes
+        while "ref" not in seen:
+            yield from send_transactions(dut.sink, [(RD_REQ, 1, 5, 0, 0)])
+            while not (yield dut.source.valid):
+                yield
+            for cycle in range(100):
+                if (yield dut.ddr4.refreshes) != before:
+                    seen["ref"] = cycle
+                    break
+                yield
+        for _ in range(arrive_after - seen["ref"]):
+            yield
+        latency = 1
+        yield from send_transactions(dut.sink, [(RD_REQ, 3, 5, 0, 0)])
+        while not (yield dut.source.valid):
+            latency += 1
+            yield
+        seen["latency"] = latency
+        seen["waits"] = yield dut.ddr4.refresh_waits
+
+    run_simulation(dut, run())
+    return seen
+
+
+def test_a_refresh_waits_for_an_access_to_complete_and_then_its_row_is_reopened():
+    """The refresh due at 1,950 cycles is owed while a read is out and goes once its answer has left (its REF
+    12 cycles after the answer: the refresher hears of it a cycle later, then the bank machines' precharge
+    of the open row, LiteDRAM's precharge-all and tRP). Once it has run, the line last asked for is read
+    again: an access to it 200 cycles after the answer is a row hit (15 cycles, as
+    test_ddr4_latencies_are_the_documented_ones has it), not a closed row (25), and waited for nothing."""
+    seen = reads_around_a_refresh(arrive_after=200)
+    assert seen["ref"] == 12
+    assert seen["latency"] == 15
+    assert seen["waits"] == 0
+
+
+def test_an_access_that_arrives_during_a_refresh_waits_for_it_and_is_counted():
+    """An access 20 cycles after the answer that let the refresh go waits for tRP + tRFC (70 cycles), is
+    counted in `refresh_waits`, and then finds its row reopened by the read queued before it."""
+    seen = reads_around_a_refresh(arrive_after=20)
+    assert seen["waits"] == 1
+    assert 60 < seen["latency"] < 100
+
+
+def refreshes_at(checkpoints, every=None):
+    """The DDR4 card's refresh count at each checkpoint (cycles from the start), with a read of line 5
+    offered every `every` cycles (None: nothing asked)."""
+    dut = card("ddr4")
+    counts = []
+
+    def timed():
+        yield dut.memory.eq(MEMORY_DDR4)
+        yield dut.source.ready.eq(1)
+        cycle = 0
+        for until in checkpoints:
+            while cycle < until:
+                asking = every is not None and cycle % every == 0
+                yield dut.sink.valid.eq(int(asking))
+                if asking:
+                    yield dut.sink.type.eq(RD_REQ)
+                    yield dut.sink.laddr.eq(5)
+                yield
+                cycle += 1
+            counts.append((yield dut.ddr4.refreshes))
+
+    run_simulation(dut, timed())
+    return counts
+
+
+def test_an_idle_memory_is_refreshed_as_each_refresh_falls_due():
+    """With nothing asked (idle for REFRESH_IDLE_CYCLES), a refresh goes as it falls due, every 1,950 cycles:
+    none is owed when traffic comes."""
+    assert refreshes_at([1940, 1990, 3890, 3940]) == [0, 1, 1, 2]
+
+
+def test_under_unbroken_traffic_the_eighth_owed_refresh_is_issued():
+    """A read every 8 cycles (each answered in 15: one always in flight, never quiet nor idle): JESD79-4
+    allows 8 refreshes postponed, so none is issued before 8 are owed (8 x 1,950 cycles), then one at once."""
+    assert refreshes_at([8 * 1950 - 50, 8 * 1950 + 150], every=8) == [0, 1]
 
 
 def test_the_default_card_holds_4_mib():
@@ -222,6 +330,6 @@ def test_the_cpu_programs_the_latency_and_reads_32_bit_counters():
 
     run_simulation(top, cpu())
     assert seen == {"latency": 0x8006, "reads": 2**31, "writes": 2**31, "errors": 2**31}
-    # The three answers leave one a cycle, the first 3 + 6 cycles after the card took it (the count starts
+    # The three answers leave one a cycle, the first 2 + 6 cycles after the card took it (the count starts
     # as the last request is taken, two cycles after the first).
-    assert cycles == [7, 8, 9]
+    assert cycles == [6, 7, 8]
