@@ -38,7 +38,6 @@ class BypassFIFO(LiteXModule):
             sink.connect(fifo.sink, omit={"valid"}),
         ]
         if not registered:
-            self.level = fifo.level
             self.comb += If(self.passing,
                 sink.connect(source, omit={"ready"}),
                 fifo.sink.valid.eq(sink.valid & ~source.ready),
@@ -49,11 +48,9 @@ class BypassFIFO(LiteXModule):
             return
         # The register takes an element when it is empty or its element leaves: the FIFO's oldest, or with
         # none waiting the arriving one, which then skips the FIFO.
-        self.level = Signal(max=depth + 2)
         load   = Signal()
         direct = Signal()
         self.comb += [
-            self.level.eq(fifo.level + source.valid),
             load.eq(~source.valid | source.ready),
             direct.eq(self.passing & load),
             fifo.sink.valid.eq(sink.valid & ~direct),

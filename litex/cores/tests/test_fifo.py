@@ -2,7 +2,8 @@
 built on it (litex/cores/common/delay.py, with_bypass): every element comes out once, in order, whatever the
 producer and consumer do; an element that finds the FIFO empty comes out in its own cycle (unregistered) or
 the next (registered), one behind others as late as the FIFO makes it; `sink.ready` is the FIFO's room alone.
-The delay line delays each element by exactly its programmed delay, going around itself at delay 0."""
+The delay line delays each element by exactly its programmed delay, going around itself at delay 0 (with_bypass),
+max(delay, 1) without."""
 
 import random
 
@@ -26,6 +27,7 @@ class FIFOs(Module):
         self.submodules.unregistered = self.fifos["unregistered"]
         self.submodules.registered = self.fifos["registered"]
         self.submodules.line = self.line = DelayLine(LAYOUT, 8, with_bypass=True)
+        self.submodules.plain_line = self.plain_line = DelayLine(LAYOUT, 8)
 
 
 DUTS = FIFOs()
@@ -122,6 +124,14 @@ def test_the_delay_line_delays_each_element_by_its_delay(delay):
     log = drive(DUTS.line, 0.2, 1.0, 200, delay=delay)
     assert len(log["in"]) > 20
     assert [c_out - c_in for (_, c_in), (_, c_out) in zip(log["in"], log["out"])] == [delay] * len(log["in"])
+
+
+@pytest.mark.parametrize("delay", DELAYS)
+def test_without_the_bypass_the_line_costs_a_cycle_at_delay_0(delay):
+    """The delay line as the channel and the HMC's channel have it: max(delay, 1) cycles."""
+    log = drive(DUTS.plain_line, 0.2, 1.0, 200, delay=delay)
+    assert len(log["in"]) > 20
+    assert [c_out - c_in for (_, c_in), (_, c_out) in zip(log["in"], log["out"])] == [max(delay, 1)] * len(log["in"])
 
 
 @pytest.mark.parametrize("delay", DELAYS)

@@ -3,12 +3,15 @@ programmed latency and back-pressure from the link, on the SRAM and on DDR4 thro
 Verilog; DDR4 also through refreshes and row misses."""
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
-from monet.cores.memcard.core import MEMORY_DDR4, MemoryCard
+from monet.cores.memcard.core import MEMORY_DDR4, MEMORY_HMC, MEMORY_SRAM, MemoryCard
+from monet.cores.memcard.ddr4 import DDR4Memory, peak_GBps
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
@@ -201,10 +204,11 @@ def test_ddr4_keeps_every_line_through_a_refresh():
     assert counters[7] > 0, "no read arrived while a refresh held the DRAM"
 
 
-def reads_around_a_refresh(arrive_after):
+def reads_around_a_refresh(arrive_after, reads=1):
     """On a fresh DDR4 card, line 5 read every 100 cycles (never idle long) until a refresh comes, then line
-    5 read once more `arrive_after` cycles after the answer the refresh followed. Returns the cycles from
-    that answer to the refresh's REF, the last read's latency (offered to answered) and the refresh waits."""
+    5 read `reads` times more, back to back, `arrive_after` cycles after the answer the refresh followed.
+    Returns the cycles from that answer to the refresh's REF, the first of those reads' latency (offered to
+    answered) and the refresh waits."""
     dut = card("ddr4")
     seen = {}
 
@@ -224,7 +228,8 @@ def reads_around_a_refresh(arrive_after):
         for _ in range(arrive_after - seen["ref"]):
             yield
         latency = 1
-        yield from send_transactions(dut.sink, [(RD_REQ, 3, 5, 0, 0)])
+        yield from send_transactions(dut.sink, [(RD_REQ, 3 + i, 5, 0, 0) for i in range(reads)])
+        latency += reads - 1
         while not (yield dut.source.valid):
             latency += 1
             yield
@@ -248,10 +253,10 @@ def test_a_refresh_waits_for_an_access_to_complete_and_then_its_row_is_reopened(
 
 
 def test_an_access_that_arrives_during_a_refresh_waits_for_it_and_is_counted():
-    """An access 20 cycles after the answer that let the refresh go waits for tRP + tRFC (70 cycles), is
-    counted in `refresh_waits`, and then finds its row reopened by the read queued before it."""
-    seen = reads_around_a_refresh(arrive_after=20)
-    assert seen["waits"] == 1
+    """Two accesses 20 cycles after the answer that let the refresh go wait for tRP + tRFC (70 cycles), are
+    counted in `refresh_waits`, and then find their row reopened by the read queued before them."""
+    seen = reads_around_a_refresh(arrive_after=20, reads=2)
+    assert seen["waits"] == 2
     assert 60 < seen["latency"] < 100
 
 
@@ -333,3 +338,21 @@ def test_the_cpu_programs_the_latency_and_reads_32_bit_counters():
     # The three answers leave one a cycle, the first 2 + 6 cycles after the card took it (the count starts
     # as the last request is taken, two cycles after the first).
     assert cycles == [6, 7, 8]
+
+
+def test_the_memory_codes_are_the_firmwares():
+    """`memory`'s values as firmware/lib/memcard.h defines them (the console's `link memory=` and the host's
+    `--memory` speak them)."""
+    header = (Path(__file__).resolve().parents[3] / "firmware" / "lib" / "memcard.h").read_text()
+    codes = {name: int(value) for name, value in re.findall(r"#define MEMCARD_MEMORY_(\w+)\s+(\d+)", header)}
+    assert codes == {"SRAM": MEMORY_SRAM, "DDR4": MEMORY_DDR4, "HMC": MEMORY_HMC}
+
+
+def test_the_dram_peak_is_a_burst_a_cycle():
+    assert peak_GBps(250e6) == 16.0
+    assert peak_GBps(200e6) == 12.8
+
+
+def test_ports_that_do_not_divide_the_banks_are_refused():
+    with pytest.raises(AssertionError):
+        DDR4Memory(LINES * 64, 250e6, ports=3)
