@@ -248,12 +248,12 @@ class MemoryCard(LiteXModule):
             self.comb += delay.source.connect(source)
         # The answer's stamp is registered, then its service time, then summed: from the DDR4 front's answer,
         # the difference and the sum's carry chains in one cycle were 11 levels.
-        served, stamped, now_then = Signal(2), Signal(32), Signal(32)
+        served, stamped = Signal(2), Signal(32)
         service = Signal(32)
         self.sync += [
             served.eq(Cat(delay.sink.valid & delay.sink.ready, served[0])),
-            stamped.eq(stamp), now_then.eq(now),
-            service.eq(now_then - stamped),
+            stamped.eq(stamp),
+            service.eq(now - 1 - stamped),   # `stamped` was taken a cycle ago
             If(served[1],
                 self.service_sum.eq(self.service_sum + service),
                 self.service_count.eq(self.service_count + 1),

@@ -107,8 +107,8 @@ class TrafficRefresher(LiteXModule):
     Why: a refresh holds the DRAM for tRP + tRFC (70 cycles at 250 MHz), and LiteDRAM issues it when its
     timer says, so an access that arrives then waits for it whatever the traffic (the latency's p99). Issued
     as an access completes, it runs in the gap behind that access, which for a requester that waits for each
-    answer (a CPU's dependent loads) is a whole round trip plus its own work. Accesses that arrive while the
-    DRAM is held are what `holding` shows. Under sustained load the refreshes run up to 8 x tREFI late, one
+    answer (a CPU's dependent loads) is a whole round trip plus its own work. Accesses that arrive while it
+    holds the DRAM (`cmd.valid`) are the front's refresh waits. Under sustained load the refreshes run up to 8 x tREFI late, one
     at a time; a memory left idle owes none when its traffic starts again. Without `quiet` and `idle`
     driven, every refresh is 8 x tREFI late.
 
@@ -122,13 +122,12 @@ class TrafficRefresher(LiteXModule):
         self.quiet   = Signal()
         self.idle    = Signal()
         self.owed    = Signal(max=REFRESH_OWED_MAX + 2)
-        self.holding = Signal()
 
         # # #
 
         self.timer = timer = RefreshTimer(settings.timing.tREFI)
         self.sequencer = sequencer = RefreshSequencer(cmd, settings.timing.tRP, settings.timing.tRFC)
-        self.comb += [timer.wait.eq(~timer.done), self.holding.eq(cmd.valid)]
+        self.comb += timer.wait.eq(~timer.done)
         idle_for = Signal(max=REFRESH_IDLE_CYCLES + 1)   # cycles the memory has been idle, up to the limit
         self.sync += [
             self.owed.eq(self.owed + timer.done - sequencer.start),
@@ -136,12 +135,6 @@ class TrafficRefresher(LiteXModule):
         ]
         wanted = self.quiet | (idle_for == REFRESH_IDLE_CYCLES) | (self.owed >= REFRESH_OWED_MAX)
         release = [cmd.valid.eq(0), cmd.last.eq(1), NextState("IDLE")]
-        after_refresh = release
-        if settings.timing.tZQCS is not None:
-            self.zqcs_timer = zqcs_timer = RefreshTimer(int(clk_freq / zqcs_freq))
-            self.zqcs = zqcs = ZQCSExecuter(cmd, settings.timing.tRP, settings.timing.tZQCS)
-            self.comb += zqcs_timer.wait.eq(~zqcs.done)
-            after_refresh = [If(zqcs_timer.done, zqcs.start.eq(1), NextState("DO-ZQCS")).Else(*release)]
 
         self.fsm = fsm = FSM()
         fsm.act("IDLE",
@@ -151,11 +144,19 @@ class TrafficRefresher(LiteXModule):
             cmd.valid.eq(1),
             If(cmd.ready, sequencer.start.eq(1), NextState("DO-REFRESH"))
         )
-        fsm.act("DO-REFRESH",
-            cmd.valid.eq(1),
-            If(sequencer.done, *after_refresh)
-        )
-        if settings.timing.tZQCS is not None:
+        if settings.timing.tZQCS is None:
+            fsm.act("DO-REFRESH",
+                cmd.valid.eq(1),
+                If(sequencer.done, *release)
+            )
+        else:   # a ZQCS that has fallen due follows the refresh
+            self.zqcs_timer = zqcs_timer = RefreshTimer(int(clk_freq / zqcs_freq))
+            self.zqcs = zqcs = ZQCSExecuter(cmd, settings.timing.tRP, settings.timing.tZQCS)
+            self.comb += zqcs_timer.wait.eq(~zqcs.done)
+            fsm.act("DO-REFRESH",
+                cmd.valid.eq(1),
+                If(sequencer.done, If(zqcs_timer.done, zqcs.start.eq(1), NextState("DO-ZQCS")).Else(*release))
+            )
             fsm.act("DO-ZQCS",
                 cmd.valid.eq(1),
                 If(zqcs.done, *release)
