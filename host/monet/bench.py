@@ -105,8 +105,10 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     windows = map_remote_windows(target, bfct_target=link["bfct_target"])
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
+    target.fw.stages(clear=1)
     answer, memory_figures = memory_service(
         target, lambda: target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES))
+    timers = target.fw.stages()
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
     hw = answer["hw_cycles"]
@@ -143,6 +145,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
         fiber = 2 * link["hmc"]["fiber_ns"] if link["hmc_native"] else 0.0
         result["breakdown"] = link_model.linkless_breakdown(hw_summary["mean"], memory_cycles, fiber)
     result["breakdown_ns"] = link_model.breakdown_by_layer(result["breakdown"])
+    result["stages"] = link_model.measured_stages(timers, hw_summary["mean"], memory_cycles)
     if op == "write":
         result["breakdown"]["note"] = "breakdown modelled for a 64 B read; a write moves the line the other way"
     return result

@@ -174,6 +174,12 @@ class FirmwareConsole:
         the requests that waited for one."""
 
     @command
+    def stages(self, clear=None):
+        """The stage timers of each card in the register map: where remote accesses that travelled alone spent
+        their cycles (summed per segment), how many were timed and how many spoiled; clear=1 first starts
+        over."""
+
+    @command
     def counters(self):
         """mcycle and minstret."""
 

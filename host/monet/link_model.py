@@ -129,3 +129,41 @@ def breakdown_by_layer(breakdown):
         "phy": breakdown["phy_ns"] + breakdown["channel_rounding_ns"],
         "fiber": breakdown["fiber_ns"],
     }
+
+
+def measured_stages(timers, latency_mean_cycles, memory_cycles):
+    """The stage timers' sums (the firmware's `stages` answer: per card, summed cycles per segment over the
+    accesses that travelled alone) as the stages of one such access, in the order it passes them, cycles and
+    ns. Each card times its own points on its own clock: the wire both ways (PHY, fiber, the first beat's
+    serialization, both directions) is the compute card's lanes-to-lanes time less the memory card's
+    turnaround, and the memory card's stage is split into its memory (`memory_cycles`: the card's measured
+    service time and programmed extra latency) and its front. `unaccounted_cycles` is the ReMAT latency's mean
+    less the stages' sum (0 when every access was timed alone). None without a timed access."""
+    compute, memory = timers.get("compute"), timers.get("memory")
+    if not compute or not compute["count"]:
+        return None
+
+    def mean(card, segment):
+        return card["sums"][segment] / card["count"]
+    stages = {"remat_out": mean(compute, "request_to_link_tx"), "link_tx": mean(compute, "link_tx_to_lanes_tx")}
+    beyond = mean(compute, "lanes_tx_to_lanes_rx")
+    if memory and memory["count"]:
+        card = mean(memory, "link_rx_to_link_tx")
+        turnaround = {"memory_link_rx": mean(memory, "lanes_rx_to_link_rx"), "memory_card_front": card - memory_cycles,
+                      "memory": memory_cycles, "memory_link_tx": mean(memory, "link_tx_to_lanes_tx")}
+        stages["wire_both_ways"] = beyond - sum(turnaround.values())
+        stages.update(turnaround)
+    else:   # the memory card's timer is on another board
+        stages["beyond_the_card"] = beyond
+    stages["link_rx"] = mean(compute, "lanes_rx_to_link_rx")
+    stages["remat_back"] = mean(compute, "link_rx_to_answer")
+    total = sum(stages.values())
+    return {
+        "timed": compute["count"],
+        "spoiled": compute["spoiled"],
+        "memory_timed": memory["count"] if memory else None,
+        "cycles": stages,
+        "ns": {k: cycles_to_ns(v) for k, v in stages.items()},
+        "total_cycles": total,
+        "unaccounted_cycles": latency_mean_cycles - total,
+    }

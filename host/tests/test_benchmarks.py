@@ -1,6 +1,8 @@
 """The benchmark registry (monet/benchmarks): every declaration is consistent with itself, and the CLI, the
 campaign files and the report are built from it, so a benchmark added in one module appears in all three."""
 
+import re
+
 import pytest
 
 from monet import cli
@@ -124,4 +126,18 @@ def test_the_latency_breakdown_says_it_is_of_the_mean(capsys):
     REGISTRY["latency"].show(point, {"latency_ns": stats, "latency_cycles": stats, "samples": 5,
                                      "cpu_latency_ns": stats, "breakdown": {"fiber_ns": 39.2}})
     out = capsys.readouterr().out
-    assert "breakdown of one 64 B remote read (mean):" in out and "(p50)" not in out
+    assert "breakdown of one 64 B remote read (mean, modelled" in out and "(p50)" not in out
+    assert "measured stages" not in out     # a result without the stage timers' figures (a local memory)
+
+
+def test_the_latency_shows_the_measured_stages_and_what_they_leave(capsys):
+    stats = {k: 200.0 for k in ("min", "mean", "p50", "p99", "max")}
+    point = {"op": "read", "profile": "ours", "memory": "sram", "distance_m": 8, "lanes": 8, "rate_gbps": 15.0}
+    stages = {"timed": 5, "spoiled": 0, "cycles": {"remat_out": 1.0, "wire_both_ways": 48.5},
+              "ns": {"remat_out": 4.0, "wire_both_ways": 194.0}, "total_cycles": 49.5, "unaccounted_cycles": 0.5}
+    REGISTRY["latency"].show(point, {"latency_ns": stats, "latency_cycles": stats, "samples": 5,
+                                     "cpu_latency_ns": stats, "breakdown": {"fiber_ns": 39.2}, "stages": stages})
+    out = capsys.readouterr().out
+    assert "measured stages (the cards' stage timers, 5 accesses timed alone, 0 not)" in out
+    assert re.search(r"wire_both_ways\s+48\.50\s+194\.0", out) and re.search(r"total\s+49\.50\s+198\.0", out)
+    assert "the latency's mean less the stages: 0.50 cycles" in out

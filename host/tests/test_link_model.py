@@ -115,3 +115,27 @@ def test_the_channel_delay_rounds_to_whole_cycles():
     # trip, 4 ns more than the 12 ns of the path.
     b = lm.read_breakdown(100, 0, 8, 15.0, link_ns=6.0)
     assert (b["phy_ns"], b["channel_rounding_ns"]) == (12.0, 4.0)
+
+
+def test_measured_stages_are_each_cards_means_and_the_wire_is_what_the_memory_card_does_not_hold():
+    timers = {
+        "compute": {"count": 4, "spoiled": 1, "sums": {"request_to_link_tx": 4, "link_tx_to_lanes_tx": 8,
+                                                       "lanes_tx_to_lanes_rx": 4 * 45, "lanes_rx_to_link_rx": 12,
+                                                       "link_rx_to_answer": 6}},
+        "memory": {"count": 2, "spoiled": 0, "sums": {"lanes_rx_to_link_rx": 4, "link_rx_to_link_tx": 2 * 16,
+                                                      "link_tx_to_lanes_tx": 4}},
+    }
+    stages = lm.measured_stages(timers, latency_mean_cycles=56.0, memory_cycles=13)
+    assert list(stages["cycles"]) == ["remat_out", "link_tx", "wire_both_ways", "memory_link_rx",
+                                      "memory_card_front", "memory", "memory_link_tx", "link_rx", "remat_back"]
+    assert stages["cycles"] == {"remat_out": 1, "link_tx": 2, "wire_both_ways": 45 - 2 - 16 - 2,
+                                "memory_link_rx": 2, "memory_card_front": 3, "memory": 13, "memory_link_tx": 2,
+                                "link_rx": 3, "remat_back": 1.5}
+    assert stages["total_cycles"] == 1 + 2 + 45 + 3 + 1.5 and stages["unaccounted_cycles"] == 56 - 52.5
+    assert stages["ns"]["memory"] == 52.0 and (stages["timed"], stages["spoiled"], stages["memory_timed"]) == (4, 1, 2)
+    # A board's compute card alone: what lies beyond its lanes is one stage.
+    alone = lm.measured_stages({"compute": timers["compute"]}, 52.5, 13)
+    assert alone["cycles"]["beyond_the_card"] == 45 and "memory" not in alone["cycles"]
+    assert alone["unaccounted_cycles"] == 0 and alone["memory_timed"] is None
+    assert lm.measured_stages({"compute": {**timers["compute"], "count": 0}}, 50, 13) is None
+    assert lm.measured_stages({}, 50, 13) is None

@@ -121,11 +121,24 @@ def test_remat_and_link_logic_within_budget(sim):
     result = bench.latency(sim, "read", 8, 8, 15.0, samples=20)
     logic = result["breakdown"]["remat_link_logic_cycles"]
     # The sim is cycle-exact: what ReMAT, both link ends and the memory card's front add to a read is 11 cycles
-    # (the benchmark's target is 40; through the framers' and deframers' packing stages and rings it was 25:
+    # (the benchmark's target is 12; through the framers' and deframers' packing stages and rings it was 25:
     # the cut-throughs take 2 and 4 cycles off each end; the memory card's input FIFO and delay line took 3,
     # now 1: a request that finds the FIFO empty enters its register, the answer goes around the empty
     # line), and a pipeline stage added anywhere on the path (or one lost) shows here.
     assert logic == 11, result["breakdown"]
+    # The stage timers time every sample (one access at a time) and their stages add up to ReMAT's own mean to
+    # the cycle; each logic stage is the number of cycles its docstring gives (the cut-throughs' 2 cycles, a
+    # line's second beat a cycle behind its first at 8 lanes), the SRAM's service 1 cycle.
+    stages = result["stages"]
+    assert (stages["timed"], stages["spoiled"], stages["unaccounted_cycles"]) == (20, 0, 0), stages
+    cycles = stages["cycles"]
+    assert {k: v for k, v in cycles.items() if k != "wire_both_ways"} == {
+        "remat_out": 1, "link_tx": 2, "memory_link_rx": 2, "memory_card_front": 1, "memory": 1,
+        "memory_link_tx": 2, "link_rx": 3, "remat_back": 1}, cycles
+    # The wire: each way's channel delay and its first beat (a lone request's 2 blocks, a line's first 8, at a
+    # block time of 4.4 ns on 8 lanes: a cycle or two).
+    delay = link_model.delay_cycles(8, 15.0)
+    assert 2 * delay + 2 <= cycles["wire_both_ways"] <= 2 * delay + 4, cycles
 
 
 def test_lane_rate_changes_serialization(sim):

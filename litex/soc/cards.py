@@ -26,7 +26,7 @@ from monet.cores.remat.bfct import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.board import BoardError
-from monet.soc.remote import LINK_RETRY_DEPTH
+from monet.soc.remote import LINK_RETRY_DEPTH, compute_stages
 
 SYS_CLK_HZ   = 250_000_000
 RATES_GBPS   = (10.0, 12.5, 15.0)
@@ -162,6 +162,8 @@ class ComputeCard(SoCCore):
         remote.link_c = link = LinkEndpoint(Signal(2, reset=log2_int(lanes)), retry_depth=LINK_RETRY_DEPTH,
                                             credit_limit=LINK_CREDITS)
         link.add_control()
+        remote.stages_c = compute_stages(remat, link)
+        remote.stages_c.add_control()
         self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ, transceiver,
                                       quad_pll, with_delay_line)
         self.comb += [

@@ -296,6 +296,34 @@ def _board_lanes(lanes=8):
     return _with_ports(core, transceivers=[endpoint for pair in ends for endpoint in pair])
 
 
+def _stages(card):
+    """A card's stage timer as litex/soc/remote.py wires it, what it watches (ReMAT's take and delivery, the
+    link's transaction ends and its beats to and from the lanes) as its ports."""
+    from types import SimpleNamespace
+    from litex.soc.interconnect import stream
+    from monet.cores.common.layouts import beat_layout, txn_layout
+    from monet.cores.link.core import LinkEndpoint
+    from monet.soc.remote import compute_stages, memory_stages
+
+    class LinkEnds:
+        watch_stages = LinkEndpoint.watch_stages
+
+        def __init__(self):
+            self.sink, self.source = stream.Endpoint(txn_layout), stream.Endpoint(txn_layout)
+            self.framer = SimpleNamespace(source=stream.Endpoint(beat_layout))
+            self.deskew = SimpleNamespace(source=stream.Endpoint(beat_layout))
+    link = LinkEnds()
+    ends = {"link_sink": link.sink, "link_source": link.source, "tx_beat": link.framer.source,
+            "rx_beat": link.deskew.source}
+    if card == "compute":
+        remat = SimpleNamespace(taken=Signal(name="taken"), delivered=Signal(name="delivered"))
+        timer = compute_stages(remat, link)
+        ends.update(taken=remat.taken, delivered=remat.delivered)
+    else:
+        timer = memory_stages(link)
+    return _with_ports(timer, **ends)
+
+
 def _compute_card():
     from monet.cores.hmc.host import HMCHostController
     from monet.cores.link.core import LinkEndpoint
@@ -308,6 +336,7 @@ def _compute_card():
         "pbb": _pbb,
         "hmc_host": lambda: HMCHostController(with_block_port=True),
         "lanes": _board_lanes,
+        "stages": lambda: _stages("compute"),
     }
 
 
@@ -334,6 +363,7 @@ def _memory_card():
         "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256),
         "lanes": _board_lanes,
         "memcard": _memcard,
+        "stages": lambda: _stages("memory"),
         # The whole 512 MB module, without the sim's PHY model: a board's USPDDRPHY takes its DFI.
         "ddr4": lambda: DDR4Memory(MTA8ATF51264HZ.nbanks * MTA8ATF51264HZ.ncols * MTA8ATF51264HZ.nrows * 8,
                                    250e6, depth=128, with_phy_model=False),

@@ -9,6 +9,7 @@ from migen import *
 
 from litex.gen import LiteXModule
 
+from monet.cores.common.stages import StageTimer
 from monet.cores.remat.core import ReMAT
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
@@ -21,6 +22,31 @@ from monet.soc.hmc import HMCMemoryPath
 # and the firmware read them there), and the host checks values against them before anything is built.
 CHANNEL_MAX_DELAY = 1000   # one-way delay software may set, cycles (the delay lines hold channel_depth blocks)
 LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for replay
+
+# Where a remote access is timestamped (StageTimer), in the order it passes them. On the compute card: ReMAT
+# takes the port's request, the link takes it, its frame's first beat leaves for the lanes; the answer's first
+# beat comes from the lanes, the link delivers it, ReMAT answers the port. On the memory card: the request's
+# first beat comes from the lanes, the link delivers it to the card, the link takes the answer, its first beat
+# leaves for the lanes. Each card times its own points on its own clock: the compute card's lanes_tx to
+# lanes_rx is the wire both ways and the memory card's whole turnaround.
+COMPUTE_POINTS = ("request", "link_tx", "lanes_tx", "lanes_rx", "link_rx", "answer")
+MEMORY_POINTS  = ("lanes_rx", "link_rx", "link_tx", "lanes_tx")
+
+
+def compute_stages(remat, link):
+    """The compute card's StageTimer over COMPUTE_POINTS: ReMAT `remat` and its link end `link`."""
+    timer = StageTimer(COMPUTE_POINTS)
+    timer.watch("request", remat.taken)
+    timer.watch("answer", remat.delivered)
+    link.watch_stages(timer, sent="link_tx", framed="lanes_tx", deframed="lanes_rx", delivered="link_rx")
+    return timer
+
+
+def memory_stages(link):
+    """The memory card's StageTimer over MEMORY_POINTS, at its link end `link`."""
+    timer = StageTimer(MEMORY_POINTS)
+    link.watch_stages(timer, deframed="lanes_rx", delivered="link_rx", sent="link_tx", framed="lanes_tx")
+    return timer
 
 
 class RemoteMemoryPath(LiteXModule):
@@ -63,6 +89,8 @@ class RemoteMemoryPath(LiteXModule):
                 remat.sources[TARGET_LOCAL].connect(memcard.local_sink),
                 memcard.local_source.connect(remat.sinks[TARGET_LOCAL]),
             ]
+        self.stages_c = compute_stages(remat, link_c)
+        self.stages_m = memory_stages(link_m)
         self.comb += [link_c.rx_up.eq(channel.a_up), link_m.rx_up.eq(channel.b_up)]
         self.comb += link_c.connect_phy(channel.a2b.sink, channel.b2a.sources)
         self.comb += link_m.connect_phy(channel.b2a.sink, channel.a2b.sources)
@@ -75,3 +103,5 @@ class RemoteMemoryPath(LiteXModule):
             self.memcard.hmc.add_control()
         self.link_c.add_control()
         self.link_m.add_control()
+        self.stages_c.add_control()
+        self.stages_m.add_control()

@@ -33,7 +33,7 @@ from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import DDR4Memory, TrafficRefresher
 from monet.soc.board import main_for
 from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
-from monet.soc.remote import LINK_RETRY_DEPTH
+from monet.soc.remote import LINK_RETRY_DEPTH, memory_stages
 
 BOARD        = "zcu102"
 CAGES        = {"sfp": 4, "fmc": 8}    # lanes each place has, in the order a default is chosen
@@ -121,6 +121,8 @@ class MemoryCardSoC(SoCCore):
         memcard.add_control()
         remote.link_m = link = LinkEndpoint(Signal(2, reset=log2_int(lanes)), retry_depth=LINK_RETRY_DEPTH)
         link.add_control()
+        remote.stages_m = memory_stages(link)
+        remote.stages_m.add_control()
         self.lanes = phy = BoardLanes(plat, lanes, rate_gbps, cage, self.crg.cd_sys.clk, SYS_CLK_HZ, GTH4,
                                       GTH4QuadPLL, with_delay_line)
         self.comb += [

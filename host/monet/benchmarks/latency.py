@@ -41,7 +41,7 @@ class Latency(Benchmark):
                             f"(its user application to the HMC and back)", ours <= theirs)]
         if point["profile"] == "ours":
             cycles = result["breakdown"]["remat_link_logic_cycles"]
-            return [Verdict(f"ReMAT + link logic: {cycles} cycles (target <= {LOGIC_CYCLES_TARGET})",
+            return [Verdict(f"ReMAT + link logic: {cycles:.1f} cycles (target <= {LOGIC_CYCLES_TARGET})",
                             cycles <= LOGIC_CYCLES_TARGET)]
         if point["op"] in PAPER_LATENCY_NS:
             comparable = (point["distance_m"] == 8 and point["rate_gbps"] == 15.0 and point["lanes"] == 8
@@ -59,9 +59,18 @@ class Latency(Benchmark):
                     ["stat", "ns", "cycles"])
         cpu = result["cpu_latency_ns"]
         print(f"CPU waits p50 {cpu['p50']:.1f} ns (max {cpu['max']:.1f} ns) beyond the same access to local SRAM")
-        print("\nbreakdown of one 64 B remote read (mean):")
+        print("\nbreakdown of one 64 B remote read (mean, modelled: the parts the model knows, logic the rest):")
         print_table([[k, f"{v:.1f}" if isinstance(v, float) else v] for k, v in result["breakdown"].items()],
                     ["part", "value"])
+        stages = result.get("stages")
+        if stages:
+            print(f"\nmeasured stages (the cards' stage timers, {stages['timed']} accesses timed alone, "
+                  f"{stages['spoiled']} not):")
+            print_table([[k, f"{stages['cycles'][k]:.2f}", f"{stages['ns'][k]:.1f}"] for k in stages["cycles"]]
+                        + [["total", f"{stages['total_cycles']:.2f}",
+                            f"{link_model.cycles_to_ns(stages['total_cycles']):.1f}"]],
+                        ["stage", "cycles", "ns"])
+            print(f"the latency's mean less the stages: {stages['unaccounted_cycles']:.2f} cycles")
 
     def sections(self, records, out):
         rows = [[r["point"]["profile"], memory_label(r["point"]), r["point"]["op"], fmt(r["point"]["distance_m"], 0),

@@ -5,6 +5,9 @@
 
 """One end of a MONet-open link: retry buffer + framer + striper out, deskew + deframer + sequence check in."""
 
+from functools import reduce
+from operator import or_
+
 from migen import *
 
 from litex.gen import LiteXModule
@@ -17,6 +20,7 @@ from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew
 from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
 from monet.cores.link.prbs import LanePRBS
+from monet.cores.link.wire import HEADER
 
 
 class LinkEndpoint(LiteXModule):
@@ -110,6 +114,19 @@ class LinkEndpoint(LiteXModule):
         """Wires this endpoint's lanes to a channel direction (tx) and the opposite one (rx)."""
         return [self.tx_lanes.connect(tx)] + [src.connect(snk) for src, snk in zip(rx_sources, self.rx_lanes)]
 
+    def watch_stages(self, timer, sent=None, framed=None, deframed=None, delivered=None):
+        """Points of a StageTimer at this end: `sent`, a transaction taken at `sink`; `framed`, a beat that
+        starts a unit leaving the framer for the lanes; `deframed`, one entering the deframer from the lanes;
+        `delivered`, a transaction out of `source`. Control frames (a trailer alone) are not units."""
+        endpoints = {"sent": self.sink, "delivered": self.source}
+        for point, key in ((sent, "sent"), (delivered, "delivered")):
+            if point is not None:
+                timer.watch(point, endpoints[key].valid, endpoints[key].ready)
+        for point, beat in ((framed, self.framer.source), (deframed, self.deskew.source)):
+            if point is not None:
+                types = [HEADER.get(beat.data[BLOCK_BITS*k:BLOCK_BITS*(k + 1)], "type") for k in range(BEAT_BLOCKS)]
+                timer.watch(point, beat.valid, beat.ready, beat.ctrl, beat.count, *types, decode=starts_unit)
+
     def add_control(self):
         self.prbs.add_prbs_control()
         self._framing    = CSRStorage(fields=[
@@ -151,3 +168,9 @@ class LinkEndpoint(LiteXModule):
             self._crc_errors.status.eq(self.deframer.crc_errors),
             self._pairs.status.eq(self.framer.pairs),
         ]
+
+
+def starts_unit(valid, ready, ctrl, count, *types):
+    """A beat taken with a unit's header among its blocks: a ctrl block of a transaction type."""
+    return valid & ready & reduce(or_, [ctrl[k] & (count > k) & (t >= T_RD_REQ) & (t <= T_ERR)
+                                        for k, t in enumerate(types)])

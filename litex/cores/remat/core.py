@@ -115,7 +115,7 @@ class ReMAT(LiteXModule):
         a_expired = Signal()   # stage A's access waited too long for a tag or the link.
         # Only the granted port's request is taken; the grant moves on once it is taken or idle.
         granted = Signal()
-        take    = Signal()
+        self.taken = take = Signal()   # a port's request is taken: the cycle its latency starts.
         self.comb += [
             granted.eq(Array(r.valid for r in reqs)[rr.grant]),
             take.eq(granted & (~a_valid | a_ready)),
@@ -299,7 +299,7 @@ class ReMAT(LiteXModule):
                 rsp_data.eq(ones), rsp_fault.eq(FAULT_TIMEOUT), rsp_addr.eq(s3_info.addr),
             ),
         ]
-        delivered = Signal()
+        self.delivered = delivered = Signal()   # an answer goes to its port: the cycle its latency ends.
         self.comb += delivered.eq(rsp_valid & ~rsp_late)
         for i, p in enumerate(self.ports):
             self.comb += [

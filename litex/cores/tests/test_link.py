@@ -1,7 +1,8 @@
 """A whole link (litex/cores/link/core.py): two LinkEndpoints over the sim channel, on the generated Verilog.
 Transactions cross both ways once, in order and intact, over 1 to 8 lanes, through bit errors (replayed)
 and a link-down interval (re-initialized); credits hold requests back; an idle link delivers a lone
-transaction after an exact number of cycles."""
+transaction after an exact number of cycles; a stage timer on the link's points times lone transactions
+to the cycle, and a trailer alone (an ack) is not a unit."""
 
 import random
 
@@ -10,6 +11,7 @@ from migen import *
 
 from monet.cores.common.layouts import T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, T_WR_ACK as WR_ACK, \
     T_WR_REQ as WR_REQ
+from monet.cores.common.stages import StageTimer
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.tests.verilog_sim import run_simulation
@@ -29,6 +31,10 @@ class Link(Module):
         self.comb += [a.rx_up.eq(channel.a_up), b.rx_up.eq(channel.b_up)]
         self.comb += a.connect_phy(channel.a2b.sink, channel.b2a.sources)
         self.comb += b.connect_phy(channel.b2a.sink, channel.a2b.sources)
+        # a's transactions timed as a card's stage timer times them (points on both ends: one clock here).
+        self.submodules.stages = stages = StageTimer(("sent", "framed", "deframed", "delivered"))
+        a.watch_stages(stages, sent="sent", framed="framed")
+        b.watch_stages(stages, deframed="deframed", delivered="delivered")
 
 
 # One link for every test (each run starts a fresh model, so nothing carries over between runs).
@@ -176,3 +182,62 @@ def test_a_lone_request_crosses_an_idle_link_in_exact_cycles(lanes_log2, delay, 
     # (the endpoint's TX 2 and RX 2, through the framer's and the deframer's cut-throughs, and one more on
     # the way through the channel model; through the packing stages and the ring, TX 4 and RX 6: 11).
     assert [g[5] - 5 for g in got["b"]] == [serialization + delay + 5]
+
+
+def starts_unit(valid, ready, ctrl, count, data):
+    """A beat taken that carries a unit's header: decoded here from its bits, apart from the gateware's."""
+    return valid and ready and any((ctrl >> k) & 1 and 1 <= (data >> (64 * k)) & 0xF <= 5 for k in range(count))
+
+
+@pytest.mark.parametrize("lanes_log2, delay", [(0, 3), (3, 10)])
+def test_the_stage_timer_times_lone_transactions_to_the_cycle(lanes_log2, delay):
+    """a sends lone transactions of every kind, 60 to 90 cycles apart, and b sends its own between them (a's
+    acks for them are trailers alone on a's lanes). Each point's cycles are taken from the signals here: a's
+    sink, a's framer's beats and b's deskewed beats with a unit's header, b's source."""
+    rng = random.Random(lanes_log2)
+    a2b = transactions(12, seed=20 + lanes_log2, types=[RD_REQ, WR_REQ, RD_RSP, WR_ACK])
+    b2a = transactions(12, seed=30 + lanes_log2, types=[RD_RSP, WR_ACK])
+    dut, points, result = LINK, {name: [] for name in ("sent", "framed", "deframed", "delivered")}, {}
+
+    def spaced(end, txns, offset):
+        yield end.sink.valid.eq(0)
+        for _ in range(offset):
+            yield
+        for txn in txns:
+            yield from send_transactions(end.sink, [txn])
+            for _ in range(rng.randrange(60, 90)):
+                yield
+
+    def watch():
+        ch = dut.channel
+        yield ch.lanes_log2.eq(lanes_log2)
+        yield ch.delay.eq(delay)
+        yield ch.block_ps.eq(4400)
+        for end in (dut.a, dut.b):
+            yield end.source.ready.eq(1)
+        yield dut.stages.clear.eq(1)
+        yield
+        yield dut.stages.clear.eq(0)
+        for cycle in range(1300):
+            a, b = dut.a, dut.b
+            seen = {"sent": (yield a.sink.valid) and (yield a.sink.ready), "delivered": (yield b.source.valid)}
+            for name, beat in (("framed", a.framer.source), ("deframed", b.deskew.source)):
+                values = []
+                for signal in (beat.valid, beat.ready, beat.ctrl, beat.count, beat.data):
+                    values.append((yield signal))
+                seen[name] = starts_unit(*values)
+            for name, fired in seen.items():
+                if fired:
+                    points[name].append(cycle)
+            yield
+        result["sums"] = []
+        for total in dut.stages.sums:
+            result["sums"].append((yield total))
+        result["count"] = yield dut.stages.count
+        result["spoiled"] = yield dut.stages.spoiled
+
+    run_simulation(dut, [spaced(dut.a, a2b, 5), spaced(dut.b, b2a, 40), watch()])
+    assert all(len(cycles) == len(a2b) for cycles in points.values()), points
+    names = ["sent", "framed", "deframed", "delivered"]
+    sums = [sum(t - s for s, t in zip(points[p], points[q])) for p, q in zip(names, names[1:])]
+    assert result == {"sums": sums, "count": len(a2b), "spoiled": 0}

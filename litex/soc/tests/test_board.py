@@ -26,7 +26,7 @@ from monet.soc.zcu102 import _sfp_pins
 
 CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(lanes=2, rate=10.0)}
 # The drivers of firmware/lib each card's CSRs must serve.
-DRIVERS = {"compute": ("remat.c", "pbb.c"), "memory": ("memcard.c",)}
+DRIVERS = {"compute": ("remat.c", "pbb.c", "stages.c"), "memory": ("memcard.c", "stages.c")}
 
 
 # As a user types it, from the repository root: the compute card into its default folder (no --out), the
@@ -158,7 +158,7 @@ def test_monet_ctl_builds_for_the_ps_with_the_commands_the_compute_cards_map_has
     host = ctl.build(out / "include", tmp_path, cc="gcc")
     symbols = subprocess.run(["nm", str(host)], capture_output=True, text=True, check=True).stdout
     assert set(re.findall(r" command_(\w+)$", symbols, re.M)) == {"help", "info", "link", "retry", "prbs", "bfct",
-                                                                  "faults", "pbb"}
+                                                                  "faults", "stages", "pbb"}
     # The lanes' count and the delay line's depth are the gateware's (8 lanes, 512 rows).
     assert b"this card's lanes are 8 (its gateware's) and its delay 0..511 cycles (emulated fiber)" in elf
 

@@ -113,7 +113,7 @@ def _monet(*args):
 def test_an_unknown_core_or_card_is_refused_with_the_accepted_names():
     run = _monet("--card", "memory", "--cores", "ddr4,hmc_device")
     assert run.returncode == 2
-    assert "card 'memory' has no core 'hmc_device': accepted are link, lanes, memcard, ddr4 (and their parts" in run.stderr
+    assert "card 'memory' has no core 'hmc_device': accepted are link, lanes, memcard, stages, ddr4 (and their parts" in run.stderr
     assert "Traceback" not in run.stderr
     run = _monet("--card", "storage")
     assert run.returncode == 2 and "invalid choice: 'storage' (choose from 'compute', 'memory')" in run.stderr

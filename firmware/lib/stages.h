@@ -1,0 +1,25 @@
+/* Stage timers (litex/cores/common/stages.py, wired by litex/soc/remote.py): the cycles remote accesses that
+ * travelled alone spent between the points of their path, summed, on each card that is in this register map. */
+#ifndef MONET_STAGES_H
+#define MONET_STAGES_H
+
+#include <stdint.h>
+#include <generated/csr.h>
+
+#define STAGES_MAX_SEGMENTS 5
+
+/* One card's timer: its segments' names (remote.py's points, "a_to_b"), summed cycles, units timed and
+ * units spoiled (another unit was on the path with them). */
+struct stage_sums {
+    const char *card;
+    int segments;
+    const char *const *names;
+    uint32_t sums[STAGES_MAX_SEGMENTS];
+    uint32_t count, spoiled;
+};
+
+/* Fills `s` with at most `max` cards' timers; returns how many cards this register map has timers of. */
+int stages_read(struct stage_sums *s, int max);
+void stages_clear(void);
+
+#endif

@@ -1,0 +1,99 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""Stage timestamps: where a lone unit spends its cycles between points of a path, measured in the gateware."""
+
+from functools import reduce
+from operator import and_, or_
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import *
+
+from monet.cores.common.csr import add_status
+
+
+class StageTimer(LiteXModule):
+    """Times a unit that travels alone through `points` (names, in the order a unit passes them): for each
+    segment between two consecutive points, the summed cycles of every timed unit, and how many were timed.
+
+    A sample opens when point 0 fires with none open and is counted when each following point has fired
+    once, in turn. Any other event while it is open (point 0 again, a point out of turn) spoils it and counts
+    a spoiled sample: only units that travel alone are timed, so the sums are of the unloaded latency, the
+    one a breakdown is of. Events while no sample is open are ignored. `clear` drops the sums, the counts
+    and an open sample.
+
+    Each point is watched through `watch()`: the signals that make its event (valid, ready, ...) are
+    registered as they are, so the timer adds no logic to a path it watches, only loads. Every event is
+    seen 2 cycles after it happens (its signals registered, then its event), the same for every point, so
+    the differences are the cycles between the events. 0 cycles of latency on any path; a sample's sums and
+    count are current 4 cycles after its last point's event.
+    """
+    def __init__(self, points, width=32):
+        assert len(points) >= 2 and len(set(points)) == len(points)
+        self.points   = list(points)
+        self.segments = [f"{a}_to_{b}" for a, b in zip(points, points[1:])]
+        self.clear    = Signal()
+        self.sums     = [Signal(width, name=f"sum_{name}") for name in self.segments]
+        self.count    = Signal(32)   # samples timed
+        self.spoiled  = Signal(32)   # samples that met another unit on their way
+        self.events   = {name: Signal(name=f"event_{name}") for name in points}   # each point's event, 2 cycles late
+
+        # # #
+
+        n    = len(points)
+        now  = Signal(width)
+        open_at = Signal(max=n)      # the point the open sample waits for; 0: no sample open
+        last = Signal(width)         # when the open sample passed its previous point
+        took = [Signal(width, name=f"took_{name}") for name in self.segments]   # the open sample's segments
+        done = Signal()
+        fired = [self.events[name] for name in points]
+        self.sync += now.eq(now + 1)
+
+        def waiting(k):
+            """The open sample waits for point k. Any other point spoils it, but point 0 in the last point's
+            cycle: the next unit sets off as this one arrives, and opens a sample of its own."""
+            stray = reduce(or_, [fired[j] for j in range(1, n) if j != k], Constant(0))
+            stray = stray | (fired[0] & ~fired[k] if k == n - 1 else fired[0])
+            then  = [open_at.eq(fired[0]), done.eq(1)] if k == n - 1 else [open_at.eq(k + 1)]
+            return If(stray,
+                        open_at.eq(0), self.spoiled.eq(self.spoiled + 1),
+                    ).Elif(fired[k],
+                        took[k - 1].eq(now - last), last.eq(now), *then,
+                    )
+
+        self.sync += [
+            done.eq(0),
+            If(self.clear,
+                open_at.eq(0),
+                self.count.eq(0),
+                self.spoiled.eq(0),
+            ).Else(
+                Case(open_at, {
+                    0: If(fired[0], open_at.eq(1), last.eq(now)),
+                    **{k: waiting(k) for k in range(1, n)},
+                }),
+            ),
+            If(done & ~self.clear, self.count.eq(self.count + 1)),
+        ]
+        # A sample's segments join the sums the cycle after it ends.
+        self.sync += [If(self.clear, s.eq(0)).Elif(done, s.eq(s + t)) for s, t in zip(self.sums, took)]
+
+    def watch(self, point, *signals, decode=None):
+        """Point `point` fires when every one of `signals` was set, or when `decode(*held)` is true of them:
+        they are registered first, so that the watched path gains only loads."""
+        held = [Signal(len(s), name=f"held_{point}{i}") for i, s in enumerate(signals)]
+        self.sync += [h.eq(s) for h, s in zip(held, signals)]
+        self.sync += self.events[point].eq(decode(*held) if decode else reduce(and_, held))
+
+    def add_control(self):
+        for name, total in zip(self.segments, self.sums):
+            add_status(self, f"{name}", total, f"Cycles from {name.replace('_to_', ' to ')}, summed over "
+                                               "the timed units.")
+        add_status(self, "count", self.count, "Units timed: each went through every point alone.")
+        add_status(self, "spoiled", self.spoiled, "Units not timed: another unit was on the path with them.")
+        self._clear = CSR()   # write: clear the sums and counts.
+        self.comb += self.clear.eq(self._clear.re)
