@@ -11,8 +11,10 @@ targets' answers (the link's first) -> answer stage (tag record read, registered
 Targets: 0 is the link (remote port 0); with `n_targets` > 1, target 1 is the compute card's local memory,
 on a transaction port of the same layout. Tags are shared by every target.
 
-Latency added by ReMAT, one request: 2 cycles out (arbiter/BFCT stage, tag/streamer stage), 1 cycle back
-(the registered answer stage, which reads the tag's record at the answer's tag). A faulting access never
+Latency added by ReMAT, one request: 1 cycle out (the arbiter/BFCT stage, a register; the tag/streamer
+stage is logic after it, so the link takes a request the cycle after its port's request is taken), 1 cycle
+back (the registered answer stage, which reads the tag's record at the answer's tag); the stage timers
+measure both (`remat_out`, `remat_back`). A faulting access never
 reaches the link: it is answered through the answer stage (1 cycle after stage A), counted, and its
 address and kind are latched. Counters and latency statistics follow an answer by a cycle (the 64-bit sum's
 high word by two), off its path.
