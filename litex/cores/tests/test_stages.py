@@ -44,7 +44,8 @@ def schedule(n, units, seed):
         for gap in gaps:
             times.append(times[-1] + gap)
         events += [(t, k) for k, t in enumerate(times)]
-        between = [t for t in range(times[0] + 1, times[-1]) if t not in times]
+        # Any cycle while it travels, a middle point's included (both fire then: still a stray).
+        between = list(range(times[0] + 1, times[-1]))
         if between and rng.random() < 0.25:          # a second unit sets off while the first travels
             # Its point 0 spoils the first's sample; its other points come after the first's last, when no
             # sample is open, and are ignored.
