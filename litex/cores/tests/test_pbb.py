@@ -250,10 +250,10 @@ def test_pattern_model_matches_hardware():
     assert got[0] == line_pattern_reference(laddr, seed)
 
 
-def test_histogram_percentiles_match_software_within_one_bucket():
+def test_latency_figures_are_the_cycles_counted_outside_and_percentiles_within_one_bucket():
     from monet.stats import histogram_percentile, percentile
     dut = Bench(32)
-    samples, issue_times, hist = [], {}, []
+    samples, issue_times, hist, figures = [], {}, [], {}
     shift = 1
 
     def control():
@@ -262,6 +262,8 @@ def test_histogram_percentiles_match_software_within_one_bucket():
                                                 outstanding=12, check=0, shift=shift))
         for h in dut.pbb.hist:
             hist.append((yield h))
+        for name in ("lat_min", "lat_max", "lat_sum", "completed"):
+            figures[name] = yield getattr(dut.pbb, name)
 
     def observe():
         # The same samples measured outside the PBB: port accept to response, per id.
@@ -273,9 +275,13 @@ def test_histogram_percentiles_match_software_within_one_bucket():
                 samples.append(cycle - issue_times[(yield rsp.id)])
             yield
 
-    # A responder whose delay varies makes a spread of latencies.
-    run_simulation(dut, [control(), observe(), link_responder(dut.remat, 1200, delay=9)])
-    assert len(samples) == 60 == sum(hist)
+    # A responder whose delay varies from line to line (5 to 21 cycles; answers pass each other) and the
+    # queueing of 12 in flight make a spread of latencies.
+    run_simulation(dut, [control(), observe(), link_responder(dut.remat, 1200, delay=lambda laddr: 5 + laddr * 7 % 17)])
+    assert len(samples) == 60 == sum(hist) == figures["completed"] and len(set(samples)) > 10
+    # The block's figures are the cycles counted here, to the cycle, and each bucket holds its samples.
+    assert (figures["lat_min"], figures["lat_max"], figures["lat_sum"]) == (min(samples), max(samples), sum(samples))
+    assert hist == [sum(1 for x in samples if min(x >> shift, len(hist) - 1) == b) for b in range(len(hist))]
     ordered = sorted(samples)
     for p in (50, 90, 99, 99.9):
         hw = histogram_percentile(hist, shift, p)

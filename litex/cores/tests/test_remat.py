@@ -339,3 +339,46 @@ def test_more_tags_than_the_tag_field_holds_are_refused():
     with pytest.raises(AssertionError):
         ReMAT(n_sections=8, section_bits=12, tags=2**TAG_BITS + 1)
     ReMAT(n_sections=8, section_bits=12, tags=2**TAG_BITS)
+
+
+def test_latency_statistics_are_the_cycles_counted_outside_with_a_responder_that_varies():
+    """Two ports issue reads as fast as ReMAT takes them; the responder's delay varies from line to line (4
+    to 30 cycles), so answers pass each other. ReMAT's last, min, max, sum and count are the latencies
+    counted here, port request taken to response delivered, to the cycle."""
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16)
+    taken, latencies, stats = {}, [], {}
+
+    def port(i, n):
+        req = dut.ports[i].req
+        for k in range(n):
+            yield req.valid.eq(1)
+            yield req.addr.eq(64 * (2 * k + i))
+            yield req.we.eq(0)
+            yield req.id.eq(k)
+            yield
+            while not (yield req.ready):
+                yield
+        yield req.valid.eq(0)
+
+    def watch():
+        yield from program_bfct(dut.bfct, {0: 0b111})
+        for cycle in range(700):
+            for i, p in enumerate(dut.ports):
+                if (yield p.req.valid) and (yield p.req.ready):
+                    taken[(i, (yield p.req.id))] = cycle
+                if (yield p.rsp.valid):
+                    latencies.append(cycle - taken[(i, (yield p.rsp.id))])
+            yield
+        for name in ("lat_last", "lat_min", "lat_max", "lat_sum", "lat_count"):
+            stats[name] = yield getattr(dut, name)
+
+    def delayed(gen, cycles):
+        for _ in range(cycles):
+            yield
+        yield from gen
+
+    run_simulation(dut, [delayed(port(0, 20), 4), delayed(port(1, 20), 4), watch(),
+                         link_responder(dut, 700, delay=lambda laddr: 4 + laddr * 11 % 27)])
+    assert len(latencies) == 40 and len(set(latencies)) > 10
+    assert stats == {"lat_last": latencies[-1], "lat_min": min(latencies), "lat_max": max(latencies),
+                     "lat_sum": sum(latencies), "lat_count": 40}
