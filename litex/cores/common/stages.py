@@ -34,7 +34,6 @@ class StageTimer(LiteXModule):
     """
     def __init__(self, points, width=32):
         assert len(points) >= 2 and len(set(points)) == len(points)
-        self.points   = list(points)
         self.segments = [f"{a}_to_{b}" for a, b in zip(points, points[1:])]
         self.clear    = Signal()
         self.sums     = [Signal(width, name=f"sum_{name}") for name in self.segments]
@@ -91,8 +90,7 @@ class StageTimer(LiteXModule):
 
     def add_control(self):
         for name, total in zip(self.segments, self.sums):
-            add_status(self, f"{name}", total, f"Cycles from {name.replace('_to_', ' to ')}, summed over "
-                                               "the timed units.")
+            add_status(self, name, total, f"Cycles from {name.replace('_to_', ' to ')}, summed over the timed units.")
         add_status(self, "count", self.count, "Units timed: each went through every point alone.")
         add_status(self, "spoiled", self.spoiled, "Units not timed: another unit was on the path with them.")
         self._clear = CSR()   # write: clear the sums and counts.
