@@ -16,6 +16,7 @@ static const uint32_t compute_addrs[] = {
     CSR_REMOTE_STAGES_C_LANES_TX_TO_LANES_RX_ADDR, CSR_REMOTE_STAGES_C_LANES_RX_TO_LINK_RX_ADDR,
     CSR_REMOTE_STAGES_C_LINK_RX_TO_ANSWER_ADDR,
 };
+_Static_assert(ARRAY_LEN(compute_addrs) <= STAGES_MAX_SEGMENTS, "compute card: more segments than stage_sums holds");
 #endif
 #ifdef CSR_REMOTE_STAGES_M_COUNT_ADDR
 static const char *const memory_names[] = {"lanes_rx_to_link_rx", "link_rx_to_link_tx", "link_tx_to_lanes_tx"};
@@ -23,6 +24,7 @@ static const uint32_t memory_addrs[] = {
     CSR_REMOTE_STAGES_M_LANES_RX_TO_LINK_RX_ADDR, CSR_REMOTE_STAGES_M_LINK_RX_TO_LINK_TX_ADDR,
     CSR_REMOTE_STAGES_M_LINK_TX_TO_LANES_TX_ADDR,
 };
+_Static_assert(ARRAY_LEN(memory_addrs) <= STAGES_MAX_SEGMENTS, "memory card: more segments than stage_sums holds");
 #endif
 
 static void read_card(struct stage_sums *s, const char *card, const char *const *names, const uint32_t *addrs,
@@ -47,7 +49,7 @@ int stages_read(struct stage_sums *s, int max) {
                            CSR_REMOTE_STAGES_M_COUNT_ADDR, CSR_REMOTE_STAGES_M_SPOILED_ADDR);
     n++;
 #endif
-    return n;
+    return n < max ? n : max;
 }
 
 void stages_clear(void) {

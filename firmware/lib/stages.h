@@ -4,12 +4,12 @@
 #define MONET_STAGES_H
 
 #include <stdint.h>
-#include <generated/csr.h>
 
 #define STAGES_MAX_SEGMENTS 5
 
 /* One card's timer: its segments' names (remote.py's points, "a_to_b"), summed cycles, units timed and
- * units spoiled (another unit was on the path with them). */
+ * samples spoiled (another unit set off, or a point fired out of turn, while one travelled). The registers
+ * are read one at a time: read them while no access is on the path (as `bench latency` does). */
 struct stage_sums {
     const char *card;
     int segments;
@@ -18,7 +18,7 @@ struct stage_sums {
     uint32_t count, spoiled;
 };
 
-/* Fills `s` with at most `max` cards' timers; returns how many cards this register map has timers of. */
+/* Fills `s` with the timers of the cards in this register map, at most `max`; returns how many it filled. */
 int stages_read(struct stage_sums *s, int max);
 void stages_clear(void);
 

@@ -145,7 +145,8 @@ def measured_stages(timers, latency_mean_cycles, memory_cycles):
 
     def mean(card, segment):
         return card["sums"][segment] / card["count"]
-    stages = {"remat_out": mean(compute, "request_to_link_tx"), "link_tx": mean(compute, "link_tx_to_lanes_tx")}
+    stages = {"remat_out": mean(compute, "request_to_link_tx"),
+              "compute_link_tx": mean(compute, "link_tx_to_lanes_tx")}
     beyond = mean(compute, "lanes_tx_to_lanes_rx")
     if memory and memory["count"]:
         card = mean(memory, "link_rx_to_link_tx")
@@ -155,7 +156,7 @@ def measured_stages(timers, latency_mean_cycles, memory_cycles):
         stages.update(turnaround)
     else:   # the memory card's timer is on another board
         stages["beyond_the_card"] = beyond
-    stages["link_rx"] = mean(compute, "lanes_rx_to_link_rx")
+    stages["compute_link_rx"] = mean(compute, "lanes_rx_to_link_rx")
     stages["remat_back"] = mean(compute, "link_rx_to_answer")
     total = sum(stages.values())
     return {

@@ -138,6 +138,6 @@ def test_the_latency_shows_the_measured_stages_and_what_they_leave(capsys):
     REGISTRY["latency"].show(point, {"latency_ns": stats, "latency_cycles": stats, "samples": 5,
                                      "cpu_latency_ns": stats, "breakdown": {"fiber_ns": 39.2}, "stages": stages})
     out = capsys.readouterr().out
-    assert "measured stages (the cards' stage timers, 5 accesses timed alone, 0 not)" in out
+    assert "measured stages (the cards' stage timers: 5 accesses timed alone, 0 samples spoiled)" in out
     assert re.search(r"wire_both_ways\s+48\.50\s+194\.0", out) and re.search(r"total\s+49\.50\s+198\.0", out)
     assert "the latency's mean less the stages: 0.50 cycles" in out

@@ -126,11 +126,12 @@ def test_measured_stages_are_each_cards_means_and_the_wire_is_what_the_memory_ca
                                                       "link_tx_to_lanes_tx": 4}},
     }
     stages = lm.measured_stages(timers, latency_mean_cycles=56.0, memory_cycles=13)
-    assert list(stages["cycles"]) == ["remat_out", "link_tx", "wire_both_ways", "memory_link_rx",
-                                      "memory_card_front", "memory", "memory_link_tx", "link_rx", "remat_back"]
-    assert stages["cycles"] == {"remat_out": 1, "link_tx": 2, "wire_both_ways": 45 - 2 - 16 - 2,
+    assert list(stages["cycles"]) == ["remat_out", "compute_link_tx", "wire_both_ways", "memory_link_rx",
+                                      "memory_card_front", "memory", "memory_link_tx", "compute_link_rx",
+                                      "remat_back"]
+    assert stages["cycles"] == {"remat_out": 1, "compute_link_tx": 2, "wire_both_ways": 45 - 2 - 16 - 2,
                                 "memory_link_rx": 2, "memory_card_front": 3, "memory": 13, "memory_link_tx": 2,
-                                "link_rx": 3, "remat_back": 1.5}
+                                "compute_link_rx": 3, "remat_back": 1.5}
     assert stages["total_cycles"] == 1 + 2 + 45 + 3 + 1.5 and stages["unaccounted_cycles"] == 56 - 52.5
     assert stages["ns"]["memory"] == 52.0 and (stages["timed"], stages["spoiled"], stages["memory_timed"]) == (4, 1, 2)
     # A board's compute card alone: what lies beyond its lanes is one stage.

@@ -133,8 +133,8 @@ def test_remat_and_link_logic_within_budget(sim):
     assert (stages["timed"], stages["spoiled"], stages["unaccounted_cycles"]) == (20, 0, 0), stages
     cycles = stages["cycles"]
     assert {k: v for k, v in cycles.items() if k != "wire_both_ways"} == {
-        "remat_out": 1, "link_tx": 2, "memory_link_rx": 2, "memory_card_front": 1, "memory": 1,
-        "memory_link_tx": 2, "link_rx": 3, "remat_back": 1}, cycles
+        "remat_out": 1, "compute_link_tx": 2, "memory_link_rx": 2, "memory_card_front": 1, "memory": 1,
+        "memory_link_tx": 2, "compute_link_rx": 3, "remat_back": 1}, cycles
     # The wire: each way's channel delay and its first beat (a lone request's 2 blocks, a line's first 8, at a
     # block time of 4.4 ns on 8 lanes: a cycle or two).
     delay = link_model.delay_cycles(8, 15.0)

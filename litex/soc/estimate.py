@@ -306,6 +306,7 @@ def _stages(card):
     from monet.soc.remote import compute_stages, memory_stages
 
     class LinkEnds:
+        # What watch_stages reads of a link endpoint; it fails here, not silently, if it comes to read more.
         watch_stages = LinkEndpoint.watch_stages
 
         def __init__(self):

@@ -64,8 +64,8 @@ class Latency(Benchmark):
                     ["part", "value"])
         stages = result.get("stages")
         if stages:
-            print(f"\nmeasured stages (the cards' stage timers, {stages['timed']} accesses timed alone, "
-                  f"{stages['spoiled']} not):")
+            print(f"\nmeasured stages (the cards' stage timers: {stages['timed']} accesses timed alone, "
+                  f"{stages['spoiled']} samples spoiled):")
             print_table([[k, f"{stages['cycles'][k]:.2f}", f"{stages['ns'][k]:.1f}"] for k in stages["cycles"]]
                         + [["total", f"{stages['total_cycles']:.2f}",
                             f"{link_model.cycles_to_ns(stages['total_cycles']):.1f}"]],

@@ -9,8 +9,8 @@ import random
 import pytest
 from migen import *
 
-from monet.cores.common.layouts import T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, T_WR_ACK as WR_ACK, \
-    T_WR_REQ as WR_REQ
+from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
+    T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.common.stages import StageTimer
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
@@ -195,9 +195,10 @@ def test_the_stage_timer_times_lone_transactions_to_the_cycle(lanes_log2, delay)
     acks for them are trailers alone on a's lanes). Each point's cycles are taken from the signals here: a's
     sink, a's framer's beats and b's deskewed beats with a unit's header, b's source."""
     rng = random.Random(lanes_log2)
-    a2b = transactions(12, seed=20 + lanes_log2, types=[RD_REQ, WR_REQ, RD_RSP, WR_ACK])
+    a2b = transactions(12, seed=20 + lanes_log2, types=[RD_REQ, WR_REQ, RD_RSP, WR_ACK, ERR])
     b2a = transactions(12, seed=30 + lanes_log2, types=[RD_RSP, WR_ACK])
     dut, points, result = LINK, {name: [] for name in ("sent", "framed", "deframed", "delivered")}, {}
+    trailers = []   # cycles a's framer sent a beat without a unit's header (a trailer alone: an ack)
 
     def spaced(end, txns, offset):
         yield end.sink.valid.eq(0)
@@ -226,6 +227,8 @@ def test_the_stage_timer_times_lone_transactions_to_the_cycle(lanes_log2, delay)
                 for signal in (beat.valid, beat.ready, beat.ctrl, beat.count, beat.data):
                     values.append((yield signal))
                 seen[name] = starts_unit(*values)
+                if name == "framed" and values[0] and values[1] and not seen[name]:
+                    trailers.append(cycle)
             for name, fired in seen.items():
                 if fired:
                     points[name].append(cycle)
@@ -241,3 +244,5 @@ def test_the_stage_timer_times_lone_transactions_to_the_cycle(lanes_log2, delay)
     names = ["sent", "framed", "deframed", "delivered"]
     sums = [sum(t - s for s, t in zip(points[p], points[q])) for p, q in zip(names, names[1:])]
     assert result == {"sums": sums, "count": len(a2b), "spoiled": 0}
+    # a's acks left while its own transactions were on their way, and were not taken for units.
+    assert any(s < t < d for t in trailers for s, d in zip(points["sent"], points["delivered"])), trailers

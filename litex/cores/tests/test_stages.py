@@ -124,3 +124,32 @@ def test_clear_drops_the_sums_and_an_open_sample():
     after, sums, lone, spoiled = schedule(n, 5, seed=8)
     result = drive(n, before + cut_short + [(t + start + 20, k) for t, k in after], clear_at=start + 3)
     assert result == {"sums": sums, "count": lone, "spoiled": spoiled}
+
+
+def test_a_point_again_or_a_stray_at_the_hand_over_spoils_and_only_the_lone_unit_counts():
+    n = 5
+    replay = [(10, 0), (12, 1), (14, 2), (15, 1), (16, 3), (18, 4)]         # point 1 again (a replayed frame)
+    crowded = [(30, 0), (31, 1), (32, 2), (33, 3), (34, 4), (34, 0), (34, 2),   # point 2 with the hand-over
+               (35, 1), (36, 2), (37, 3), (38, 4)]
+    lone = [(50, 0), (52, 1), (53, 2), (57, 3), (60, 4)]
+    result = drive(n, replay + crowded + lone)
+    assert result == {"sums": [2, 1, 4, 3], "count": 1, "spoiled": 2}
+
+
+@pytest.mark.parametrize("clear_at", range(72, 79))
+def test_a_clear_as_a_sample_ends_leaves_nothing_counted(clear_at):
+    """The sample's last point fires in cycle 74 and the timer sees it in 76: whether the clear comes before,
+    with or after the sample's end reaches the sums, nothing of it stays."""
+    result = drive(5, [(70, 0), (71, 1), (72, 2), (73, 3), (74, 4)], clear_at=clear_at)
+    assert result == {"sums": [0, 0, 0, 0], "count": 0, "spoiled": 0}
+
+
+def test_each_point_is_watched_once_and_every_point_is_watched():
+    timer = StageTimer(["a", "b", "c"])
+    timer.watch("a", Signal())
+    with pytest.raises(AssertionError, match="watched twice"):
+        timer.watch("a", Signal())
+    with pytest.raises(AssertionError, match="need a decode"):
+        timer.watch("b", Signal(2))
+    with pytest.raises(AssertionError, match=r"never watched: \['b', 'c'\]"):
+        timer.finalize()
