@@ -131,9 +131,31 @@ def test_a_point_again_or_a_stray_at_the_hand_over_spoils_and_only_the_lone_unit
     replay = [(10, 0), (12, 1), (14, 2), (15, 1), (16, 3), (18, 4)]         # point 1 again (a replayed frame)
     crowded = [(30, 0), (31, 1), (32, 2), (33, 3), (34, 4), (34, 0), (34, 2),   # point 2 with the hand-over
                (35, 1), (36, 2), (37, 3), (38, 4)]
+    # Two strays at once (a unit setting off, point 3 out of turn) while point 2 is awaited; then the rest in turn.
+    pair = [(40, 0), (41, 1), (43, 0), (43, 3), (45, 2), (46, 3), (47, 4)]
     lone = [(50, 0), (52, 1), (53, 2), (57, 3), (60, 4)]
-    result = drive(n, replay + crowded + lone)
-    assert result == {"sums": [2, 1, 4, 3], "count": 1, "spoiled": 2}
+    result = drive(n, replay + crowded + pair + lone)
+    assert result == {"sums": [2, 1, 4, 3], "count": 1, "spoiled": 3}
+
+
+def test_the_counts_carry_across_bit_31():
+    """count and spoiled are whole 32-bit words (the CSRs'): from 2**31 - 1, one sample of each."""
+    timer, inputs = DUTS.timers[2], DUTS.inputs[2]
+    result = {}
+
+    def run():
+        yield timer.count.eq(2**31 - 1)
+        yield timer.spoiled.eq(2**31 - 1)
+        events = {3: [0], 5: [1], 8: [0], 9: [0]}    # one unit timed, then a second spoiled by a third
+        for cycle in range(16):
+            for k, signals in enumerate(inputs):
+                for signal in signals:
+                    yield signal.eq(int(k in events.get(cycle, [])))
+            yield
+        result["count"] = yield timer.count
+        result["spoiled"] = yield timer.spoiled
+    run_simulation(DUTS, [run()])
+    assert result == {"count": 2**31, "spoiled": 2**31}
 
 
 @pytest.mark.parametrize("clear_at", range(72, 79))
