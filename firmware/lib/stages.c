@@ -7,10 +7,8 @@
 
 #define ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Each card's segment sums in the order of its points (litex/soc/remote.py's STAGE_SEGMENTS). */
 #ifdef CSR_REMOTE_STAGES_C_COUNT_ADDR
-static const char *const compute_names[] = {
-    "request_to_link_tx", "link_tx_to_lanes_tx", "lanes_tx_to_lanes_rx", "lanes_rx_to_link_rx", "link_rx_to_answer",
-};
 static const uint32_t compute_addrs[] = {
     CSR_REMOTE_STAGES_C_REQUEST_TO_LINK_TX_ADDR, CSR_REMOTE_STAGES_C_LINK_TX_TO_LANES_TX_ADDR,
     CSR_REMOTE_STAGES_C_LANES_TX_TO_LANES_RX_ADDR, CSR_REMOTE_STAGES_C_LANES_RX_TO_LINK_RX_ADDR,
@@ -19,7 +17,6 @@ static const uint32_t compute_addrs[] = {
 _Static_assert(ARRAY_LEN(compute_addrs) <= STAGES_MAX_SEGMENTS, "compute card: more segments than stage_sums holds");
 #endif
 #ifdef CSR_REMOTE_STAGES_M_COUNT_ADDR
-static const char *const memory_names[] = {"lanes_rx_to_link_rx", "link_rx_to_link_tx", "link_tx_to_lanes_tx"};
 static const uint32_t memory_addrs[] = {
     CSR_REMOTE_STAGES_M_LANES_RX_TO_LINK_RX_ADDR, CSR_REMOTE_STAGES_M_LINK_RX_TO_LINK_TX_ADDR,
     CSR_REMOTE_STAGES_M_LINK_TX_TO_LANES_TX_ADDR,
@@ -27,11 +24,10 @@ static const uint32_t memory_addrs[] = {
 _Static_assert(ARRAY_LEN(memory_addrs) <= STAGES_MAX_SEGMENTS, "memory card: more segments than stage_sums holds");
 #endif
 
-static void read_card(struct stage_sums *s, const char *card, const char *const *names, const uint32_t *addrs,
-                      int segments, uint32_t count_addr, uint32_t spoiled_addr) {
+static void read_card(struct stage_sums *s, const char *card, const uint32_t *addrs, int segments,
+                      uint32_t count_addr, uint32_t spoiled_addr) {
     s->card = card;
     s->segments = segments;
-    s->names = names;
     for (int i = 0; i < segments; i++) s->sums[i] = hal_read32(addrs[i]);
     s->count = hal_read32(count_addr);
     s->spoiled = hal_read32(spoiled_addr);
@@ -40,12 +36,12 @@ static void read_card(struct stage_sums *s, const char *card, const char *const 
 int stages_read(struct stage_sums *s, int max) {
     int n = 0;
 #ifdef CSR_REMOTE_STAGES_C_COUNT_ADDR
-    if (n < max) read_card(&s[n], "compute", compute_names, compute_addrs, ARRAY_LEN(compute_addrs),
+    if (n < max) read_card(&s[n], "compute", compute_addrs, ARRAY_LEN(compute_addrs),
                            CSR_REMOTE_STAGES_C_COUNT_ADDR, CSR_REMOTE_STAGES_C_SPOILED_ADDR);
     n++;
 #endif
 #ifdef CSR_REMOTE_STAGES_M_COUNT_ADDR
-    if (n < max) read_card(&s[n], "memory", memory_names, memory_addrs, ARRAY_LEN(memory_addrs),
+    if (n < max) read_card(&s[n], "memory", memory_addrs, ARRAY_LEN(memory_addrs),
                            CSR_REMOTE_STAGES_M_COUNT_ADDR, CSR_REMOTE_STAGES_M_SPOILED_ADDR);
     n++;
 #endif

@@ -7,13 +7,12 @@
 
 #define STAGES_MAX_SEGMENTS 5
 
-/* One card's timer: its segments' names (remote.py's points, "a_to_b"), summed cycles, units timed and
- * samples spoiled (another unit set off, or a point fired out of turn, while one travelled). The registers
+/* One card's timer: its segments' summed cycles in the order of its points (litex/soc/remote.py's
+ * STAGE_SEGMENTS), units timed and samples spoiled (another unit set off, or a point fired out of turn, while one travelled). The registers
  * are read one at a time: read them while no access is on the path (as `bench latency` does). */
 struct stage_sums {
     const char *card;
     int segments;
-    const char *const *names;
     uint32_t sums[STAGES_MAX_SEGMENTS];
     uint32_t count, spoiled;
 };

@@ -105,10 +105,13 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     windows = map_remote_windows(target, bfct_target=link["bfct_target"])
     # Warm-up access so the first sample does not pay for the I-cache.
     target.fw.lat(op=op, addr=windows[0], n=4)
-    target.fw.stages(clear=1)
+    # The stage timers time only what takes the link (a local or native HMC access leaves it at ReMAT).
+    over_link = link["bfct_target"] == TARGET_REMOTE0
+    if over_link:
+        target.fw.stages(clear=1)
     answer, memory_figures = memory_service(
         target, lambda: target.fw.lat(op=op, addr=windows[0], n=samples, stride=link_model.LINE_BYTES))
-    timers = target.fw.stages()
+    timers = target.fw.stages() if over_link else {}
     if answer["fault"]:
         raise RuntimeError(f"remote {op} faulted: kind {answer['fault_kind']} at {answer['fault_addr']:#x}")
     hw = answer["hw_cycles"]
@@ -137,7 +140,7 @@ def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours
     }
     # On the means: the memory's share is a mean (a DRAM's varies with rows, refreshes and turnarounds).
     memory_cycles = memory_figures["memory_service_cycles"] + link["memlat"]
-    if link["bfct_target"] == TARGET_REMOTE0:
+    if over_link:
         result["breakdown"] = link_model.read_breakdown(hw_summary["mean"], distance_m, lanes, rate_gbps,
                                                         memory_cycles=memory_cycles,
                                                         link_ns=PROFILES[profile].link_ns(rate_gbps))

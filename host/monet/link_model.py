@@ -11,7 +11,7 @@ Sources of the defaults:
 import math
 
 from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES
-from monet.soc.remote import CHANNEL_MAX_DELAY
+from monet.soc.remote import CHANNEL_MAX_DELAY, STAGE_SEGMENTS
 from monet.soc.sim import NOMINAL_CLK_HZ
 
 LANES           = tuple(1 << i for i in range(MAX_LANES.bit_length()))   # 1, 2, 4, 8
@@ -133,36 +133,38 @@ def breakdown_by_layer(breakdown):
 
 def measured_stages(timers, latency_mean_cycles, memory_cycles):
     """The stage timers' sums (the firmware's `stages` answer: per card, summed cycles per segment over the
-    accesses that travelled alone) as the stages of one such access, in the order it passes them, cycles and
+    accesses that travelled alone, in STAGE_SEGMENTS' order) as the stages of one such access, in the order it passes them, cycles and
     ns. Each card times its own points on its own clock: the wire both ways (PHY, fiber, the first beat's
     serialization, both directions) is the compute card's lanes-to-lanes time less the memory card's
     turnaround, and the memory card's stage is split into its memory (`memory_cycles`: the card's measured
     service time and programmed extra latency) and its front. `unaccounted_cycles` is the ReMAT latency's mean
     less the stages' sum (0 when every access was timed alone). None without a timed access."""
-    compute, memory = timers.get("compute"), timers.get("memory")
-    if not compute or not compute["count"]:
+    def means(card):
+        """A card's mean cycles per segment, by name; None if it timed nothing (or is not in the answer)."""
+        timer = timers.get(card)
+        if not timer or not timer["count"]:
+            return None
+        return {segment: total / timer["count"] for segment, total in zip(STAGE_SEGMENTS[card], timer["sums"])}
+    compute, memory = means("compute"), means("memory")
+    if compute is None:
         return None
-
-    def mean(card, segment):
-        return card["sums"][segment] / card["count"]
-    stages = {"remat_out": mean(compute, "request_to_link_tx"),
-              "compute_link_tx": mean(compute, "link_tx_to_lanes_tx")}
-    beyond = mean(compute, "lanes_tx_to_lanes_rx")
-    if memory and memory["count"]:
-        card = mean(memory, "link_rx_to_link_tx")
-        turnaround = {"memory_link_rx": mean(memory, "lanes_rx_to_link_rx"), "memory_card_front": card - memory_cycles,
-                      "memory": memory_cycles, "memory_link_tx": mean(memory, "link_tx_to_lanes_tx")}
+    stages = {"remat_out": compute["request_to_link_tx"], "compute_link_tx": compute["link_tx_to_lanes_tx"]}
+    beyond = compute["lanes_tx_to_lanes_rx"]
+    if memory is not None:
+        turnaround = {"memory_link_rx": memory["lanes_rx_to_link_rx"],
+                      "memory_card_front": memory["link_rx_to_link_tx"] - memory_cycles, "memory": memory_cycles,
+                      "memory_link_tx": memory["link_tx_to_lanes_tx"]}
         stages["wire_both_ways"] = beyond - sum(turnaround.values())
         stages.update(turnaround)
     else:   # the memory card's timer is on another board
         stages["beyond_the_card"] = beyond
-    stages["compute_link_rx"] = mean(compute, "lanes_rx_to_link_rx")
-    stages["remat_back"] = mean(compute, "link_rx_to_answer")
+    stages["compute_link_rx"] = compute["lanes_rx_to_link_rx"]
+    stages["remat_back"] = compute["link_rx_to_answer"]
     total = sum(stages.values())
     return {
-        "timed": compute["count"],
-        "spoiled": compute["spoiled"],
-        "memory_timed": memory["count"] if memory else None,
+        "timed": timers["compute"]["count"],
+        "spoiled": timers["compute"]["spoiled"],
+        "memory_timed": timers["memory"]["count"] if "memory" in timers else None,
         "cycles": stages,
         "ns": {k: cycles_to_ns(v) for k, v in stages.items()},
         "total_cycles": total,

@@ -5,6 +5,7 @@ import pytest
 
 from monet import link_model as lm
 from monet.profiles import PROFILES
+from monet.soc.remote import STAGE_SEGMENTS
 
 C_M_PER_NS = 0.299792458
 
@@ -118,13 +119,12 @@ def test_the_channel_delay_rounds_to_whole_cycles():
 
 
 def test_measured_stages_are_each_cards_means_and_the_wire_is_what_the_memory_card_does_not_hold():
-    timers = {
-        "compute": {"count": 4, "spoiled": 1, "sums": {"request_to_link_tx": 4, "link_tx_to_lanes_tx": 8,
-                                                       "lanes_tx_to_lanes_rx": 4 * 45, "lanes_rx_to_link_rx": 12,
-                                                       "link_rx_to_answer": 6}},
-        "memory": {"count": 2, "spoiled": 0, "sums": {"lanes_rx_to_link_rx": 4, "link_rx_to_link_tx": 2 * 16,
-                                                      "link_tx_to_lanes_tx": 4}},
-    }
+    # The firmware's answer: each card's sums in the order of its points' segments (STAGE_SEGMENTS).
+    assert STAGE_SEGMENTS == {"compute": ["request_to_link_tx", "link_tx_to_lanes_tx", "lanes_tx_to_lanes_rx",
+                                          "lanes_rx_to_link_rx", "link_rx_to_answer"],
+                              "memory": ["lanes_rx_to_link_rx", "link_rx_to_link_tx", "link_tx_to_lanes_tx"]}
+    timers = {"compute": {"count": 4, "spoiled": 1, "sums": [4, 8, 4 * 45, 12, 6]},
+              "memory": {"count": 2, "spoiled": 0, "sums": [4, 2 * 16, 4]}}
     stages = lm.measured_stages(timers, latency_mean_cycles=56.0, memory_cycles=13)
     assert list(stages["cycles"]) == ["remat_out", "compute_link_tx", "wire_both_ways", "memory_link_rx",
                                       "memory_card_front", "memory", "memory_link_tx", "compute_link_rx",

@@ -9,7 +9,7 @@ from migen import *
 
 from litex.gen import LiteXModule
 
-from monet.cores.common.stages import StageTimer
+from monet.cores.common.stages import StageTimer, segment_names
 from monet.cores.remat.core import ReMAT
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
@@ -31,6 +31,8 @@ LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for repl
 # lanes_rx is the wire both ways and the memory card's whole turnaround.
 COMPUTE_POINTS = ("request", "link_tx", "lanes_tx", "lanes_rx", "link_rx", "answer")
 MEMORY_POINTS  = ("lanes_rx", "link_rx", "link_tx", "lanes_tx")
+# Their segments, in the order the firmware's `stages` command gives each card's sums.
+STAGE_SEGMENTS = {"compute": segment_names(COMPUTE_POINTS), "memory": segment_names(MEMORY_POINTS)}
 
 
 def compute_stages(remat, link):

@@ -16,6 +16,11 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.csr import add_status
 
 
+def segment_names(points):
+    """The segments between consecutive `points`, as a StageTimer names them (its CSRs, its sums' order)."""
+    return [f"{a}_to_{b}" for a, b in zip(points, points[1:])]
+
+
 class StageTimer(LiteXModule):
     """Times a unit that travels alone through `points` (names, in the order a unit passes them): for each
     segment between two consecutive points, the summed cycles of every timed unit, and how many were timed.
@@ -37,7 +42,7 @@ class StageTimer(LiteXModule):
     """
     def __init__(self, points, width=32):
         assert len(points) >= 2 and len(set(points)) == len(points)
-        self.segments = [f"{a}_to_{b}" for a, b in zip(points, points[1:])]
+        self.segments = segment_names(points)
         self.clear    = Signal()
         self.sums     = [Signal(width, name=f"sum_{name}") for name in self.segments]
         self.count    = Signal(32)   # samples timed
