@@ -54,11 +54,12 @@ def time_lost_ns(profile, distance_m, lanes, rate_gbps):
 
 def blocks_per_line(profile):
     """66-bit blocks on the wire per 64 B line moved, both directions: the data direction's units (a pair of
-    lines shares a header) and trailers, and the other direction's one-block requests or acks."""
+    lines shares a header) and trailers, and the other direction's one-block requests or acks, each with a
+    trailer of its own (a unit without a line closes its frame: litex/cores/link/packing.py)."""
     prof = PROFILES[profile]
     lines_per_unit = 2 if prof.pairing else 1
     data = (8 * lines_per_unit + 1) / lines_per_unit + 1 / (prof.max_units * lines_per_unit)
-    return data + 1 + 1 / prof.max_units
+    return data + 2
 
 
 def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps):

@@ -43,17 +43,17 @@ def test_replay_model_loses_more_with_more_errors_and_a_slow_retransmission():
 
 def test_replay_model_figures_worked_by_hand():
     # ours: two lines share a 17-block unit and eight units a trailer (8.5 + 1/16 blocks a line); the other
-    # way, a request block a line and a trailer per eight (1.125): 9.6875 blocks of 66 bits a line.
-    assert reliability.blocks_per_line("ours") == 9.6875
+    # way, a request block a line, each with its own trailer (2): 10.5625 blocks of 66 bits a line.
+    assert reliability.blocks_per_line("ours") == 10.5625
     # 36 m at 15 Gb/s: 28 cycles each way (109.17 ns, rounded up); a damaged 73-block frame costs the round
     # trip, its 11 cycles and 19 of logic: 86 cycles, 344 ns.
     m = reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 13.5)
     assert m["time_lost_per_error_ns"] == 344.0
-    # 13.5 GB/s is 210.94 M lines/s, 639.375 line bits a line: 134868 errors/s at 1e-6, each losing 344 ns.
-    assert m["errors_per_s"] == pytest.approx(134868.164, rel=1e-9)
+    # 13.5 GB/s is 210.94 M lines/s, 697.125 line bits a line: 147050 errors/s at 1e-6, each losing 344 ns.
+    assert m["errors_per_s"] == pytest.approx(147049.8046875, rel=1e-9)
     assert m["bytes_replayed_per_error"] == pytest.approx(13.5 * 344)
-    assert m["time_lost_per_time_sending"] == pytest.approx(0.0463946484375, rel=1e-12)    # 134868.16 x 344 ns
-    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0463946484375, rel=1e-12)
+    assert m["time_lost_per_time_sending"] == pytest.approx(0.0505851328125, rel=1e-12)    # 147049.80 x 344 ns
+    assert m["predicted_efficiency"] == pytest.approx(1 / 1.0505851328125, rel=1e-12)
     # monet: a line a unit (9 blocks) and a trailer each, a request and a trailer back: 12 blocks a line;
     # no nak, so an error costs the 65535-cycle timer and the 3-cycle frame: 262152 ns.
     assert reliability.blocks_per_line("monet") == 12.0

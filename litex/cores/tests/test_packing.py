@@ -363,8 +363,8 @@ def read(tag, laddr, seq):
 
 def test_the_wire_format_is_the_documented_one():
     # A lone read; then, back to back: a masked write, two read responses to consecutive lines (a pair) and
-    # six reads fill a frame of 8 units; two reads open the next, and a replay from sequence 12 closes it
-    # with a trailer of its own before starting a frame of its own.
+    # a read, which closes the frame (a unit without a line goes last in its frame); the seven reads behind
+    # it each in a frame of its own, and so the two of a replay from sequence 12.
     line = random.Random(3).getrandbits(512)
     other = line ^ (1 << 511) ^ 1
     lone = [read(0x5A, 0x9_8765_4321, 0x3FF)]
@@ -378,10 +378,12 @@ def test_the_wire_format_is_the_documented_one():
     fields = dict(ack=0x15A, nak=0, credits=0x7F)
     assert framed_blocks(stream, **fields) == (
         documented_frame([[header(T_WR_REQ, 0x11, 0x40, has_mask=1), (0xF0F0_0000_0000_00FF, 0)] + words(line),
-                          [header(T_RD_RSP, 0x22, 0x80, pair_tag=0x33)] + words(line) + words(other)]
-                         + [[header(T_RD_REQ, 0x40 + n, 0x100 + n)] for n in range(6)], seq=7, **fields)
-        + documented_frame([[header(T_RD_REQ, 0x46, 0x106)], [header(T_RD_REQ, 0x47, 0x107)]], seq=16, **fields)
-        + documented_frame([[header(T_RD_REQ, 0x60, 0x200)], [header(T_RD_REQ, 0x61, 0x201)]], seq=12, **fields))
+                          [header(T_RD_RSP, 0x22, 0x80, pair_tag=0x33)] + words(line) + words(other),
+                          [header(T_RD_REQ, 0x40, 0x100)]], seq=7, **fields)
+        + sum((documented_frame([[header(T_RD_REQ, 0x40 + n, 0x100 + n)]], seq=10 + n, **fields)
+               for n in range(1, 8)), [])
+        + documented_frame([[header(T_RD_REQ, 0x60, 0x200)]], seq=12, **fields)
+        + documented_frame([[header(T_RD_REQ, 0x61, 0x201)]], seq=13, **fields))
 
 
 def test_a_stream_longer_than_every_buffer_wraps_them_all():
