@@ -68,7 +68,7 @@ def run_on_served_sim(args):
     default port. Returns monet-ctl's exit status."""
     from monet.sim import SimBuild
     build = SimBuild(log=lambda message: None)
-    if not (build.dir / "model.ok").exists():
+    if not build.stamp.exists():
         raise CtlError(f"no sim model {build.hash} for this revision in {build.dir.parent}: start the sim with "
                        "`monet sim serve` (it builds the model), then run monet ctl beside it")
     binary = sim_binary(build)

@@ -133,8 +133,8 @@ def breakdown_by_layer(breakdown):
 
 def measured_stages(timers, latency_mean_cycles, memory_cycles):
     """The stage timers' sums (the firmware's `stages` answer: per card, summed cycles per segment over the
-    accesses that travelled alone, in STAGE_SEGMENTS' order) as the stages of one such access, in the order it passes them, cycles and
-    ns. Each card times its own points on its own clock: the wire both ways (PHY, fiber, the first beat's
+    accesses that travelled alone, in STAGE_SEGMENTS' order) as the stages of one such access, in the order
+    it passes them, cycles and ns. Each card times its own points on its own clock: the wire both ways (PHY, fiber, the first beat's
     serialization, both directions) is the compute card's lanes-to-lanes time less the memory card's
     turnaround, and the memory card's stage is split into its memory (`memory_cycles`: the card's measured
     service time and programmed extra latency) and its front. `unaccounted_cycles` is the ReMAT latency's mean

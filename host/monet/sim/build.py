@@ -88,11 +88,16 @@ class SimBuild:
         return self.gateware / "obj_dir" / "Vsim"
 
     @property
+    def stamp(self):
+        """The model's stamp (`model.ok`): written once the model is complete, with its config, tool versions
+        and build time."""
+        return self.dir / "model.ok"
+
+    @property
     def build_seconds(self):
         """How long the model took to build (verilating and compiling it and the console's libraries), from
         its stamp; None for a model built before the stamp recorded it."""
-        stamp = self.dir / "model.ok"
-        return json.loads(stamp.read_text()).get("build_s") if stamp.exists() else None
+        return json.loads(self.stamp.read_text()).get("build_s") if self.stamp.exists() else None
 
     @property
     def constants(self):
@@ -107,10 +112,9 @@ class SimBuild:
         stamp, so the next call starts it again from scratch.
         """
         with exclusive(self.dir.parent / f"{self.hash}.lock"):
-            stamp = self.dir / "model.ok"
-            if not stamp.exists():
+            if not self.stamp.exists():
                 seconds = self._build_model()
-                stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions(),
+                self.stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions(),
                                              "build_s": round(seconds, 1)}, indent=1))
             else:
                 self.log(f"sim: reusing model {self.hash} ({self.dir})")

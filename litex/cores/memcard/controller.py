@@ -33,11 +33,6 @@ from litedram.core.multiplexer import Multiplexer
 from litedram.phy import dfi
 
 
-def is_activate(cmd):
-    """An ACT on a bank machine's or the chooser's command: RAS low alone (the layout's active-high bits)."""
-    return cmd.ras & ~cmd.cas & ~cmd.we
-
-
 def activation_cycles(module, phy_settings, clk_freq):
     """The module's (tRRD_S, tRRD_L, tFAW) in system cycles: each as max(tCK count, ns) rounded up to whole
     cycles, plus LiteDRAM's margin when activations may land on different DFI phases (`phase_margin_ck`)."""
@@ -51,6 +46,15 @@ def activation_cycles(module, phy_settings, clk_freq):
     return cycles(module.tRRD_S), cycles(module.tRRD_L), cycles(module.get("tFAW"))
 
 
+def without_timings(settings, *names):
+    """A copy of controller `settings` whose timings `names` are None (LiteDRAM then builds no timer for them)."""
+    copied = copy.copy(settings)
+    copied.timing = copy.copy(settings.timing)
+    for name in names:
+        setattr(copied.timing, name, None)
+    return copied
+
+
 def phase_margin_ck(phy_settings):
     """DRAM clocks by which two activations' phases may differ: none when the PHY reads and writes on one
     phase (every ACT then on phase rdphase - 1), else LiteDRAM's own margin (nphases - 1)."""
@@ -60,8 +64,8 @@ def phase_margin_ck(phy_settings):
 
 
 class ActivationWindow(LiteXModule):
-    """Which banks may be activated this cycle: a bank not within `trc` cycles of its own last ACT (tRC, as
-    LiteDRAM's bank machine keeps it), nor within `trrd_s` cycles of any ACT, nor within `trrd_l` of one to
+    """Which banks may be activated this cycle: a bank not within `trc` cycles (2 or more) of its own last ACT
+    (tRC, as LiteDRAM's bank machine keeps it), nor within `trrd_s` cycles of any ACT, nor within `trrd_l` of one to
     its group, and at most four ACTs in any `tfaw` cycles (JESD79-4's tRRD_S, tRRD_L and tFAW, in system
     cycles).
 
@@ -72,7 +76,7 @@ class ActivationWindow(LiteXModule):
     the next cycle on.
     """
     def __init__(self, nbanks, ngroups, trc, trrd_s, trrd_l, tfaw):
-        assert 1 <= trrd_s <= trrd_l <= tfaw and tfaw >= 2 and trc >= 1
+        assert 1 <= trrd_s <= trrd_l <= tfaw and tfaw >= 2 and trc >= 2
         self.act       = Signal()
         self.group     = Signal(max=max(ngroups, 2))
         self.activated = Signal(nbanks)
@@ -83,11 +87,11 @@ class ActivationWindow(LiteXModule):
         def recent(now, cycles):
             """Whether there was an ACT (`now`) in each of the last cycles - 1 cycles, this one first: the
             ones a window of `cycles` that ends next cycle holds (shift registers behind `now`)."""
-            entries = [now]
+            entries = [now] if cycles > 1 else []
             for _ in range(cycles - 2):
                 entries.append(Signal())
                 self.sync += entries[-1].eq(entries[-2])
-            return entries[:cycles - 1]
+            return entries
         in_tfaw = recent(self.act, tfaw)
         in_trrd = in_tfaw[:trrd_s - 1]
         # Next cycle's ACT to a group is allowed when the windows that would end with it hold what the DRAM
@@ -100,9 +104,9 @@ class ActivationWindow(LiteXModule):
         banks_a_group = nbanks // ngroups
         for n in range(nbanks):
             # tRC: cycles left before the bank's next ACT (LiteDRAM's tXXDController, its next value).
-            left = Signal(max=max(trc, 2))
+            left = Signal(max=trc)
             trc_next = Signal()
-            self.comb += trc_next.eq(~self.activated[n] & (left <= 1) if trc > 1 else 1)
+            self.comb += trc_next.eq(~self.activated[n] & (left <= 1))
             self.sync += [
                 If(self.activated[n], left.eq(trc - 1)).Elif(left != 0, left.eq(left - 1)),
                 self.allowed[n].eq(trc_next & group_next[n // banks_a_group]),
@@ -113,8 +117,9 @@ class DDR4Controller(LiteXModule):
     """LiteDRAM's controller (`LiteDRAMController`'s parts and interface: refresher, one BankMachine a bank,
     the Multiplexer) whose activations are timed per bank group by an `ActivationWindow` instead of the
     multiplexer's one tRRD and its tFAW: a bank does not offer its ACT while the window holds it back (the
-    window's register in place of its bank machine's tRC register). `module` gives the bank groups (`ngroups`, the upper bits of the
-    bank address, as LiteDRAM's DDR4 PHYs drive BG), its tFAW and `tRRD_S`, `tRRD_L` as (tCK, ns).
+    window's register in place of its bank machine's tRC register). `module` gives the bank groups
+    (`ngroups`, the upper bits of the bank address, as LiteDRAM's DDR4 PHYs drive BG), its tFAW and
+    `tRRD_S`, `tRRD_L` as (tCK, ns).
 
     Latency: as LiteDRAM's controller; an ACT waits only for the timings above (and the bank's own).
     """
@@ -125,7 +130,8 @@ class DDR4Controller(LiteXModule):
         address_align = log2_int(burst_lengths[phy_settings.memtype])
         nbanks = 2**geom.bankbits
         ngroups = module.ngroups
-        assert phy_settings.nranks == 1 and nbanks == module.nbanks
+        banks_a_group = nbanks // ngroups
+        assert phy_settings.nranks == 1
 
         self.interface = interface = LiteDRAMInterface(address_align, settings)
         self.dfi = dfi.Interface(addressbits=geom.addressbits, bankbits=geom.bankbits,
@@ -142,9 +148,7 @@ class DDR4Controller(LiteXModule):
                                                      self.tfaw)
         # The bank machines without their own tRC timer (None: its ready is left undriven): the window's
         # register for the bank stands in its place, in the ACT's condition.
-        bank_settings = copy.copy(settings)
-        bank_settings.timing = copy.copy(timing)
-        bank_settings.timing.tRC = None
+        bank_settings = without_timings(settings, "tRC")
         bank_machines = []
         for n in range(nbanks):
             bank_machine = BankMachine(n, address_width=interface.address_width, address_align=address_align,
@@ -160,14 +164,12 @@ class DDR4Controller(LiteXModule):
         # The multiplexer without its activate-to-activate timers (None: always ready). Its round-robin
         # visits the bank machines in the order given: banks of one group far apart (0, 4, 8, 12, 1, ...), so
         # that a bank held back by the group of the ACT just issued is seldom the next it grants.
-        mux_settings = copy.copy(settings)
-        mux_settings.timing = copy.copy(timing)
-        mux_settings.timing.tRRD = mux_settings.timing.tFAW = None
-        interleaved = [bank_machines[n] for n in sorted(range(nbanks), key=lambda n: (n % (nbanks // ngroups), n))]
-        self.multiplexer = multiplexer = Multiplexer(settings=mux_settings, bank_machines=interleaved,
-                                                     refresher=self.refresher, dfi=self.dfi, interface=interface)
+        interleaved = [bank_machines[n] for n in sorted(range(nbanks), key=lambda n: (n % banks_a_group, n))]
+        self.multiplexer = multiplexer = Multiplexer(settings=without_timings(settings, "tRRD", "tFAW"),
+                                                     bank_machines=interleaved, refresher=self.refresher,
+                                                     dfi=self.dfi, interface=interface)
         chosen = multiplexer.choose_cmd
         self.comb += [
-            window.act.eq(chosen.accept() & is_activate(chosen.cmd)),
-            window.group.eq(chosen.cmd.ba[log2_int(nbanks // ngroups):]),
+            window.act.eq(chosen.accept() & chosen.activate()),
+            window.group.eq(chosen.cmd.ba[log2_int(banks_a_group):]),
         ]

@@ -254,8 +254,8 @@ class DDR4Memory(LiteXModule):
     back, sequential lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a
     row miss, at 0.65 with 64 in flight (10.3 GB/s, test_controller; tFAW allows four activations in 6
     cycles, 0.67): the controller (`controller.DDR4Controller`) times activations by bank group, where
-    LiteDRAM's one tRRD (tRRD_L, 3 cycles with its margin) held them to a third (0.41 measured). A refresh (tRFC = 66 cycles, every tREFI = 1950
-    cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus, `refresh_waits` the
+    LiteDRAM's one tRRD (tRRD_L, 3 cycles with its margin) held them to a third (0.41 measured). A refresh
+    (tRFC = 66 cycles, every tREFI = 1950 cycles) holds everything behind it; `refreshes` counts REF commands on the DFI bus, `refresh_waits` the
     requests that arrived while the DRAM was held for one (they wait for it).
 
     Refresh: the controller's refresher is a TrafficRefresher (with a `core`, if its SoC chose one), told
