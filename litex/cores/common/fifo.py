@@ -22,7 +22,8 @@ class BypassFIFO(LiteXModule):
     `registered`: `source` comes out of a register, as from LiteX's buffered SyncFIFO, so that what follows
     starts from a register; an element that finds the FIFO behind the register empty enters the register
     directly. Latency 1 cycle while the FIFO is empty (the buffered SyncFIFO's 2, its memory then its
-    register), otherwise 2.
+    register), otherwise 2. `load`: the register takes an element this cycle (from `sink` while `passing`,
+    else the FIFO's oldest), for a register kept beside it.
     """
     def __init__(self, layout, depth, registered=False):
         self.sink    = sink   = stream.Endpoint(layout)
@@ -48,7 +49,7 @@ class BypassFIFO(LiteXModule):
             return
         # The register takes an element when it is empty or its element leaves: the FIFO's oldest, or with
         # none waiting the arriving one, which then skips the FIFO.
-        load   = Signal()
+        self.load = load = Signal()
         direct = Signal()
         self.comb += [
             load.eq(~source.valid | source.ready),

@@ -20,6 +20,7 @@ of the 2133P bin:
 | tFAW | max(20 tCK, 21 ns) | JESD79-4, 1 KB page (x8), DDR4-2133 |
 | tRRD_S, tRRD_L | max(4 tCK, 3.7 ns), max(4 tCK, 5.3 ns) | JESD79-4, 1 KB page: another bank group, the same one (`controller.DDR4Controller` keeps both; LiteDRAM's one tRRD, for a board's LiteDRAM core, is tRRD_L) |
 | tWTR | max(4 tCK, 7.5 ns) | JESD79-4 tWTR_L |
+| tRTP | max(4 tCK, 7.5 ns) | JESD79-4 (`controller.BankMachine` keeps it; LiteDRAM's bank machine has none) |
 | tCCD | 4 tCK | JESD79-4 tCCD_S: LiteDRAM does not model bank groups; with tCCD_L (5 tCK) a 4:1 controller could not issue a burst every cycle |
 | tZQCS | max(128 tCK, 80 ns) | JESD79-4 |
 
@@ -70,6 +71,7 @@ class MTA8ATF51264HZ(DDR4Module):
     trfc  = {"1x": (None, 260), "2x": (None, 160), "4x": (None, 110)}
     tRRD_S = (4, 3.7)
     tRRD_L = (4, 5.3)
+    tRTP   = (4, 7.5)
     technology_timings = _TechnologyTimings(tREFI=trefi, tWTR=(4, 7.5), tCCD=(4, None), tRRD=tRRD_L,
                                             tZQCS=(128, 80))
     speedgrade_timings = {"2133": _SpeedgradeTimings(tRP=14.06, tRCD=14.06, tWR=15, tRFC=trfc, tFAW=(20, 21),
@@ -137,33 +139,38 @@ class TrafficRefresher(LiteXModule):
             If(~self.idle, idle_for.eq(0)).Elif(idle_for != REFRESH_IDLE_CYCLES, idle_for.eq(idle_for + 1)),
         ]
         wanted = self.quiet | (idle_for == REFRESH_IDLE_CYCLES) | (self.owed >= REFRESH_OWED_MAX)
-        release = [cmd.valid.eq(0), cmd.last.eq(1), NextState("IDLE")]
-
+        # `cmd.valid` (the bank machines' refresh request) is the state alone, so that it starts from
+        # registers: the refresh ends in a state of its own (RELEASE: `last`, the multiplexer lets go), a
+        # cycle after its commands, where LiteDRAM's Refresher ends in the cycle they are done.
         self.fsm = fsm = FSM()
+        self.comb += [
+            cmd.valid.eq(~fsm.ongoing("IDLE") & ~fsm.ongoing("RELEASE")),
+            cmd.last.eq(fsm.ongoing("RELEASE")),
+        ]
         fsm.act("IDLE",
             If((self.owed != 0) & wanted, NextState("WAIT-BANK-MACHINES"))
         )
         fsm.act("WAIT-BANK-MACHINES",
-            cmd.valid.eq(1),
             If(cmd.ready, sequencer.start.eq(1), NextState("DO-REFRESH"))
         )
         if settings.timing.tZQCS is None:
             fsm.act("DO-REFRESH",
-                cmd.valid.eq(1),
-                If(sequencer.done, *release)
+                If(sequencer.done, NextState("RELEASE"))
             )
         else:   # a ZQCS that has fallen due follows the refresh
             self.zqcs_timer = zqcs_timer = RefreshTimer(int(clk_freq / zqcs_freq))
             self.zqcs = zqcs = ZQCSExecuter(cmd, settings.timing.tRP, settings.timing.tZQCS)
             self.comb += zqcs_timer.wait.eq(~zqcs.done)
             fsm.act("DO-REFRESH",
-                cmd.valid.eq(1),
-                If(sequencer.done, If(zqcs_timer.done, zqcs.start.eq(1), NextState("DO-ZQCS")).Else(*release))
+                If(sequencer.done,
+                    If(zqcs_timer.done, zqcs.start.eq(1), NextState("DO-ZQCS")).Else(NextState("RELEASE")))
             )
             fsm.act("DO-ZQCS",
-                cmd.valid.eq(1),
-                If(zqcs.done, *release)
+                If(zqcs.done, NextState("RELEASE"))
             )
+        fsm.act("RELEASE",
+            NextState("IDLE")
+        )
 
 
 def peak_GBps(clk_freq):
@@ -246,11 +253,12 @@ class DDR4Memory(LiteXModule):
     always has room.
 
     Service time (request offered here to response offered), measured on the generated Verilog at 250 MHz
-    (test_memcard): a row hit 6 cycles for a write and 13 for a read (15 for the first read after writes,
-    tWTR); a row miss 24 (read) or 26 (write, after reads); a closed row 21 (write) or 23 (read). Of a row
-    hit's 13: LiteDRAM's bank machine 2 (its command FIFO and its row-compare buffer), its command
-    multiplexer and the PHY's read latency 10, the response FIFO 1 (an answer taken around it would reach the
-    link's framer through 9 levels or more: see doc/boards.md). Back to
+    (test_memcard): a row hit 5 cycles for a write and 12 for a read (14 for the first read after writes,
+    tWTR); a row miss 22 (read) or 24 (write, after reads); a closed row 19 (write) or 21 (read). Of a row
+    hit's 12: the bank machine 1 (its queue's head, a register: `controller.BankMachine`; LiteDRAM's took 2),
+    LiteDRAM's command multiplexer and the PHY's read latency 10, the response FIFO 1 (an answer taken
+    around it would reach the link's framer through 9 levels or more: see doc/boards.md). A request to a
+    bank other than the one the multiplexer's round-robin last chose waits a cycle more for it to turn. Back to
     back, sequential lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a
     row miss, at 0.65 with 64 in flight (10.3 GB/s, test_controller; tFAW allows four activations in 6
     cycles, 0.67): the controller (`controller.DDR4Controller`) times activations by bank group, where
@@ -262,7 +270,7 @@ class DDR4Memory(LiteXModule):
     when the last access in flight completes, so that a refresh runs behind an access rather than in front
     of one. A refresh closes every row; the front then reads the line it was last asked for again
     (`reopen`, its data dropped), so that an access to the row that was open finds it open: a row hit
-    (13 cycles) rather than a closed row (23). Another row of that bank then costs a precharge more.
+    (12 cycles) rather than a closed row (21). Another row of that bank then costs a precharge more.
     """
     def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32,
                  with_phy_model=True, core=None):

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from monet.cores.common.layouts import T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP
+from monet.cores.common.layouts import (T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, T_WR_REQ as WR_REQ,
+                                        T_WR_ACK as WR_ACK)
 from monet.cores.memcard.controller import ActivationWindow, activation_cycles, phase_margin_ck
 from monet.cores.memcard.ddr4 import MTA8ATF51264HZ, DDR4Memory
 from monet.cores.tests.verilog_sim import run_simulation
@@ -141,3 +142,101 @@ def test_scattered_lines_stream_at_the_activate_rate_and_keep_ddr4s_timings():
     assert wrong == []
     steady = [cycle for _, _, cycle in answered if 300 <= cycle < CYCLES - 300]
     assert len(steady) / (CYCLES - 600) >= 0.6
+
+
+PROLOGUE = 50
+TIMINGS_TCK = SimpleNamespace(tRCD=14.06, tRP=14.06, tRAS=33, tRTP=7.5, tWR=15, tRC=47.06, burst=4)   # at tCK 1 ns
+
+
+def dfi_commands(phases):
+    """The commands on the DFI bus this cycle, at most one a phase: (phase, kind, bank, address)."""
+    kinds = {(0, 1, 1): "ACT", (0, 1, 0): "PRE", (1, 0, 1): "READ", (1, 0, 0): "WRITE", (0, 0, 1): "REF"}
+    commands = []
+    for phase, p in enumerate(phases):
+        pins = ((yield p.ras_n), (yield p.cas_n), (yield p.we_n))
+        if not (yield p.cs_n) and pins != (1, 1, 1):   # (a NOP)
+            commands.append((phase, kinds.get(pins, "OTHER"), (yield p.bank), (yield p.address)))
+    return commands
+
+
+def test_each_bank_keeps_its_row_timings_and_reads_what_was_written():
+    """Reads and writes of lines in 4 banks, 3 rows a bank, alone or back to back with up to 8 in flight (row
+    hits, misses, closed rows; auto-precharges when the next request opens another row): on the DFI bus a
+    READ or WRITE only to an open bank, an ACT only to a closed one, ACT to READ/WRITE >= tRCD, ACT to PRE >=
+    tRAS, READ to PRE >= tRTP, WRITE to PRE >= CWL + 4 + tWR, PRE to ACT >= tRP, an auto-precharge's
+    implied PRE (after tRTP or write recovery, and tRAS) to ACT >= tRP, ACT to ACT >= tRC; every read
+    answers the line last written before it."""
+    dut = DDR4Memory(LINES * 64, 250e6, depth=IN_FLIGHT)
+    phases = dut.controller.dfi.phases
+    cwl = dut.controller.settings.phy.cwl
+    rng = random.Random(11)
+    banks, rows, columns = (0, 5), (0, 1), (0, 3, 6)   # a line's address: row, bank (4 bits), column (7)
+    # First a READ whose row's tRAS has long passed, the next request (another row) right behind it: a PRE
+    # as early as tRTP allows.
+    prologue = {10: 0, 40: 3, 41: 1 << 11}
+    t = TIMINGS_TCK
+    issued, answered, commands = [], [], []
+
+    def drive():
+        in_flight, tag, memory, expected, burst, bank = 0, 0, {}, {}, 0, 0
+        yield dut.source.ready.eq(1)
+        for cycle in range(1400):
+            if (yield dut.sink.valid) and (yield dut.sink.ready):
+                in_flight += 1
+                laddr, write = (yield dut.sink.laddr), (yield dut.sink.type) == WR_REQ
+                if write:
+                    memory[laddr] = (yield dut.sink.data)
+                expected[(yield dut.sink.tag)] = (WR_ACK, 0) if write else (RD_RSP, memory.get(laddr, 0))
+                issued.append(laddr)
+            if (yield dut.source.valid):
+                in_flight -= 1
+                kind, data = (yield dut.source.type), (yield dut.source.data)
+                answered.append((kind, data if kind == RD_RSP else 0) == expected.pop((yield dut.source.tag)))
+            for phase, kind, bank, address in (yield from dfi_commands(phases)):
+                commands.append((cycle * TCK_PER_CYCLE + phase, kind, bank, address))
+            tag = (tag + 1) % 256
+            if burst == 0 and rng.random() < 0.2:
+                burst, bank = rng.choice((1, 2, 3)), rng.choice(banks)   # requests in a row to one bank
+            offer = PROLOGUE < cycle < 1200 and in_flight < 8 and burst > 0
+            burst -= offer
+            laddr = (rng.choice(rows) << 11) | (bank << 7) | rng.choice(columns)
+            write = rng.random() < 0.4
+            if cycle in prologue:
+                offer, laddr, write = True, prologue[cycle], False
+            yield dut.sink.valid.eq(offer)
+            yield dut.sink.type.eq(WR_REQ if write else RD_REQ)
+            yield dut.sink.tag.eq(tag)
+            yield dut.sink.laddr.eq(laddr)
+            yield dut.sink.data.eq(rng.getrandbits(512))
+            yield dut.sink.mask.eq(2**64 - 1)
+            yield
+
+    run_simulation(dut, drive())
+    assert len(answered) == len(issued) > 100 and all(answered)
+
+    banks = {}   # bank: its open row's ACT time, its last READ / WRITE / PRE (or implied PRE) times
+    seen = {"ap": 0, "pre": 0, "hit": 0}
+    for tck, kind, bank, address in commands:
+        state = banks.setdefault(bank, {"act": None, "last_act": -1e9, "pre": -1e9, "read": -1e9, "write": -1e9})
+        if kind == "ACT":
+            assert state["act"] is None, f"ACT to open bank {bank} at {tck}"
+            assert tck - state["pre"] >= t.tRP and tck - state["last_act"] >= t.tRC
+            state.update(act=tck, last_act=tck, read=-1e9, write=-1e9)
+        elif kind in ("READ", "WRITE"):
+            assert state["act"] is not None, f"{kind} to closed bank {bank} at {tck}"
+            assert tck - state["act"] >= t.tRCD
+            seen["hit"] += state[kind.lower()] > state["act"] or state["write" if kind == "READ" else "read"] > state["act"]
+            state[kind.lower()] = tck
+            if address & (1 << 10):   # auto-precharge: the DRAM precharges once the access and tRAS allow
+                recovery = t.tRTP if kind == "READ" else cwl + t.burst + t.tWR
+                state.update(pre=max(tck + recovery, state["act"] + t.tRAS), act=None)
+                seen["ap"] += 1
+        elif kind == "PRE":
+            assert not address & (1 << 10), "a precharge-all with no refresh"
+            assert state["act"] is not None and tck - state["act"] >= t.tRAS
+            assert tck - state["read"] >= t.tRTP and tck - state["write"] >= cwl + t.burst + t.tWR
+            state.update(pre=tck, act=None)
+            seen["pre"] += 1
+        else:
+            raise AssertionError(f"{kind} at {tck}: no refresh falls due in this run")
+    assert seen["ap"] > 20 and seen["hit"] > 20 and seen["pre"] > 3, seen
