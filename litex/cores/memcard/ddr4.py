@@ -50,6 +50,7 @@ from litedram.core.crossbar import LiteDRAMCrossbar
 from litedram.modules import DDR4Module, _SpeedgradeTimings, _TechnologyTimings
 from litedram.phy.model import SDRAMPHYModel, get_sdram_phy_settings
 
+from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
 from monet.cores.memcard.controller import DDR4Controller
 
@@ -192,19 +193,24 @@ class BankPorts(LiteXModule):
     banks. Cycle for cycle the crossbar's behaviour: a command goes to its bank machine in its cycle (the
     bank's address bits dropped), write data is asked for and read data is flagged `write_latency` and
     `read_latency` cycles after the bank machine's signals (registers, as the crossbar delays them), the
-    controller's one write data bus takes the data of the port whose write is due. Latency: none on commands."""
+    controller's one write data bus takes the data of the port whose write is due; `soon` flags each port's
+    completion a cycle ahead (the register before the strobe). Latency: none on commands."""
     def __init__(self, controller):
         interface = controller.interface
         settings  = controller.settings
         bank_bits = log2_int(interface.nbanks)
         bank_shift = settings.geom.colbits - interface.address_align
+        assert settings.phy.write_latency >= 1, "`soon` must be a register"
         self.ports = []
+        self.soon  = []   # per port (write, read): its write's data is taken, its read's data comes, next cycle
         write_due = []
         for i in range(interface.nbanks):
             port = LiteDRAMNativePort("both", interface.address_width + bank_bits, interface.data_width, id=i)
             bank = getattr(interface, f"bank{i}")
-            wdata_ready = self.delayed(bank.wdata_ready, settings.phy.write_latency + 1)
-            rdata_valid = self.delayed(bank.rdata_valid, settings.phy.read_latency + 1)
+            soon = (self.delayed(bank.wdata_ready, settings.phy.write_latency),
+                    self.delayed(bank.rdata_valid, settings.phy.read_latency))
+            wdata_ready, rdata_valid = (self.delayed(strobe, 1) for strobe in soon)
+            self.soon.append(soon)
             self.comb += [
                 bank.valid.eq(port.cmd.valid),
                 bank.we.eq(port.cmd.we),
@@ -253,12 +259,13 @@ class DDR4Memory(LiteXModule):
     always has room.
 
     Service time (request offered here to response offered), measured on the generated Verilog at 250 MHz
-    (test_memcard): a row hit 5 cycles for a write and 12 for a read (14 for the first read after writes,
-    tWTR); a row miss 22 (read) or 24 (write, after reads); a closed row 19 (write) or 21 (read). Of a row
-    hit's 12: the bank machine 1 (its queue's head, a register: `controller.BankMachine`; LiteDRAM's took 2),
-    LiteDRAM's command multiplexer and the PHY's read latency 10, the response FIFO 1 (an answer taken
-    around it would reach the link's framer through 9 levels or more: see doc/boards.md). A request to a
-    bank other than the one the multiplexer's round-robin last chose waits a cycle more for it to turn. Back to
+    (test_memcard): a row hit 4 cycles for a write and 11 for a read (13 for the first read after writes,
+    tWTR); a row miss 21 (read) or 23 (write, after reads); a closed row 18 (write) or 20 (read). Of a row
+    hit's 11: the bank machine 1 (its queue's head, a register: `controller.BankMachine`; LiteDRAM's took 2),
+    LiteDRAM's command multiplexer and the PHY's read latency 10; the answer's fields are registered a cycle
+    ahead (BankPorts' `soon`) and it goes around the empty response FIFO with its data (through the
+    crossbar, with a board's LiteDRAM core, the response FIFO's cycle stays). A request to a bank other than
+    the one the multiplexer's round-robin last chose waits a cycle more for it to turn. Back to
     back, sequential lines stream at 0.98 a cycle (15.7 GB/s, 98 % of the peak) and scattered lines, each a
     row miss, at 0.65 with 64 in flight (10.3 GB/s, test_controller; tFAW allows four activations in 6
     cycles, 0.67): the controller (`controller.DDR4Controller`) times activations by bank group, where
@@ -270,7 +277,7 @@ class DDR4Memory(LiteXModule):
     when the last access in flight completes, so that a refresh runs behind an access rather than in front
     of one. A refresh closes every row; the front then reads the line it was last asked for again
     (`reopen`, its data dropped), so that an access to the row that was open finds it open: a row hit
-    (12 cycles) rather than a closed row (21). Another row of that bank then costs a precharge more.
+    (11 cycles) rather than a closed row (20). Another row of that bank then costs a precharge more.
     """
     def __init__(self, size, clk_freq, module_cls=MTA8ATF51264HZ, depth=32, ports=None, stamp_bits=32,
                  with_phy_model=True, core=None):
@@ -317,7 +324,17 @@ class DDR4Memory(LiteXModule):
 
         # Command: the sink's request, or with none offered the reopening read; taken by the port of its bank
         # when that port takes it and (a request) a response slot is free.
-        response  = stream.SyncFIFO(request_layout(stamp_bits), depth, buffered=False)
+        # With BankPorts each port's completion is known a cycle ahead (`soon`): the answer's fields are
+        # registered then and the answer goes around the empty response FIFO in the cycle of its data.
+        early = hasattr(self, "bank_ports")
+        if early:
+            response = BypassFIFO(request_layout(stamp_bits), depth)
+            completes = [write | read for write, read in self.bank_ports.soon]
+            reads = [read for _, read in self.bank_ports.soon]
+        else:
+            response = stream.SyncFIFO(request_layout(stamp_bits), depth, buffered=False)
+            completes = [port.wdata.ready | port.rdata.valid for port in self.ports]
+            reads = [port.rdata.valid for port in self.ports]
         self.submodules += response
         in_flight = Signal(max=depth + 1)    # requests between their command and their answer leaving
         issue     = Signal()                 # a request's command is taken
@@ -367,7 +384,7 @@ class DDR4Memory(LiteXModule):
                 port.wdata.we.eq(wdata.source.we),
                 wdata.source.ready.eq(port.wdata.ready),
                 port.rdata.ready.eq(1),
-                pending.source.ready.eq(port.wdata.ready | port.rdata.valid),
+                pending.source.ready.eq(completes[i]),
             ]
             completions.append((port, pending))
             fires.append(fire)
@@ -386,18 +403,29 @@ class DDR4Memory(LiteXModule):
         # Completion, in each port's command order: a write when its data goes, a read when its data comes.
         # One a cycle at most: the controller has one data bus and, after a read, waits read_latency - 1
         # cycles before a write command. So the answer's fields are an OR of each port's, gated by its
-        # completion (registers: the crossbar's or BankPorts' delayed strobes), not a chain of priorities.
-        done = [port.wdata.ready | port.rdata.valid for port, _ in completions]
-
+        # completion (registers: the crossbar's or BankPorts' delayed strobes), not a chain of priorities;
+        # `early`, a cycle ahead into registers.
         def completed(field):
-            return one_hot_select([(d, getattr(pending.source, field)) for d, (_, pending) in zip(done, completions)])
+            return one_hot_select([(c, getattr(pending.source, field)) for c, (_, pending) in zip(completes, completions)])
+        answer = Record([("valid", 1), ("read", 1), ("tag", TAG_BITS), ("laddr", LADDR_BITS), ("stamp", stamp_bits)])
+        answered = [
+            answer.valid.eq(reduce(or_, completes) & ~reopened),
+            answer.read.eq(reduce(or_, reads)),
+            answer.tag.eq(completed("tag")),
+            answer.laddr.eq(completed("laddr")),
+            answer.stamp.eq(completed("stamp")),
+        ]
+        if early:
+            self.sync += answered
+        else:
+            self.comb += answered
         self.comb += [
-            reopened.eq(reopening & reduce(or_, [d & reopen_at[i] for i, d in enumerate(done)])),
-            response.sink.valid.eq(reduce(or_, done) & ~reopened),
-            response.sink.tag.eq(completed("tag")),
-            response.sink.laddr.eq(completed("laddr")),
-            response.sink.stamp.eq(completed("stamp")),
-            response.sink.type.eq(Mux(reduce(or_, [port.rdata.valid for port, _ in completions]), T_RD_RSP, T_WR_ACK)),
+            reopened.eq(reopening & reduce(or_, [c & reopen_at[i] for i, c in enumerate(completes)])),
+            response.sink.valid.eq(answer.valid),
+            response.sink.tag.eq(answer.tag),
+            response.sink.laddr.eq(answer.laddr),
+            response.sink.stamp.eq(answer.stamp),
+            response.sink.type.eq(Mux(answer.read, T_RD_RSP, T_WR_ACK)),
             response.sink.mask.eq(2**LINE_BYTES - 1),
             response.sink.data.eq(self.ports[0].rdata.data),   # the controller's one read data bus
             response.source.connect(source),

@@ -179,12 +179,12 @@ def test_ddr4_latencies_are_the_documented_ones():
     responses, latencies, services = one_at_a_time(requests)
     assert responses == [(WR_ACK, 1, 5, 0), (WR_ACK, 2, 6, 0), (RD_RSP, 3, 5, line(5)), (RD_RSP, 4, 6, line(6)),
                          (RD_RSP, 5, far, 0), (WR_ACK, 6, 7, 0), (RD_RSP, 7, ROW_LINES + 5, 0)]
-    assert latencies == [21, 7, 16, 14, 24, 26, 23]
+    assert latencies == [20, 6, 15, 13, 23, 25, 22]
     # The service time counts from the cycle the DRAM's port takes the command; the latency also has the
     # cycle the request is offered in and the input FIFO's register (the answer goes around the empty delay
     # line). (Through LiteDRAM's crossbar the last waited one cycle more, its bank's arbiter turning to its
     # port: BankPorts wires each port to its bank.)
-    assert services == [19, 5, 14, 12, 22, 24, 21]
+    assert services == [18, 4, 13, 11, 21, 23, 20]
 
 
 def test_ddr4_keeps_every_line_through_a_refresh():
@@ -244,11 +244,11 @@ def test_a_refresh_waits_for_an_access_to_complete_and_then_its_row_is_reopened(
     """The refresh due at 1,950 cycles is owed while a read is out and goes once its answer has left (its REF
     12 cycles after the answer: the refresher hears of it a cycle later, then the bank machines' precharge
     of the open row, LiteDRAM's precharge-all and tRP). Once it has run, the line last asked for is read
-    again: an access to it 200 cycles after the answer is a row hit (14 cycles, as
-    test_ddr4_latencies_are_the_documented_ones has it), not a closed row (23), and waited for nothing."""
+    again: an access to it 200 cycles after the answer is a row hit (13 cycles, as
+    test_ddr4_latencies_are_the_documented_ones has it), not a closed row (22), and waited for nothing."""
     seen = reads_around_a_refresh(arrive_after=200)
     assert seen["ref"] == 12
-    assert seen["latency"] == 14
+    assert seen["latency"] == 13
     assert seen["waits"] == 0
 
 
@@ -292,7 +292,7 @@ def test_an_idle_memory_is_refreshed_as_each_refresh_falls_due():
 
 
 def test_under_unbroken_traffic_the_eighth_owed_refresh_is_issued():
-    """A read every 8 cycles (each answered in 14: one always in flight, never quiet nor idle): JESD79-4
+    """A read every 8 cycles (each answered in 13: one always in flight, never quiet nor idle): JESD79-4
     allows 8 refreshes postponed, so none is issued before 8 are owed (8 x 1,950 cycles), then one at once."""
     assert refreshes_at([8 * 1950 - 50, 8 * 1950 + 150], every=8) == [0, 1]
 
