@@ -183,7 +183,7 @@ class BankMachine(LiteXModule):
             queue.sink.addr.eq(req.addr),
             queue.sink.new_row.eq(slicer.row(req.addr) != last_row),
             req.ready.eq(queue.sink.ready),
-            req.lock.eq(head.valid),    # the head is empty only when the queue is
+            req.lock.eq(head.valid | behind.valid),   # (LiteDRAM's crossbar keeps the bank's port while locked)
         ]
         self.sync += If(req.valid & req.ready, last_row.eq(slicer.row(req.addr)))
 
@@ -199,9 +199,7 @@ class BankMachine(LiteXModule):
             cmd.ba.eq(n),
             cmd.a.eq(Mux(activate, slicer.row(head.addr), ((hit & auto_precharge) << 10) | slicer.col(head.addr))),
             self.activated.eq(taken & activate),
-            # Only a READ or WRITE leaves the head, so after it the queue's next is behind the same row
-            # unless it was precharged with it.
-            queue.source.ready.eq(taken & cas),
+            queue.source.ready.eq(taken & cas),   # the head leaves with its READ or WRITE
             req.wdata_ready.eq(taken & cas & head.we),
             req.rdata_valid.eq(taken & cas & ~head.we),
         ]
