@@ -264,7 +264,6 @@ class BankMachine(LiteXModule):
         fsm.act("REFRESH",
             in_refresh.eq(1),
             refresh_gnt.eq(refresh_req & may_precharge),   # granted only while asked
-            cmd.is_cmd.eq(1),
             If(~refresh_req, NextState("REGULAR"))
         )
         fsm.delayed_enter("TRP", "REGULAR", timing.tRP - 1)

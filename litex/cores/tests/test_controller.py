@@ -144,7 +144,7 @@ def test_scattered_lines_stream_at_the_activate_rate_and_keep_ddr4s_timings():
     assert len(steady) / (CYCLES - 600) >= 0.6
 
 
-PROLOGUE = 50
+PROLOGUE = 120
 TIMINGS_TCK = SimpleNamespace(tRCD=14.06, tRP=14.06, tRAS=33, tRTP=7.5, tWR=15, tRC=47.06, burst=4)   # at tCK 1 ns
 
 
@@ -159,21 +159,28 @@ def dfi_commands(phases):
     return commands
 
 
-def test_each_bank_keeps_its_row_timings_and_reads_what_was_written():
+@pytest.mark.parametrize("ports", [None, 2])
+def test_each_bank_keeps_its_row_timings_and_reads_what_was_written(ports):
     """Reads and writes of lines in 4 banks, 3 rows a bank, alone or back to back with up to 8 in flight (row
     hits, misses, closed rows; auto-precharges when the next request opens another row): on the DFI bus a
     READ or WRITE only to an open bank, an ACT only to a closed one, ACT to READ/WRITE >= tRCD, ACT to PRE >=
     tRAS, READ to PRE >= tRTP, WRITE to PRE >= CWL + 4 + tWR, PRE to ACT >= tRP, an auto-precharge's
-    implied PRE (after tRTP or write recovery, and tRAS) to ACT >= tRP, ACT to ACT >= tRC; every read
-    answers the line last written before it."""
-    dut = DDR4Memory(LINES * 64, 250e6, depth=IN_FLIGHT)
+    implied PRE (after tRTP or write recovery, and tRAS) to ACT >= tRP, ACT to ACT >= tRC; a PRE right
+    behind a READ and one right behind a WRITE (a prologue) exactly as soon as those allow; every read
+    answers the line last written before it. With a port a bank (BankPorts, the answer's fields a cycle
+    ahead) and with 2 ports through LiteDRAM's crossbar (the answer in its data's cycle, behind the response
+    FIFO; the bank machines' lock keeps a bank on its port)."""
+    dut = DDR4Memory(LINES * 64, 250e6, depth=IN_FLIGHT, ports=ports)
     phases = dut.controller.dfi.phases
     cwl = dut.controller.settings.phy.cwl
     rng = random.Random(11)
     banks, rows, columns = (0, 5), (0, 1), (0, 3, 6)   # a line's address: row, bank (4 bits), column (7)
     # First a READ whose row's tRAS has long passed, the next request (another row) right behind it: a PRE
-    # as early as tRTP allows.
-    prologue = {10: 0, 40: 3, 41: 1 << 11}
+    # as early as tRTP allows (3 cycles: READ on phase 1, PRE on phase 0, 11 tCK). Then a WRITE (its CAS at
+    # cycle 102, after the multiplexer's read-to-write turnaround) and a request to another row a few cycles
+    # after it (so not behind it, which would make its WRITE auto-precharge): a PRE as early as write
+    # recovery allows (write latency 3 + tWR 5 + tCCD 1 cycles, LiteDRAM's count: 35 tCK).
+    prologue = {10: (0, False), 40: (3, False), 41: (1 << 11, False), 90: ((1 << 11) | 3, True), 105: (0, False)}
     t = TIMINGS_TCK
     issued, answered, commands = [], [], []
 
@@ -202,7 +209,7 @@ def test_each_bank_keeps_its_row_timings_and_reads_what_was_written():
             laddr = (rng.choice(rows) << 11) | (bank << 7) | rng.choice(columns)
             write = rng.random() < 0.4
             if cycle in prologue:
-                offer, laddr, write = True, prologue[cycle], False
+                offer, (laddr, write) = True, prologue[cycle]
             yield dut.sink.valid.eq(offer)
             yield dut.sink.type.eq(WR_REQ if write else RD_REQ)
             yield dut.sink.tag.eq(tag)
@@ -216,6 +223,7 @@ def test_each_bank_keeps_its_row_timings_and_reads_what_was_written():
 
     banks = {}   # bank: its open row's ACT time, its last READ / WRITE / PRE (or implied PRE) times
     seen = {"ap": 0, "pre": 0, "hit": 0}
+    pre_gaps = []   # each PRE's tCK after the bank's last READ or WRITE
     for tck, kind, bank, address in commands:
         state = banks.setdefault(bank, {"act": None, "last_act": -1e9, "pre": -1e9, "read": -1e9, "write": -1e9})
         if kind == "ACT":
@@ -235,8 +243,10 @@ def test_each_bank_keeps_its_row_timings_and_reads_what_was_written():
             assert not address & (1 << 10), "a precharge-all with no refresh"
             assert state["act"] is not None and tck - state["act"] >= t.tRAS
             assert tck - state["read"] >= t.tRTP and tck - state["write"] >= cwl + t.burst + t.tWR
+            pre_gaps.append(tck - max(state["read"], state["write"]))
             state.update(pre=tck, act=None)
             seen["pre"] += 1
         else:
             raise AssertionError(f"{kind} at {tck}: no refresh falls due in this run")
     assert seen["ap"] > 20 and seen["hit"] > 20 and seen["pre"] > 3, seen
+    assert pre_gaps[:2] == [11, 35]   # the prologue's: as soon as tRTP and write recovery allow

@@ -11,7 +11,7 @@ import pytest
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.memcard.core import MEMORY_DDR4, MEMORY_HMC, MEMORY_SRAM, MemoryCard
-from monet.cores.memcard.ddr4 import DDR4Memory, peak_GBps
+from monet.cores.memcard.ddr4 import REFRESH_IDLE_CYCLES, DDR4Memory, peak_GBps
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
@@ -289,6 +289,32 @@ def test_an_idle_memory_is_refreshed_as_each_refresh_falls_due():
     """With nothing asked (idle for REFRESH_IDLE_CYCLES), a refresh goes as it falls due, every 1,950 cycles:
     none is owed when traffic comes."""
     assert refreshes_at([1940, 1990, 3890, 3940]) == [0, 1, 1, 2]
+
+
+def test_a_refresh_owed_by_a_memory_gone_idle_goes_after_the_idle_cycles():
+    """Reads every 8 cycles (never quiet) until cycle 1800, then nothing: the refresh falls due at 1,950 cycles
+    with the memory quiet long before, so it goes once the memory has been idle REFRESH_IDLE_CYCLES (256),
+    counted from the cycle after its last answer left; its REF follows that by the 12 cycles it follows a
+    quiet answer (test_a_refresh_waits_for_an_access_to_complete_and_then_its_row_is_reopened)."""
+    dut = card("ddr4")
+    seen = {}
+
+    def run():
+        yield dut.memory.eq(MEMORY_DDR4)
+        yield dut.source.ready.eq(1)
+        for cycle in range(2400):
+            asking = cycle < 1800 and cycle % 8 == 0
+            yield dut.sink.valid.eq(int(asking))
+            yield dut.sink.type.eq(RD_REQ)
+            yield dut.sink.laddr.eq(5)
+            if (yield dut.source.valid):
+                seen["answer"] = cycle
+            if (yield dut.ddr4.refreshes) and "ref" not in seen:
+                seen["ref"] = cycle
+            yield
+
+    run_simulation(dut, run())
+    assert seen["ref"] - seen["answer"] == REFRESH_IDLE_CYCLES + 12
 
 
 def test_under_unbroken_traffic_the_eighth_owed_refresh_is_issued():
