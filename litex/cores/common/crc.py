@@ -70,7 +70,11 @@ def crc_bits(data, state=None, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
     given (a running CRC). Taken by registers one bit a statement (`If(enable, reg[i].eq(bit))`), they are
     evaluated by Verilator only in the cycles the registers take them, where ParallelCRC's steps are
     evaluated every cycle (and one statement of all 32 would be a line too long for its preprocessor);
-    synthesis sees the same XOR trees."""
+    synthesis sees the same XOR trees, and Verilator works out each tree's bits of one signal as one parity
+    of that signal under a mask, as cheap as ParallelCRC's. A running CRC is linear,
+    crc(state, data) = crc(state, 0) ^ crc(0, data): `init=0` gives the data's part, and a constant zero
+    `data` of n bits with `state` the state's (the state through n zero bits), so a pipeline can take them
+    apart."""
     data_bits = bits_of(data)
     inputs = data_bits + (bits_of(state) if state is not None else [])
     outputs = []
@@ -115,29 +119,22 @@ class ParallelCRC(Module):
 
     Each CRC bit is the parity of the input under a constant mask (from crc_matrix), inverted where the
     initial value contributes. With `with_state`, `state` is the CRC register before this data (a running
-    CRC over a frame); otherwise the register starts at `init` (all ones unless given).
-
-    A running CRC is linear in its two inputs, crc(state, data) = crc(state, 0) ^ crc(0, data), so a
-    pipeline can compute the parts apart: `init=0` gives the data's part, `with_state` without `with_data`
-    the state's (the state after `data_width` zero bits). With `zeros_after`, the CRC runs on over that many
-    zero bits after the data: the part of a piece of a longer message that has `zeros_after` bits behind it.
+    CRC over a frame); otherwise the register starts at `init` (all ones unless given). Its signals are
+    worked out by Verilator every cycle: where only registers take a CRC, under an enable, crc_bits costs
+    the sim only the cycles they load.
     """
-    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False, with_data=True, init=None,
-                 zeros_after=0):
-        assert with_data or with_state
+    def __init__(self, data_width, width=32, poly=CRC32_POLY, with_state=False, init=None):
         self.data  = Signal(data_width)
         self.state = Signal(width)
         self.crc   = Signal(width)
 
         # # #
 
-        inputs = Cat(*([self.data] if with_data else []), *([self.state] if with_state else []))
-        # The matrix's index of inputs[0]: the zeros behind the data come first (the last bits fed in).
-        first  = zeros_after + (0 if with_data else data_width)
+        inputs = Cat(self.data, *([self.state] if with_state else []))
         n = len(inputs)
         start = None if with_state else ((1 << width) - 1 if init is None else init)
-        for i, (const, terms) in enumerate(crc_matrix(data_width + zeros_after, width, poly, start)):
-            mask   = sum(1 << (j - first) for j in terms if j >= first)
+        for i, (const, terms) in enumerate(crc_matrix(data_width, width, poly, start)):
+            mask   = sum(1 << j for j in terms)
             masked = Signal(n, name=f"crc_masked{i}")
             self.comb += [
                 masked.eq(inputs & mask),

@@ -21,14 +21,14 @@ it; packed, two reads back to back crossed in 26 and 27 cycles where one alone t
 """
 
 from functools import reduce
-from operator import or_
+from operator import or_, xor
 
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import ParallelCRC, crc_bits
+from monet.cores.common.crc import bits_of, crc_bits
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
@@ -81,19 +81,18 @@ class RunningCRC(Module):
 
         # # #
 
+        # The products are expressions under the conditions that choose them (crc_bits): Verilator works out
+        # the length class's alone, where a signal for each would be worked out every cycle.
         low_bits = TRAILER["crc"].offset
-        part_on = ParallelCRC(low_bits, with_state=True, with_data=False)
-        alone   = ParallelCRC(low_bits, with_state=True, with_data=False)
-        self.submodules += part_on, alone
-        self.comb += [part_on.state.eq(self.part), alone.state.eq(self.state), self.trailer_state.eq(alone.crc)]
+        through = lambda bits, value: crc_bits(Constant(0, bits), state=value)   # A_bits.value, bit by bit
+        part_on = through(low_bits, self.part)
+        self.comb += [self.trailer_state[b].eq(bit) for b, bit in enumerate(through(low_bits, self.state))]
         for i, n in enumerate(LENGTHS):
-            through_unit    = ParallelCRC(n*BLOCK_BITS, with_state=True, with_data=False)
-            through_trailer = ParallelCRC(n*BLOCK_BITS + low_bits, with_state=True, with_data=False)
-            self.submodules += through_unit, through_trailer
             self.comb += [
-                through_unit.state.eq(self.state), through_trailer.state.eq(self.state),
-                If(self.cls[i], self.unit_state.eq(through_unit.crc ^ self.part)),
-                If(self.with_unit & self.cls[i], self.trailer_state.eq(through_trailer.crc ^ part_on.crc)),
+                If(self.cls[i], [self.unit_state[b].eq(bit ^ self.part[b])
+                                 for b, bit in enumerate(through(n*BLOCK_BITS, self.state))]),
+                If(self.with_unit & self.cls[i], [self.trailer_state[b].eq(bit ^ part_on[b])
+                                                  for b, bit in enumerate(through(n*BLOCK_BITS + low_bits, self.state))]),
             ]
 
 
@@ -237,9 +236,7 @@ class PackedFramer(LiteXModule):
             )
         ]
 
-        # 3. The unit: u alone or u and v as a pair. Its CRC data part for each length class, from registers:
-        # the header's part with the rest of the unit behind it as zeros, the mask's, and the lines' (u's line
-        # with v's behind it in a pair).
+        # 3. The unit: u alone or u and v as a pair, its header and length class from registers.
         made = Record(unit_layout)
         fields = dict(type=u.type, tag=u.tag, laddr=u.laddr)
         single_header = HEADER.pack(**fields, has_mask=u.masked, pair=0, tag2=0)
@@ -259,23 +256,32 @@ class PackedFramer(LiteXModule):
             made.nseq.eq(Mux(is_pair, v.nseq, u.nseq)),
             made.pair.eq(is_pair),
         ]
-        def crc_part(width, data, zeros_after=0):
-            part = ParallelCRC(width, init=0, zeros_after=zeros_after)
-            self.submodules += part
-            self.comb += part.data.eq(data)
-            return part.crc
+        # The CRC data part (crc(0, unit)) of each length class, from registers: the header's part with the rest
+        # of the unit behind it as zeros, the mask's, and the lines' (u's line with v's behind it in a pair). They
+        # are expressions that only the unit registers take (crc_bits), for the class of the unit they take, so
+        # worked out only in a cycle a unit is made (m takes the unit being made every cycle it is empty; it
+        # reads its part only while it holds a unit). u's line part is the same expression in two classes, which
+        # synthesis builds once.
+        def part(data, zeros_after=0):
+            return crc_bits(Cat(Constant(0, zeros_after), data) if zeros_after else data, init=0)
+        def xor_bits(*parts):
+            return [reduce(xor, bits) for bits in zip(*parts)]
         line_u, line_v = Cat(*reversed(data_u)), Cat(*reversed(data_v))   # block 0 first
-        u_line = crc_part(LINE_BITS, line_u)
+        u_line = part(line_u)
         parts = [
-            crc_part(BLOCK_BITS, single_header),
-            crc_part(BLOCK_BITS, single_header, LINE_BITS) ^ u_line,
-            crc_part(BLOCK_BITS, single_header, BLOCK_BITS + LINE_BITS) ^ crc_part(BLOCK_BITS, u.mask, LINE_BITS) ^
-                u_line,
-            crc_part(BLOCK_BITS, pair_header, 2*LINE_BITS) ^ crc_part(LINE_BITS, line_u, LINE_BITS) ^
-                crc_part(LINE_BITS, line_v),
+            part(single_header),
+            xor_bits(part(single_header, LINE_BITS), u_line),
+            xor_bits(part(single_header, BLOCK_BITS + LINE_BITS), part(u.mask, LINE_BITS), u_line),
+            xor_bits(part(pair_header, 2*LINE_BITS), part(line_u, LINE_BITS), part(line_v)),
         ]
-        for i, (n, part) in enumerate(zip(LENGTHS, parts)):
-            self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1), made.part.eq(part))
+        for i, n in enumerate(LENGTHS):
+            self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1))
+
+        def take_made(unit):
+            """`unit` takes the unit being made, and the data part of its CRC when one is made (`emit`)."""
+            return [[getattr(unit, name).eq(getattr(made, name)) for name, _ in unit_layout if name != "part"],
+                    If(emit, [If(classes[i], [unit.part[b].eq(bit) for b, bit in enumerate(part)])
+                              for i, part in enumerate(parts)])]
 
         # The unit register m, and s beside it: s takes a unit that leaves the intake while m waits. Whether m's
         # unit follows the open frame's last (`m_breaks`: its first sequence number is not the one the frame
@@ -299,10 +305,10 @@ class PackedFramer(LiteXModule):
                 If(s_valid,
                     m.raw_bits().eq(s.raw_bits()), s_valid.eq(0)
                 ).Else(
-                    m.raw_bits().eq(made.raw_bits()), m_valid.eq(emit)
+                    take_made(m), m_valid.eq(emit)
                 )
             ).Elif(emit,
-                s.raw_bits().eq(made.raw_bits()), s_valid.eq(1)
+                take_made(s), s_valid.eq(1)
             )
         ]
 
@@ -350,7 +356,7 @@ class PackedFramer(LiteXModule):
         trailer = Signal(BLOCK_BITS)
         self.comb += [
             TRAILER.below(trailer, "crc").eq(low),
-            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ crc_part(low_bits, low)),
+            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ Cat(*crc_bits(low, init=0))),
         ]
 
         # Out: the express buffer's beats first (its frame is older than anything in the ring); then full beats
@@ -903,21 +909,11 @@ class PackedDeframer(LiteXModule):
             txn2.laddr.eq(HEADER.get(head, "laddr") + 1),
             txn2.mask.eq(FULL_MASK), txn2.data.eq(Cat(*blocks[9:17])),
         ]
-        unit_part = Signal(32)
         trailer   = Signal(BLOCK_BITS)
         self.comb += If(kind[KIND["trailer"]], trailer.eq(head))
         for n, this_len in zip(LENGTHS, is_len):
-            part = ParallelCRC(n*BLOCK_BITS, init=0)
-            self.submodules += part
-            self.comb += [
-                part.data.eq(Cat(*reversed(blocks[:n]))),
-                If(this_len, unit_part.eq(part.crc)),
-                If(~kind[KIND["trailer"]] & this_len, trailer.eq(blocks[n])),
-            ]
+            self.comb += If(~kind[KIND["trailer"]] & this_len, trailer.eq(blocks[n]))
         low_bits = TRAILER["crc"].offset
-        trailer_part = ParallelCRC(low_bits, init=0)
-        self.submodules += trailer_part
-        self.comb += trailer_part.data.eq(TRAILER.below(trailer, "crc"))
         u_kind   = Signal(len(KIND))
         u_len    = Signal(len(LENGTHS))
         u_paired = Signal()
@@ -925,10 +921,20 @@ class PackedDeframer(LiteXModule):
         u_expect = Signal(32)   # the trailer's CRC field, less the data part of the trailer's own bits
         u_low    = Signal(low_bits)
         u_txn1, u_txn2 = Record(txn_layout), Record(txn_layout)
+        # The CRC parts are expressions that only these registers take (crc_bits): worked out in a cycle that
+        # has a head (`kind`), for its length alone. Without a head the registers keep what they had: stage 5
+        # reads them only behind a head (`u_kind`).
         self.sync += [
-            u_kind.eq(kind), u_len.eq(Cat(*is_len)), u_paired.eq(paired), u_part.eq(unit_part),
-            u_expect.eq(TRAILER.get(trailer, "crc") ^ trailer_part.crc), u_low.eq(TRAILER.below(trailer, "crc")),
-            u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
+            u_kind.eq(kind), u_len.eq(Cat(*is_len)), u_paired.eq(paired),
+            If(kind != 0,
+                [If(this_len, [u_part[i].eq(bit) for i, bit in enumerate(crc_bits(Cat(*reversed(blocks[:n])),
+                                                                                    init=0))])
+                 for n, this_len in zip(LENGTHS, is_len)],
+                [u_expect[i].eq(field ^ bit) for i, (field, bit) in
+                    enumerate(zip(bits_of(TRAILER.get(trailer, "crc")), crc_bits(TRAILER.below(trailer, "crc"), init=0)))],
+                u_low.eq(TRAILER.below(trailer, "crc")),
+                u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
+            ),
         ]
 
         # 5. The running CRC takes the unit, state' = A_n.state ^ part for a unit of n blocks (A_k: the state's

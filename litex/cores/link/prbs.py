@@ -68,32 +68,25 @@ def prbs31_reference(state, words, width=WORD_BITS):
 _TERMS = prbs31_step_terms()
 
 
-def prbs31_word(state):
-    """The next 64 sequence bits from a 31-bit state, as an expression (0 cycles)."""
-    return Cat(*[reduce(xor, [state[j] for j in terms]) for terms in _TERMS])
+def prbs31_bits(state):
+    """The next 64 sequence bits from a 31-bit state, bit 0 first, each an expression of the state (0 cycles).
+
+    They have no signal of their own: a register that takes them under an enable (`If(enable, r.eq(...))`)
+    is the only place Verilator works them out, and only in the cycles it loads (a signal would be worked
+    out every cycle, idle or not). Synthesis sees the same XORs."""
+    return [reduce(xor, [state[j] for j in terms]) for terms in _TERMS]
 
 
-def popcount(module, value, name):
-    """Number of set bits of `value`, in a signal: six-bit groups counted by LUTs, then their counts added in a
-    balanced tree (a chain of additions would be as deep as `value` is wide)."""
-    sums = []
-    for start in range(0, len(value), 6):
-        group = value[start:start + 6]
-        count = Signal(3, name=f"{name}_group{start // 6}")
-        module.comb += count.eq(reduce(add, [group[i] for i in range(len(group))]))
-        sums.append(count)
-    level = 0
+def popcount(value):
+    """Number of set bits of `value`, as an expression (no signal of its own, so that Verilator counts only in
+    the cycles a register takes it): six-bit groups counted by LUTs, then their counts added in a balanced
+    tree (a chain of additions would be as deep as `value` is wide)."""
+    sums = [reduce(add, [value[i] for i in range(start, min(start + 6, len(value)))])
+            for start in range(0, len(value), 6)]
     while len(sums) > 1:
-        pairs = []
-        for i in range(0, len(sums) - 1, 2):
-            total = Signal(len(sums[i]) + 1, name=f"{name}_sum{level}_{i // 2}")
-            module.comb += total.eq(sums[i] + sums[i + 1])
-            pairs.append(total)
+        pairs = [sums[i] + sums[i + 1] for i in range(0, len(sums) - 1, 2)]
         sums = pairs + sums[len(pairs) * 2:]
-        level += 1
-    total = Signal(max=len(value) + 1, name=name)
-    module.comb += total.eq(sums[0])
-    return total
+    return sums[0]
 
 
 class LanePRBS(LiteXModule):
@@ -132,11 +125,10 @@ class LanePRBS(LiteXModule):
         ]
         for lane in range(MAX_LANES):
             state = Signal(PRBS_BITS, name=f"prbs_tx{lane}", reset=(0x2545F491 * (lane + 1)) & (2**PRBS_BITS - 1) or 1)
-            word  = Signal(WORD_BITS, name=f"prbs_word{lane}")
-            self.comb += word.eq(prbs31_word(state))
-            self.sync += If(self.tx_enable & sent, state.eq(word[WORD_BITS - PRBS_BITS:]))
+            word  = prbs31_bits(state)   # worked out only while the generator is on
+            self.sync += If(self.tx_enable & sent, state.eq(Cat(*word[WORD_BITS - PRBS_BITS:])))
             self.comb += If(self.tx_enable,
-                getattr(source, f"lane{lane}_data").eq(word),
+                getattr(source, f"lane{lane}_data").eq(Cat(*word)),
                 getattr(source, f"lane{lane}_ctrl").eq(0),
                 getattr(source, f"lane{lane}_used").eq(active[lane]),
             )
@@ -155,28 +147,28 @@ class LanePRBS(LiteXModule):
             epoch    = Signal(name=f"prbs_epoch{lane}")
             state  = Signal(PRBS_BITS, name=f"prbs_rx{lane}")
             got    = tap.data[:WORD_BITS]
-            expect = Signal(WORD_BITS, name=f"prbs_expect{lane}")
+            expect = prbs31_bits(state)   # worked out only in a cycle that checks a word
             check  = Signal(name=f"prbs_check{lane}")
-            self.comb += [
-                expect.eq(prbs31_word(state)),
-                check.eq(self.rx_enable & active[lane] & tap.valid & tap.used[0]),
-            ]
+            self.comb += check.eq(self.rx_enable & active[lane] & tap.valid & tap.used[0])
             # Stage 1: the differences of a word compared with a prediction (not of a lock word).
             diff     = Signal(WORD_BITS + 1, name=f"prbs_diff{lane}")
             compared = Signal(name=f"prbs_compared{lane}")
             epoch1   = Signal(name=f"prbs_epoch1_{lane}")
+            # (A word's differences matter only where stage 2 counts them: `compared` follows `check`.)
             self.sync += [
-                diff.eq(Cat(got ^ expect, tap.ctrl[0])),
                 compared.eq(check & ~relock & ~self.clear),
                 epoch1.eq(epoch),
-                If(check, state.eq(Mux(relock, got[WORD_BITS - PRBS_BITS:], expect[WORD_BITS - PRBS_BITS:]))),
+                If(check,
+                    diff.eq(Cat(got ^ Cat(*expect), tap.ctrl[0])),
+                    state.eq(Mux(relock, got[WORD_BITS - PRBS_BITS:], Cat(*expect[WORD_BITS - PRBS_BITS:]))),
+                ),
             ]
             # Stage 2: their count.
             wrong   = Signal(max=WORD_BITS + 2, name=f"prbs_wrong{lane}")
             counted = Signal(name=f"prbs_counted{lane}")
             epoch2  = Signal(name=f"prbs_epoch2_{lane}")
             self.sync += [
-                wrong.eq(popcount(self, diff, f"prbs_count{lane}")),
+                If(compared, wrong.eq(popcount(diff))),   # read only where stage 3 judges: `counted` follows
                 counted.eq(compared & ~self.clear),
                 epoch2.eq(epoch1),
             ]

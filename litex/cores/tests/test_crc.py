@@ -14,9 +14,7 @@ WIDTHS = [8, 64, 200, 640]
 MESSAGE_BYTES = [1, 3, 5, 7, 9, 80]
 CATALOGUE_WIDTH = 72             # "123456789"
 PIECES = [[64], [64, 576], [576, 64, 640, 64]]
-PART_WIDTHS = [32, 576, 1088]
-# (data bits, zero bits behind them): a header's part with the rest of its unit behind it, as the framer's.
-PADDED = [(64, 512), (64, 1024), (32, 64)]
+PART_WIDTHS = [32, 576, 1088]    # a trailer's bits below its CRC, a line and its header, a pair
 LAZY_WIDTH = 576                 # crc_bits: a line and its header, as the framer's cut-through takes them
 
 
@@ -26,10 +24,16 @@ class Engines(Module):
         widths = set(WIDTHS) | {8 * n for n in MESSAGE_BYTES} | {CATALOGUE_WIDTH}
         self.plain = {w: ParallelCRC(w) for w in sorted(widths)}
         self.running = {w: ParallelCRC(w, with_state=True) for w in sorted({w for p in PIECES for w in p})}
-        # The two linear parts of a running CRC, as the deframer's pipeline computes them apart.
-        self.data_part  = {w: ParallelCRC(w, init=0) for w in PART_WIDTHS}
-        self.state_part = {w: ParallelCRC(w, with_state=True, with_data=False) for w in PART_WIDTHS}
-        self.padded = {(w, z): ParallelCRC(w, init=0, zeros_after=z) for w, z in PADDED}
+        # The two linear parts of a running CRC, as the framer and deframer take them apart (crc_bits into
+        # registers): the data's (from a zero register) and the state's (the state through `w` zero bits).
+        self.part_data  = {w: Signal(w, name=f"part_data{w}") for w in PART_WIDTHS}
+        self.part_state = {w: Signal(32, name=f"part_state{w}") for w in PART_WIDTHS}
+        self.data_part  = {w: Signal(32, name=f"data_part{w}") for w in PART_WIDTHS}
+        self.state_part = {w: Signal(32, name=f"state_part{w}") for w in PART_WIDTHS}
+        for w in PART_WIDTHS:
+            self.sync += [self.data_part[w][i].eq(bit) for i, bit in enumerate(crc_bits(self.part_data[w], init=0))]
+            self.sync += [self.state_part[w][i].eq(bit)
+                          for i, bit in enumerate(crc_bits(Constant(0, w), state=self.part_state[w]))]
         # crc_bits, taken by registers a bit a statement: from the all-ones register, and from `lazy_state`;
         # the data made of two signals, as the cut-throughs' are of several.
         self.lazy_data  = [Signal(64), Signal(LAZY_WIDTH - 64)]
@@ -38,9 +42,7 @@ class Engines(Module):
         data = Cat(*self.lazy_data)
         self.sync += [self.lazy_plain[i].eq(bit) for i, bit in enumerate(crc_bits(data))]
         self.sync += [self.lazy_running[i].eq(bit) for i, bit in enumerate(crc_bits(data, state=self.lazy_state))]
-        self.submodules += (list(self.plain.values()) + list(self.running.values()) +
-                            list(self.data_part.values()) + list(self.state_part.values()) +
-                            list(self.padded.values()))
+        self.submodules += list(self.plain.values()) + list(self.running.values())
 
 
 ENGINES = Engines()
@@ -176,35 +178,19 @@ def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
 
 @pytest.mark.parametrize("width", PART_WIDTHS)
 def test_the_state_part_and_the_data_part_add_up_to_the_running_crc(width):
-    """crc(state, data) = crc(state, 0) ^ crc(0, data): the state's part (`with_data=False`) and the data's
-    (`init=0`), from the Verilog, XOR to the serial reference started at the state."""
+    """crc(state, data) = crc(state, 0) ^ crc(0, data): the state's part (crc_bits of `width` zero bits from the
+    state) and the data's (`init=0`), from the Verilog, XOR to the serial reference started at the state."""
     rng = random.Random(width)
     cases = [(rng.getrandbits(32), rng.getrandbits(width)) for _ in range(4)] + [(0xFFFFFFFF, 0)]
     got = []
 
     def gen():
         for state, data in cases:
-            yield ENGINES.state_part[width].state.eq(state)
-            yield ENGINES.data_part[width].data.eq(data)
+            yield ENGINES.part_state[width].eq(state)
+            yield ENGINES.part_data[width].eq(data)
             yield
-            got.append(((yield ENGINES.state_part[width].crc), (yield ENGINES.data_part[width].crc)))
+            yield
+            got.append(((yield ENGINES.state_part[width]), (yield ENGINES.data_part[width])))
     run_simulation(ENGINES, gen())
     assert [s ^ d for s, d in got] == [crc_reference(data, width, init=state) for state, data in cases]
     assert got[-1][1] == 0 and got[-1][0] == crc_reference(0, width)
-
-
-@pytest.mark.parametrize("width,zeros", PADDED)
-def test_a_part_with_zeros_behind_it_is_the_part_of_the_data_and_the_zeros(width, zeros):
-    """`zeros_after`: the data's part of a message whose last `zeros` bits are zero, from the data alone."""
-    rng = random.Random(width + zeros)
-    cases = [rng.getrandbits(width) for _ in range(4)] + [1, 1 << (width - 1)]
-    engine = ENGINES.padded[(width, zeros)]
-    got = []
-
-    def gen():
-        for data in cases:
-            yield engine.data.eq(data)
-            yield
-            got.append((yield engine.crc))
-    run_simulation(ENGINES, gen())
-    assert got == [crc_reference(data << zeros, width + zeros, init=0) for data in cases]
