@@ -12,8 +12,11 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 setup:
 	@bash tools/setup.sh
 
+# The demo's campaign runs a sim on each core (at most 8).
+DEMO_WORKERS := $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 8 ] && n=8; echo $$n)
+
 demo: setup
-	$(VENV)/bin/monet campaign run campaigns/default.yaml --results build/demo/campaign --report
+	$(VENV)/bin/monet campaign run campaigns/default.yaml --results build/demo/campaign --workers $(DEMO_WORKERS) --report
 
 # Independent tests run on every core (pytest-xdist); the 15 slowest are listed at the end.
 PYTEST := $(PY) -m pytest -p no:cacheprovider -n auto --durations=15
