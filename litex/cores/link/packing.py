@@ -28,7 +28,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import bits_of, crc_bits
+from monet.cores.common.crc import crc_bits
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
@@ -91,8 +91,9 @@ class RunningCRC(Module):
             self.comb += [
                 If(self.cls[i], [self.unit_state[b].eq(bit ^ self.part[b])
                                  for b, bit in enumerate(through(n*BLOCK_BITS, self.state))]),
-                If(self.with_unit & self.cls[i], [self.trailer_state[b].eq(bit ^ part_on[b])
-                                                  for b, bit in enumerate(through(n*BLOCK_BITS + low_bits, self.state))]),
+                If(self.with_unit & self.cls[i],
+                    [self.trailer_state[b].eq(bit ^ part_on[b])
+                     for b, bit in enumerate(through(n*BLOCK_BITS + low_bits, self.state))]),
             ]
 
 
@@ -262,17 +263,17 @@ class PackedFramer(LiteXModule):
         # worked out only in a cycle a unit is made (m takes the unit being made every cycle it is empty; it
         # reads its part only while it holds a unit). u's line part is the same expression in two classes, which
         # synthesis builds once.
-        def part(data, zeros_after=0):
+        def data_part(data, zeros_after=0):
             return crc_bits(Cat(Constant(0, zeros_after), data) if zeros_after else data, init=0)
         def xor_bits(*parts):
             return [reduce(xor, bits) for bits in zip(*parts)]
         line_u, line_v = Cat(*reversed(data_u)), Cat(*reversed(data_v))   # block 0 first
-        u_line = part(line_u)
+        u_line = data_part(line_u)
         parts = [
-            part(single_header),
-            xor_bits(part(single_header, LINE_BITS), u_line),
-            xor_bits(part(single_header, BLOCK_BITS + LINE_BITS), part(u.mask, LINE_BITS), u_line),
-            xor_bits(part(pair_header, 2*LINE_BITS), part(line_u, LINE_BITS), part(line_v)),
+            data_part(single_header),
+            xor_bits(data_part(single_header, LINE_BITS), u_line),
+            xor_bits(data_part(single_header, BLOCK_BITS + LINE_BITS), data_part(u.mask, LINE_BITS), u_line),
+            xor_bits(data_part(pair_header, 2*LINE_BITS), data_part(line_u, LINE_BITS), data_part(line_v)),
         ]
         for i, n in enumerate(LENGTHS):
             self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1))
@@ -930,8 +931,7 @@ class PackedDeframer(LiteXModule):
                 [If(this_len, [u_part[i].eq(bit) for i, bit in enumerate(crc_bits(Cat(*reversed(blocks[:n])),
                                                                                     init=0))])
                  for n, this_len in zip(LENGTHS, is_len)],
-                [u_expect[i].eq(field ^ bit) for i, (field, bit) in
-                    enumerate(zip(bits_of(TRAILER.get(trailer, "crc")), crc_bits(TRAILER.below(trailer, "crc"), init=0)))],
+                u_expect.eq(TRAILER.get(trailer, "crc") ^ Cat(*crc_bits(TRAILER.below(trailer, "crc"), init=0))),
                 u_low.eq(TRAILER.below(trailer, "crc")),
                 u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
             ),

@@ -68,6 +68,9 @@ def test_looped_checker_counts_every_flipped_bit(lanes_log2):
         words = sent[lane]
         start = sum(((words[0] >> (64 - PRBS_BITS + j)) & 1) << j for j in range(PRBS_BITS))
         assert prbs31_reference(start, len(words) - 1)[0] == words[1:]
+    # Each lane's generator starts from a seed of its own, so no two lanes send the same words: two lanes
+    # crossed on the way fail their checkers.
+    assert len({tuple(sent[lane]) for lane in range(lanes)}) == lanes
     expected = [0] * MAX_LANES
     for (cycle, lane), mask in flips.items():
         if lane < lanes:
@@ -84,6 +87,9 @@ def test_a_wrong_lock_is_dropped_and_locked_again():
     # A verified lock that is lost (a long run of garbage) counts once and is taken again.
     sent, out = loop(3, {(30, 0): 2**64 - 1, (40, 0): 1 << 9})
     assert out["relocks"] == 1 and out["errors"][0] == 1
+    # `relocks` is lane 0's: a lock lost on another lane is not counted there.
+    _, other = loop(3, {(30, 5): 2**64 - 1})
+    assert other["relocks"] == 0 and other["errors"][5] == 0
     # Not counted: the first lock and its verification, the lost word, the words in the checker's stages when
     # the verdict came (compared with the lost lock's sequence), and the new lock and its verification.
     assert out["words"] == 60 - 2 - 1 - CHECK_CYCLES - 2
