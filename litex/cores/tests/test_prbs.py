@@ -21,7 +21,8 @@ def test_reference_follows_the_recurrence():
 
 def loop(lanes_log2, flips, cycles=60):
     """Generator looped into the checkers; `flips` maps (cycle, lane) to an XOR mask of 65 bits (bit 64: the
-    ctrl flag). Returns (sent words per lane, words, errors per lane, relocks)."""
+    ctrl flag). Returns (sent words per lane, words, errors per lane, relocks, and the counters once `clear`
+    was pulsed at the end)."""
     dut = LanePRBS(Signal(2, reset=lanes_log2))
     sent = {lane: [] for lane in range(MAX_LANES)}
     out = {}
@@ -53,6 +54,13 @@ def loop(lanes_log2, flips, cycles=60):
         for e in dut.errors:
             out["errors"].append((yield e))
         out["relocks"] = yield dut.relocks
+        yield dut.clear.eq(1)
+        yield
+        yield dut.clear.eq(0)
+        yield
+        out["cleared"] = [(yield dut.words), (yield dut.relocks)]
+        for e in dut.errors:
+            out["cleared"].append((yield e))
 
     run_simulation(dut, bench())
     return sent, out
@@ -87,6 +95,7 @@ def test_a_wrong_lock_is_dropped_and_locked_again():
     # A verified lock that is lost (a long run of garbage) counts once and is taken again.
     sent, out = loop(3, {(30, 0): 2**64 - 1, (40, 0): 1 << 9})
     assert out["relocks"] == 1 and out["errors"][0] == 1
+    assert out["cleared"] == [0] * (2 + MAX_LANES)     # `clear` zeroes every counter
     # `relocks` is lane 0's: a lock lost on another lane is not counted there.
     _, other = loop(3, {(30, 5): 2**64 - 1})
     assert other["relocks"] == 0 and other["errors"][5] == 0
