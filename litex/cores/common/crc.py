@@ -71,10 +71,7 @@ def crc_bits(data, state=None, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
     evaluated by Verilator only in the cycles the registers take them, where ParallelCRC's steps are
     evaluated every cycle (and one statement of all 32 would be a line too long for its preprocessor);
     synthesis sees the same XOR trees, and Verilator works out each tree's bits of one signal as one parity
-    of that signal under a mask, as cheap as ParallelCRC's. A running CRC is linear,
-    crc(state, data) = crc(state, 0) ^ crc(0, data): `init=0` gives the data's part, and a constant zero
-    `data` of n bits with `state` the state's (the state through n zero bits), so a pipeline can take them
-    apart."""
+    of that signal under a mask, as cheap as ParallelCRC's."""
     data_bits = bits_of(data)
     inputs = data_bits + (bits_of(state) if state is not None else [])
     outputs = []
@@ -85,6 +82,19 @@ def crc_bits(data, state=None, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):
         tree = balanced(bits) if bits else Constant(0, 1)
         outputs.append(~tree if const else tree)
     return outputs
+
+
+def crc_data_part(data, zeros_after=0):
+    """The data's part of a running CRC, as crc_bits: crc(0, data), with `zeros_after` zero bits fed behind the
+    data (the part of a piece that has that much of its message behind it). A running CRC is linear,
+    crc(state, data) = crc(state, 0) ^ crc(0, data), so a pipeline can take the two parts apart."""
+    return crc_bits(Cat(Constant(0, zeros_after), data) if zeros_after else data, init=0)
+
+
+def crc_state_part(state, data_width):
+    """The state's part of a running CRC over `data_width` bits, as crc_bits: crc(state, 0), the state through
+    that many zero bits."""
+    return crc_bits(Constant(0, data_width), state=state)
 
 
 def parity(module, value, width, name):

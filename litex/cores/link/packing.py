@@ -28,7 +28,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import crc_bits
+from monet.cores.common.crc import crc_bits, crc_data_part, crc_state_part
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
 from monet.cores.link.wire import HEADER, MASK, TRAILER
@@ -84,16 +84,15 @@ class RunningCRC(Module):
         # The products are expressions under the conditions that choose them (crc_bits): Verilator works out
         # the length class's alone, where a signal for each would be worked out every cycle.
         low_bits = TRAILER["crc"].offset
-        through = lambda bits, value: crc_bits(Constant(0, bits), state=value)   # A_bits.value, bit by bit
-        part_on = through(low_bits, self.part)
-        self.comb += [self.trailer_state[b].eq(bit) for b, bit in enumerate(through(low_bits, self.state))]
+        part_on = crc_state_part(self.part, low_bits)
+        self.comb += [self.trailer_state[b].eq(bit) for b, bit in enumerate(crc_state_part(self.state, low_bits))]
         for i, n in enumerate(LENGTHS):
             self.comb += [
                 If(self.cls[i], [self.unit_state[b].eq(bit ^ self.part[b])
-                                 for b, bit in enumerate(through(n*BLOCK_BITS, self.state))]),
+                                 for b, bit in enumerate(crc_state_part(self.state, n*BLOCK_BITS))]),
                 If(self.with_unit & self.cls[i],
                     [self.trailer_state[b].eq(bit ^ part_on[b])
-                     for b, bit in enumerate(through(n*BLOCK_BITS + low_bits, self.state))]),
+                     for b, bit in enumerate(crc_state_part(self.state, n*BLOCK_BITS + low_bits))]),
             ]
 
 
@@ -263,17 +262,15 @@ class PackedFramer(LiteXModule):
         # worked out only in a cycle a unit is made (m takes the unit being made every cycle it is empty; it
         # reads its part only while it holds a unit). u's line part is the same expression in two classes, which
         # synthesis builds once.
-        def data_part(data, zeros_after=0):
-            return crc_bits(Cat(Constant(0, zeros_after), data) if zeros_after else data, init=0)
         def xor_bits(*parts):
             return [reduce(xor, bits) for bits in zip(*parts)]
         line_u, line_v = Cat(*reversed(data_u)), Cat(*reversed(data_v))   # block 0 first
-        u_line = data_part(line_u)
+        u_line = crc_data_part(line_u)
         parts = [
-            data_part(single_header),
-            xor_bits(data_part(single_header, LINE_BITS), u_line),
-            xor_bits(data_part(single_header, BLOCK_BITS + LINE_BITS), data_part(u.mask, LINE_BITS), u_line),
-            xor_bits(data_part(pair_header, 2*LINE_BITS), data_part(line_u, LINE_BITS), data_part(line_v)),
+            crc_data_part(single_header),
+            xor_bits(crc_data_part(single_header, LINE_BITS), u_line),
+            xor_bits(crc_data_part(single_header, BLOCK_BITS + LINE_BITS), crc_data_part(u.mask, LINE_BITS), u_line),
+            xor_bits(crc_data_part(pair_header, 2*LINE_BITS), crc_data_part(line_u, LINE_BITS), crc_data_part(line_v)),
         ]
         for i, n in enumerate(LENGTHS):
             self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1))
@@ -357,7 +354,7 @@ class PackedFramer(LiteXModule):
         trailer = Signal(BLOCK_BITS)
         self.comb += [
             TRAILER.below(trailer, "crc").eq(low),
-            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ Cat(*crc_bits(low, init=0))),
+            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ Cat(*crc_data_part(low))),
         ]
 
         # Out: the express buffer's beats first (its frame is older than anything in the ring); then full beats
@@ -928,10 +925,9 @@ class PackedDeframer(LiteXModule):
         self.sync += [
             u_kind.eq(kind), u_len.eq(Cat(*is_len)), u_paired.eq(paired),
             If(kind != 0,
-                [If(this_len, [u_part[i].eq(bit) for i, bit in enumerate(crc_bits(Cat(*reversed(blocks[:n])),
-                                                                                    init=0))])
+                [If(this_len, [u_part[i].eq(bit) for i, bit in enumerate(crc_data_part(Cat(*reversed(blocks[:n]))))])
                  for n, this_len in zip(LENGTHS, is_len)],
-                u_expect.eq(TRAILER.get(trailer, "crc") ^ Cat(*crc_bits(TRAILER.below(trailer, "crc"), init=0))),
+                u_expect.eq(TRAILER.get(trailer, "crc") ^ Cat(*crc_data_part(TRAILER.below(trailer, "crc")))),
                 u_low.eq(TRAILER.below(trailer, "crc")),
                 u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
             ),

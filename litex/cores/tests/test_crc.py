@@ -7,7 +7,8 @@ import zlib
 import pytest
 from migen import Cat, Constant, Module, Signal
 
-from monet.cores.common.crc import CRC32_POLY, ParallelCRC, bits_of, crc_bits, crc_matrix, crc_reference
+from monet.cores.common.crc import (CRC32_POLY, ParallelCRC, bits_of, crc_bits, crc_data_part, crc_matrix,
+                                     crc_reference, crc_state_part)
 from monet.cores.tests.verilog_sim import run_simulation
 
 WIDTHS = [8, 64, 200, 640]
@@ -31,9 +32,8 @@ class Engines(Module):
         self.data_part  = {w: Signal(32, name=f"data_part{w}") for w in PART_WIDTHS}
         self.state_part = {w: Signal(32, name=f"state_part{w}") for w in PART_WIDTHS}
         for w in PART_WIDTHS:
-            self.sync += [self.data_part[w][i].eq(bit) for i, bit in enumerate(crc_bits(self.part_data[w], init=0))]
-            self.sync += [self.state_part[w][i].eq(bit)
-                          for i, bit in enumerate(crc_bits(Constant(0, w), state=self.part_state[w]))]
+            self.sync += [self.data_part[w][i].eq(bit) for i, bit in enumerate(crc_data_part(self.part_data[w]))]
+            self.sync += [self.state_part[w][i].eq(bit) for i, bit in enumerate(crc_state_part(self.part_state[w], w))]
         # crc_bits, taken by registers a bit a statement: from the all-ones register, and from `lazy_state`;
         # the data made of two signals, as the cut-throughs' are of several.
         self.lazy_data  = [Signal(64), Signal(LAZY_WIDTH - 64)]
@@ -178,8 +178,8 @@ def test_running_crc_over_pieces_equals_crc_of_the_whole(pieces):
 
 @pytest.mark.parametrize("width", PART_WIDTHS)
 def test_the_state_part_and_the_data_part_add_up_to_the_running_crc(width):
-    """crc(state, data) = crc(state, 0) ^ crc(0, data): the state's part (crc_bits of `width` zero bits from the
-    state) and the data's (`init=0`), from the Verilog, XOR to the serial reference started at the state."""
+    """crc(state, data) = crc(state, 0) ^ crc(0, data): the state's part (crc_state_part) and the data's
+    (crc_data_part), from the Verilog, XOR to the serial reference started at the state."""
     rng = random.Random(width)
     cases = [(rng.getrandbits(32), rng.getrandbits(width)) for _ in range(4)] + [(0xFFFFFFFF, 0)]
     got = []
