@@ -26,7 +26,12 @@ its own (a distance sweep at one lane setting, a lane x rate sweep at one distan
 
 Results go to RESULTS/results.jsonl, one JSON object a line, flushed and synced as each point ends, so a
 killed run loses nothing that finished; a rerun skips the points already there. RESULTS/manifest.json
-records the campaign, versions, git revision, gateware and firmware hashes, clock and topology.
+records the campaign, versions, git revision, the sim models' gateware and firmware hashes, clock and topology,
+and the model each point ran on.
+
+Sim points run on the smallest sim model that holds their memory (monet.sim.MODELS) where their run is long
+enough to repay its build, else on one the campaign uses anyway or the full one (plan_models); `--model NAME`
+puts them all on one.
 """
 
 import hashlib
@@ -205,6 +210,47 @@ def point_cost(point, log=print):
     return cycles
 
 
+# A sim model of its own for some of a campaign's points (a smaller one: monet.sim.MODELS) repays its build,
+# about 110 s on 2 cores, only over a long run: without the HMC a cycle costs some 5 % less, without the DDR4 too
+# some 15 %, so the points must run about 35 minutes, 5e8 cycles at 250k cycles/s. Shorter runs share a model
+# the campaign uses anyway, or the full one, which every other command uses and so is most likely built already.
+SPLIT_CYCLES = 5 * 10**8
+
+
+def plan_models(points, model=None, log=print):
+    """The sim model each sim point runs on, {point_key: model name}: the smallest that holds the point's
+    memory, where its points together repay a build (SPLIT_CYCLES of estimated cost); a shorter group runs on
+    the smallest other model of the plan that holds its memory, else on the full model. `model` puts every
+    point on that one model (CampaignError where it lacks a point's memory)."""
+    from monet.sim.build import DEFAULT_MODEL, MODELS, covers, serves, smallest_model
+    sim = [p for p in points if p["target"] == "sim"]
+    if model is not None:
+        for p in sim:
+            if not serves(model, p.get("memory", "sram")):
+                holding = [name for name in MODELS if serves(name, p["memory"])]
+                raise CampaignError(f"model {model!r} holds no {p['memory']} memory, which point {point_id(p)} "
+                                    f"uses; accepted: {', '.join(holding)} (or no model: the campaign picks)")
+        return {point_key(p): model for p in sim}
+    groups = {}
+    for p in sim:
+        groups.setdefault(smallest_model(p.get("memory", "sram")), []).append(p)
+    cost = {name: sum(point_cost(p, log) for p in group) for name, group in groups.items()}
+    for name in sorted(groups, key=cost.get):      # the shortest first: a group may take another one in
+        if cost[name] >= SPLIT_CYCLES or name == DEFAULT_MODEL:
+            continue
+        home = next((other for other in MODELS if other != name and other in groups and covers(other, name)),
+                    DEFAULT_MODEL)
+        groups.setdefault(home, []).extend(groups.pop(name))
+        cost[home] = cost.get(home, 0) + cost.pop(name)
+    return {point_key(p): name for name, group in groups.items() for p in group}
+
+
+def build_models(plan, log=print):
+    """Builds (or reuses) each sim model of a plan, smallest first; returns {model name: SimBuild}."""
+    from monet.sim import MODELS, SimBuild
+    return {name: SimBuild(name, log=log).ensure() for name in MODELS if name in set(plan.values())}
+
+
 def point_key(point):
     return json.dumps(point, sort_keys=True)
 
@@ -294,20 +340,24 @@ def git_revision(repo):
         return None
 
 
-def write_manifest(store, campaign, build=None, image=None):
-    """manifest.json: the campaign, versions, git revision, and per target what was run: the sim's gateware
-    and firmware hashes, clock and topology; the QEMU image's hash, kernel, packages and machine; and where
-    each stored point ran (host, worker, process). Written when a run starts and again when it ends."""
-    from monet.sim import REPO, tool_versions
+def write_manifest(store, campaign, builds=None, image=None):
+    """manifest.json: the campaign, versions, git revision, and per target what was run: the sim models' gateware
+    and firmware hashes (`builds`, {model name: SimBuild}), clock and topology; the QEMU image's hash, kernel,
+    packages and machine; and where each stored point ran (host, worker, process) and on which sim model.
+    Written when a run starts and again when it ends."""
+    from monet.sim import MODELS, REPO, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
         "campaign_text": campaign.text, "points": len(campaign.points()),
         "git_revision": git_revision(REPO), "versions": tool_versions(),
     }
-    if build is not None:
-        hardware = {k: v for k, v in build.constants.items() if not k.startswith("config_")}
+    if builds:
+        # The SoC's facts from the largest model's csr.json (a smaller one lacks only its missing memories').
+        largest = builds[max(builds, key=list(MODELS).index)]
+        hardware = {k: v for k, v in largest.constants.items() if not k.startswith("config_")}
         manifest.update({
-            "gateware_hash": build.hash, "firmware_hash": build.firmware_hash,
+            "sim_models": {name: {"gateware_hash": b.hash, "firmware_hash": b.firmware_hash, **MODELS[name]}
+                           for name, b in builds.items()},
             "nominal_clock_hz": NOMINAL_CLK_HZ,
             "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card "
                         f"({hardware['memcard_size'] >> 20} MiB on-card memory)",
@@ -331,5 +381,7 @@ def write_manifest(store, campaign, build=None, image=None):
                             "cpus": qemu.CPUS, "node_memory_mb": list(qemu.MEMORY_MB),
                             "node_distance": qemu.NODE_DISTANCE, "qemu": qemu.qemu_version()}
     manifest["ran_on"] = {point_id(r["point"]): r["result"].get("ran_on") for r in store.records()}
+    manifest["served_by"] = {point_id(r["point"]): r["result"]["model"] for r in store.records()
+                             if "model" in r["result"]}
     (store.dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from monet.benchmarks import LINUX_TARGETS, REGISTRY
-from monet.campaign import Progress
+from monet.campaign import Progress, point_key
 from monet.sim import SimTarget
 
 
@@ -22,8 +22,11 @@ class FixtureTargets:
     def __init__(self, request):
         self.request = request
 
+    def sim_build(self, model):
+        return self.request.getfixturevalue("sim_models")(model)
+
     def __getattr__(self, name):
-        if name not in ("sim_build", "qemu_guest", "qemu_image", "board_guest"):
+        if name not in ("qemu_guest", "qemu_image", "board_guest"):
             raise AttributeError(name)
         return lambda: self.request.getfixturevalue(name)
 
@@ -33,8 +36,9 @@ def linux_guest(targets, target):
     return targets.qemu_guest() if target == "qemu" else targets.board_guest()
 
 
-def run_point(point, targets):
-    """Runs one point; `targets` gives sim_build(), qemu_guest(), board_guest() and qemu_image().
+def run_point(point, targets, model=None):
+    """Runs one point, a sim point on sim model `model`; `targets` gives sim_build(model), qemu_guest(),
+    board_guest() and qemu_image().
 
     A sim point runs on a sim booted for it alone (a fraction of a second): what earlier points left in the
     link (sequence numbers, tags, memory contents) moves a run's cycle count by one now and then, and a
@@ -44,12 +48,13 @@ def run_point(point, targets):
     point = benchmark.full_point(point)
     if point["target"] in LINUX_TARGETS:
         return benchmark.run(linux_guest(targets, point["target"]), point)
-    with SimTarget(targets.sim_build()) as sim:
+    with SimTarget(targets.sim_build(model)) as sim:
         return benchmark.run(sim, point)
 
 
-def finish_result(point, result, targets, seconds, worker="local"):
-    """Adds what every stored result carries: the image or gateware it ran on, its time, and where it ran."""
+def finish_result(point, result, targets, seconds, model=None, worker="local"):
+    """Adds what every stored result carries: the image, or the sim model and its gateware, it ran on, its time,
+    and where it ran."""
     if point["target"] in LINUX_TARGETS:
         image, guest = targets.qemu_image(), linux_guest(targets, point["target"])
         result.update(image_hash=image.hash, kernel=image.info["kernel_package"], remote_memory=guest.remote_memory,
@@ -58,8 +63,8 @@ def finish_result(point, result, targets, seconds, worker="local"):
             from monet.board_target import STAND_IN
             result.update(board=STAND_IN, fpga=guest.fpga, link_bring_up=guest.link)
     else:
-        build = targets.sim_build()
-        result.update(gateware_hash=build.hash, firmware_hash=build.firmware_hash)
+        build = targets.sim_build(model)
+        result.update(model=model, gateware_hash=build.hash, firmware_hash=build.firmware_hash)
     result["seconds"] = round(seconds, 2)
     result["ran_on"] = {"host": socket.gethostname(), "worker": worker, "pid": os.getpid()}
     return result
@@ -74,15 +79,16 @@ def test_point(campaign_point, campaign_store, request):
         pytest.skip("finished in an earlier run")
     _progress = _progress or Progress(campaign_store)
     targets = FixtureTargets(request)
+    model = campaign_store.plan.get(point_key(campaign_point))
     t0 = time.time()
     try:
-        result = run_point(campaign_point, targets)
+        result = run_point(campaign_point, targets, model)
     except Exception as e:     # one line naming the point, no traceback; a rerun runs it
         line = campaign_store.failed(campaign_point, type(e).__name__, str(e))
         with _uncaptured(request):
             print(f"\n{line}", file=sys.stderr, flush=True)
         pytest.fail(line, pytrace=False)
-    campaign_store.add(campaign_point, finish_result(campaign_point, result, targets, time.time() - t0))
+    campaign_store.add(campaign_point, finish_result(campaign_point, result, targets, time.time() - t0, model))
     with _uncaptured(request):
         _progress.point_done(campaign_point)
 

@@ -5,9 +5,9 @@ point at a time each, so N sims (or QEMU guests) run at once; `--scheduler ADDRE
 existing Dask cluster instead (`dask scheduler` + `dask worker` on the user's machines, an SSH cluster,
 Slurm through dask-jobqueue), whose workers have this project installed at the same revision.
 
-Each worker process builds the sim model or reuses it by its hash (builders on one machine share
-`build/sim/<hash>` behind a lock) and boots a sim from it for every point; a worker whose model hash
-differs from the campaign's refuses the point, naming both. This process is the one writer: it
+Each worker process builds the sim model a point runs on (monet.campaign.plan_models) or reuses it by its hash
+(builders on one machine share `build/sim/<hash>` behind a lock) and boots a sim from it for every point; a
+worker whose model hash differs from the campaign's refuses the point, naming both. This process is the one writer: it
 appends each finished point to the results store as its future completes, so resume skips finished points
 as before, and records where every point ran. A worker lost in the middle of a point loses nothing: Dask
 runs that point again on another worker, and only a completed point is ever stored.
@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
-from monet.campaign import Progress, ResultsStore, point_cost, point_id, write_manifest
+from monet.campaign import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id, point_key,
+                            write_manifest)
 from monet.campaign_points import finish_result, run_point
 
 CONNECT_TIMEOUT_S = 15
@@ -34,13 +35,14 @@ class WorkerError(RuntimeError):
 
 
 class WorkerTargets:
-    """A worker process's sim build and QEMU guest, made once and kept for every point it runs (a sim point
-    boots its own sim from the build: monet.campaign_points.run_point)."""
+    """A worker process's sim builds (one a model) and QEMU guest, made once and kept for every point it runs
+    (a sim point boots its own sim from its model's build: monet.campaign_points.run_point)."""
 
     _current = None
 
     def __init__(self):
-        self._sim_build = self._qemu_image = self._qemu_guest = self._board_guest = None
+        self._sim_builds = {}
+        self._qemu_image = self._qemu_guest = self._board_guest = None
 
     @classmethod
     def current(cls):
@@ -48,11 +50,11 @@ class WorkerTargets:
             cls._current = cls()
         return cls._current
 
-    def sim_build(self):
+    def sim_build(self, model):
         from monet.sim import SimBuild
-        if self._sim_build is None:
-            self._sim_build = SimBuild(log=_log).ensure()
-        return self._sim_build
+        if model not in self._sim_builds:
+            self._sim_builds[model] = SimBuild(model, log=_log).ensure()
+        return self._sim_builds[model]
 
     def qemu_image(self):
         from monet.qemu import GuestImage
@@ -97,21 +99,22 @@ class PointFailed(NamedTuple):
     message: str
 
 
-def run_on_worker(point, gateware_hash):
-    """The task a worker runs for one point; returns the result as the store keeps it, or PointFailed."""
+def run_on_worker(point, model, gateware_hash):
+    """The task a worker runs for one point (on sim model `model`, whose hash the campaign's machine built as
+    `gateware_hash`; None for a Linux target's point); returns the result as the store keeps it, or PointFailed."""
     targets = WorkerTargets.current()
     t0 = time.time()
     try:
-        if point["target"] == "sim" and targets.sim_build().hash != gateware_hash:
-            raise WorkerError(f"worker {socket.gethostname()}: its sim model hash is {targets.sim_build().hash}, "
-                              f"the campaign's is {gateware_hash}: check out the same revision with the same pinned "
-                              "tools")
-        result = run_point(point, targets)
+        if model is not None and targets.sim_build(model).hash != gateware_hash:
+            raise WorkerError(f"worker {socket.gethostname()}: its sim model {model} hash is "
+                              f"{targets.sim_build(model).hash}, the campaign's is {gateware_hash}: check out the "
+                              "same revision with the same pinned tools")
+        result = run_point(point, targets, model)
     except Exception as e:      # the point's failure, told to the writer; the worker goes on with the next
         return PointFailed(type(e).__name__, str(e))
     finally:
         targets.drop_broken()
-    return finish_result(point, result, targets, time.time() - t0, worker=get_worker().address)
+    return finish_result(point, result, targets, time.time() - t0, model, worker=get_worker().address)
 
 
 class _CloseTargets(WorkerPlugin):
@@ -155,21 +158,23 @@ def connect(workers=None, scheduler=None):
         yield client
 
 
-def run_campaign(campaign, results, client, log=print):
-    """Runs every point of `campaign` not yet in `results` on the client's workers; returns (stored, failed)."""
-    from monet.sim import SimBuild
+def run_campaign(campaign, results, client, model=None, log=print):
+    """Runs every point of `campaign` not yet in `results` on the client's workers, each sim point on its model
+    (plan_models; `model` puts them all on one); returns (stored, failed)."""
     points = campaign.points()
     store = ResultsStore(results)
     store.total = len(points)
     todo = [p for p in points if not store.has(p)]
     targets = {p["target"] for p in points}
-    # This machine's build names the model and firmware in the manifest; local workers reuse it.
-    build = SimBuild(log=log).ensure() if "sim" in targets else None
+    # This machine builds each model the points to run need, one after the other (a build takes both cores):
+    # its builds name the models and firmware in the manifest, and local workers reuse them.
+    plan = plan_models(todo, model, log)
+    builds = build_models(plan, log)
     image = None
     if targets & {"qemu", "board"}:
         from monet.qemu import GuestImage
         image = GuestImage(log=log).ensure()
-    write_manifest(store, campaign, build, image)
+    write_manifest(store, campaign, builds, image)
     log(f"campaign {campaign.name}: {len(points) - len(todo)} finished earlier, {len(todo)} to run on "
         f"{len(client.scheduler_info()['workers'])} workers")
     client.register_plugin(_CloseTargets())
@@ -177,8 +182,9 @@ def run_campaign(campaign, results, client, log=print):
     futures = []
     for order, point in enumerate(sorted(todo, key=lambda p: point_cost(p, log), reverse=True)):
         key = f"monet-point-{campaign.digest}-{point_id(point)}"
-        future = client.submit(run_on_worker, point, build.hash if build else None, key=key, pure=False,
-                               priority=-order)
+        model = plan.get(point_key(point))
+        future = client.submit(run_on_worker, point, model, builds[model].hash if model else None, key=key,
+                               pure=False, priority=-order)
         by_key[future.key] = point
         futures.append(future)
     progress = Progress(store)
@@ -195,5 +201,5 @@ def run_campaign(campaign, results, client, log=print):
             continue
         store.add(point, result)
         progress.point_done(point, result["ran_on"]["worker"])
-    write_manifest(store, campaign, build, image)
+    write_manifest(store, campaign, builds, image)
     return len(futures) - failed, failed

@@ -13,6 +13,7 @@ from monet.model.runner import MODELS
 from monet.profiles import memory_refusal
 from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.qemu import QemuError
+from monet.sim.build import DEFAULT_MODEL, MODELS as SIM_MODELS
 from monet.tables import print_table
 
 
@@ -118,9 +119,11 @@ def cmd_link_budget(args):
 
 
 def cmd_campaign_run(args):
-    from monet.campaign import Campaign, CampaignError
+    from monet.campaign import Campaign, CampaignError, plan_models
     try:
         campaign = Campaign(args.file)
+        if args.model:      # refused here, before anything is built, where it lacks a point's memory
+            plan_models(campaign.points(), args.model)
     except CampaignError as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2
@@ -135,7 +138,7 @@ def cmd_campaign_run(args):
     if args.scheduler or args.workers > 1:
         rc = _campaign_on_workers(campaign, results, args)
     else:
-        rc = _campaign_in_pytest(campaign, results)
+        rc = _campaign_in_pytest(campaign, results, args.model)
     if rc == 0 and args.report:
         rc = _write_report(results, None)
     print(f"campaign {campaign.name}: {'done' if rc == 0 else 'failed'} in {time.time() - t0:.0f} s "
@@ -147,7 +150,7 @@ def _campaign_on_workers(campaign, results, args):
     from monet import campaign_workers
     try:
         with campaign_workers.connect(args.workers, args.scheduler) as client:
-            stored, failed = campaign_workers.run_campaign(campaign, results, client, log=_log)
+            stored, failed = campaign_workers.run_campaign(campaign, results, client, args.model, log=_log)
     except campaign_workers.WorkerError as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2
@@ -155,10 +158,11 @@ def _campaign_on_workers(campaign, results, args):
     return 1 if failed else 0
 
 
-def _campaign_in_pytest(campaign, results):
+def _campaign_in_pytest(campaign, results, model):
     import monet.campaign_points
     cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
            "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--tb=no", "-rE"]
+    cmd += ["--sim-model", model] if model else []
     return subprocess.call(cmd)
 
 
@@ -179,18 +183,24 @@ def cmd_report(args):
 
 def cmd_sim_build(args):
     from monet.sim import SimBuild
-    build = SimBuild(log=_log).ensure()
-    print(json.dumps({"gateware_hash": build.hash, "dir": str(build.dir), "firmware_hash": build.firmware_hash}))
+    build = SimBuild(args.model, log=_log).ensure()
+    print(json.dumps({"model": build.model_name, "gateware_hash": build.hash, "dir": str(build.dir),
+                      "firmware_hash": build.firmware_hash}))
     return 0
 
 
 def cmd_sim_speed(args):
     from monet import simspeed
     from monet.sim import SimBuild, SimTarget
-    build = SimBuild(log=_log).ensure()
-    with SimTarget(build) as target:
-        result = simspeed.run(target, build)
-    print(json.dumps(result, indent=1) if args.json else simspeed.table(result))
+    results = []
+    for model in SIM_MODELS if args.model == "all" else [args.model]:
+        build = SimBuild(model, log=_log).ensure()
+        with SimTarget(build) as target:
+            results.append(simspeed.run(target, build))
+    if args.json:
+        print(json.dumps(results[0] if len(results) == 1 else {r["model"]: r for r in results}, indent=1))
+    else:
+        print("\n\n".join(simspeed.table(r) for r in results))
     return 0
 
 
@@ -369,6 +379,9 @@ def make_parser():
     _add_option(cr, WORKERS, default=WORKERS.default)
     cr.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="send points to an existing Dask cluster, e.g. tcp://head-node:8786")
+    cr.add_argument("--model", choices=SIM_MODELS, default=None,
+                    help="run every sim point on this sim model (default: the smallest that holds a point's memory "
+                         "where its points run long enough to repay a build, else one the campaign uses or full)")
     cr.set_defaults(func=cmd_campaign_run)
 
     rep = sub.add_parser("report", help="Markdown + HTML report with plots of a results folder")
@@ -377,9 +390,14 @@ def make_parser():
     rep.set_defaults(func=cmd_report)
 
     sim = sub.add_parser("sim", help="the sim model").add_subparsers(dest="sim", required=True)
-    sb = sim.add_parser("build", help="build (or reuse) the Verilator model and the firmware")
+    model_help = ("the sim model, by the memories its card holds besides SRAM: sram (none), ddr4, hmc, full (both; "
+                  "the default)")
+    sb = sim.add_parser("build", help="build (or reuse) a Verilator model and the firmware")
+    sb.add_argument("--model", choices=SIM_MODELS, default=DEFAULT_MODEL, help=model_help)
     sb.set_defaults(func=cmd_sim_build)
-    ss = sim.add_parser("speed", help="cycles/s of the model on three fixed workloads (idle, CPU remote, PBB busy)")
+    ss = sim.add_parser("speed", help="cycles/s of a model on three fixed workloads (idle, CPU remote, PBB busy)")
+    ss.add_argument("--model", choices=[*SIM_MODELS, "all"], default=DEFAULT_MODEL,
+                    help=model_help + "; all: each model in turn")
     ss.add_argument("--json", action="store_true")
     ss.set_defaults(func=cmd_sim_speed)
     sv = sim.add_parser("serve", help="run the sim with its CSRs served on 127.0.0.1 (litex_server): for monet-ctl, "

@@ -21,6 +21,22 @@ def sim_build():
 
 
 @pytest.fixture(scope="session")
+def sim_models(request):
+    """The session's sim builds by model name (monet.sim.MODELS), each built or reused when first asked for;
+    the full model is `sim_build`."""
+    from monet.sim import DEFAULT_MODEL, SimBuild
+    builds = {}
+
+    def build(model):
+        if model == DEFAULT_MODEL:
+            return request.getfixturevalue("sim_build")
+        if model not in builds:
+            builds[model] = SimBuild(model, log=print).ensure()
+        return builds[model]
+    return build
+
+
+@pytest.fixture(scope="session")
 def sim_session(sim_build):
     """The session's running sim (link at 8 x 15 Gb/s, 8 m, remote windows mapped) and the console commands
     that put its settings back as they were then."""
@@ -80,7 +96,7 @@ def settings_commands(target):
 # Tiers: a test that needs the sim model is marked `sim`, one that needs the QEMU image `qemu`, from the
 # fixtures it uses, so `pytest -m "not sim and not qemu"` runs the fast tier alone. The marks are set as each
 # test is collected, before `-m` selects (pytest selects in pytest_collection_modifyitems).
-SIM_FIXTURES = {"sim", "sim_session", "sim_build"}
+SIM_FIXTURES = {"sim", "sim_session", "sim_build", "sim_models"}
 QEMU_FIXTURES = {"qemu_image", "qemu_guest", "board_guest"}
 
 
@@ -126,6 +142,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("monet", "MONet-open campaigns")
     group.addoption("--campaign", default=None, help="campaign YAML file whose points to run")
     group.addoption("--results", default=None, help="results folder (results.jsonl, manifest.json)")
+    group.addoption("--sim-model", default=None, help="the sim model every sim point runs on (default: each "
+                    "point's, monet.campaign.plan_models)")
 
 
 def pytest_generate_tests(metafunc):
@@ -194,14 +212,22 @@ def board_guest(qemu_image):
 
 @pytest.fixture(scope="session")
 def campaign_store(request):
-    """The results folder of the campaign; its manifest names the sim build and the QEMU image the points
-    use (each built only when a point needs it)."""
-    from monet.campaign import Campaign, ResultsStore, write_manifest
+    """The results folder of the campaign, with `plan`, the sim model of each of its sim points still to run
+    (monet.campaign.plan_models); its manifest names the sim models and the QEMU image the points use (each
+    built only when a point needs it)."""
+    from monet.campaign import Campaign, CampaignError, ResultsStore, plan_models, write_manifest
+    from monet.sim import MODELS
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)
+    try:
+        store.plan = plan_models([p for p in campaign.points() if not store.has(p)],
+                                 request.config.getoption("sim_model"))
+    except CampaignError as e:
+        raise pytest.UsageError(str(e)) from None
     targets = {p["target"] for p in campaign.points()}
-    built = (request.getfixturevalue("sim_build") if "sim" in targets else None,
+    sim_models = request.getfixturevalue("sim_models")
+    built = ({name: sim_models(name) for name in MODELS if name in set(store.plan.values())},
              request.getfixturevalue("qemu_image") if targets & {"qemu", "board"} else None)
     write_manifest(store, campaign, *built)
     store.total = len(campaign.points())

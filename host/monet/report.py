@@ -162,6 +162,10 @@ def _write(out, manifest, sections, data, title="MONet-open campaign report"):
 def _manifest_lines(manifest):
     keys = ("campaign", "git_revision", "gateware_hash", "firmware_hash", "nominal_clock_hz", "topology")
     lines = [f"{k}: {manifest[k]}" for k in keys if k in manifest]
+    for name, model in manifest.get("sim_models", {}).items():
+        memories = ["sram"] + [memory for memory in ("ddr4", "hmc") if model[f"with_{memory}"]]
+        lines.append(f"sim model {name} ({', '.join(memories)}): gateware {model['gateware_hash']}, firmware "
+                     f"{model['firmware_hash']}")
     if "qemu" in manifest:
         q = manifest["qemu"]
         lines.append(f"qemu: image {q['image_hash']}, {q['kernel_package']} ({q['suite']}), {q['machine']} "

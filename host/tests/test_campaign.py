@@ -54,7 +54,10 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
     keys = [point_key(r["point"]) for r in records]
     assert len(keys) == len(set(keys)) == total
     manifest = json.loads((results / "manifest.json").read_text())
-    assert manifest["gateware_hash"] == sim_build.hash and manifest["points"] == total
+    # A short campaign of SRAM points runs on the full model (a smaller one would not repay its build).
+    assert manifest["sim_models"]["full"]["gateware_hash"] == sim_build.hash and manifest["points"] == total
+    assert set(manifest["sim_models"]) == {"full"} and set(manifest["served_by"].values()) == {"full"}
+    assert len(manifest["served_by"]) == total
     mib = sim_build.constants["memcard_size"] // 2**20
     assert manifest["topology"].endswith(f"memory card ({mib} MiB on-card memory)") and mib >= 1
 

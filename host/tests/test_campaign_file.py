@@ -236,25 +236,33 @@ def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_pat
     f.write_text(GOOD)
     store = ResultsStore(tmp_path / "r")
     manifest = write_manifest(store, Campaign(f))
-    assert manifest["campaign"] == "t" and manifest["points"] == 2 and "gateware_hash" not in manifest
+    assert manifest["campaign"] == "t" and manifest["points"] == 2 and "sim_models" not in manifest
     # The campaign's SHA-256 as `sha256sum` prints it, cut to 16 hex digits.
     full = subprocess.run(["sha256sum", str(f)], capture_output=True, text=True, check=True).stdout.split()[0]
     assert manifest["campaign_sha256"] == full[:16]
     assert json.loads((tmp_path / "r" / "manifest.json").read_text()) == manifest
 
 
-def test_a_manifest_with_a_build_records_its_hashes_and_hardware(tmp_path):
-    """A build as the sim's SimBuild gives it to the manifest: its hashes and csr.json's constants (the
-    config_ ones left out), the on-card memory in MiB in the topology line."""
+def test_a_manifest_with_builds_records_each_models_hashes_and_the_largest_ones_hardware(tmp_path):
+    """Builds as the sim's SimBuild gives them to the manifest, by model: each one's hashes and memories,
+    csr.json's constants of the largest (the config_ ones left out), the on-card memory in MiB in the topology
+    line; and the model each stored point ran on."""
     from types import SimpleNamespace
     f = tmp_path / "c.yaml"
     f.write_text(GOOD)
-    build = SimpleNamespace(hash="65bd", firmware_hash="f1e2",
-                            constants={"memcard_size": 4 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})
-    manifest = write_manifest(ResultsStore(tmp_path / "r"), Campaign(f), build=build)
-    assert (manifest["gateware_hash"], manifest["firmware_hash"]) == ("65bd", "f1e2")
+    builds = {"sram": SimpleNamespace(hash="65bd", firmware_hash="f1e2", constants={"memcard_size": 4 << 20}),
+              "ddr4": SimpleNamespace(hash="77aa", firmware_hash="f3e4", constants={
+                  "memcard_size": 4 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})}
+    store = ResultsStore(tmp_path / "r")
+    point = Campaign(f).points()[0]
+    store.add(point, {"model": "ddr4"})
+    manifest = write_manifest(store, Campaign(f), builds=builds)
+    assert manifest["sim_models"] == {
+        "sram": {"gateware_hash": "65bd", "firmware_hash": "f1e2", "with_ddr4": False, "with_hmc": False},
+        "ddr4": {"gateware_hash": "77aa", "firmware_hash": "f3e4", "with_ddr4": True, "with_hmc": False}}
     assert manifest["hardware"] == {"memcard_size": 4 << 20, "remote_tags": 64}
     assert manifest["topology"].endswith("memory card (4 MiB on-card memory)")
+    assert manifest["served_by"] == {point_id(point): "ddr4"}
 
 
 def test_a_read_mix_belongs_to_mixed_points_only(tmp_path):

@@ -92,8 +92,10 @@ def sections_of(markdown):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     d = store(tmp_path_factory.mktemp("report"), RECORDS,
-              manifest={"campaign": "hand.yaml", "git_revision": "abc1234", "gateware_hash": "65bd",
-                        "nominal_clock_hz": 250000000, "versions": {"litex": "2024.12", "verilator": "5.030"}},
+              manifest={"campaign": "hand.yaml", "git_revision": "abc1234", "nominal_clock_hz": 250000000,
+                        "sim_models": {"ddr4": {"gateware_hash": "65bd", "firmware_hash": "f1e2", "with_ddr4": True,
+                                                "with_hmc": False}},
+                        "versions": {"litex": "2024.12", "verilator": "5.030"}},
               extra_lines=['{"point": {"benchmark": "lat', ""])     # a torn last line is skipped
     md, html_path = report.make_report(d)
     return d, md.read_text(), html_path.read_text(), json.loads((d / "report.json").read_text())
@@ -268,7 +270,8 @@ def test_manifest_lines_and_torn_lines(built):
     _, md, html_text, _ = built
     assert md.splitlines()[:7] == [
         "# MONet-open campaign report", "", "- campaign: hand.yaml", "- git_revision: abc1234",
-        "- gateware_hash: 65bd", "- nominal_clock_hz: 250000000", "- versions: litex 2024.12, verilator 5.030"]
+        "- nominal_clock_hz: 250000000", "- sim model ddr4 (sram, ddr4): gateware 65bd, firmware f1e2",
+        "- versions: litex 2024.12, verilator 5.030"]
     assert "<li>versions: litex 2024.12, verilator 5.030</li>" in html_text
     assert "<td>526.60</td>" in html_text
 

