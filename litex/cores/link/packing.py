@@ -69,13 +69,15 @@ class RunningCRC(Module):
     each of LENGTHS, n its bits), and `trailer_state` = A_t.A_n.state ^ A_t.part behind the unit
     (`with_unit`), else A_t.state (a trailer alone), t being the trailer's bits below its CRC field. The
     products of the state are made side by side, not one behind the other: what the framer appends and what
-    the deframer checks is a few levels from registers.
+    the deframer checks is a few levels from registers. Both are 0 unless `active` (the cycles their user
+    takes them), so that a simulator works out none of the products in the others.
     """
     def __init__(self):
         self.state     = Signal(32)
         self.part      = Signal(32)
         self.cls       = Signal(len(LENGTHS))
         self.with_unit = Signal()
+        self.active    = Signal()
         self.unit_state    = Signal(32)
         self.trailer_state = Signal(32)
 
@@ -85,12 +87,13 @@ class RunningCRC(Module):
         # the length class's alone, where a signal for each would be worked out every cycle.
         low_bits = TRAILER["crc"].offset
         part_on = crc_state_part(self.part, low_bits)
-        self.comb += [self.trailer_state[b].eq(bit) for b, bit in enumerate(crc_state_part(self.state, low_bits))]
+        self.comb += If(self.active & ~self.with_unit,
+            [self.trailer_state[b].eq(bit) for b, bit in enumerate(crc_state_part(self.state, low_bits))])
         for i, n in enumerate(LENGTHS):
             self.comb += [
-                If(self.cls[i], [self.unit_state[b].eq(bit ^ self.part[b])
-                                 for b, bit in enumerate(crc_state_part(self.state, n*BLOCK_BITS))]),
-                If(self.with_unit & self.cls[i],
+                If(self.active & self.cls[i], [self.unit_state[b].eq(bit ^ self.part[b])
+                                               for b, bit in enumerate(crc_state_part(self.state, n*BLOCK_BITS))]),
+                If(self.active & self.with_unit & self.cls[i],
                     [self.trailer_state[b].eq(bit ^ part_on[b])
                      for b, bit in enumerate(crc_state_part(self.state, n*BLOCK_BITS + low_bits))]),
             ]
@@ -187,13 +190,13 @@ class PackedFramer(LiteXModule):
         # 2. Intake: slot u holds the oldest transaction, v the one behind it (whether it pairs with u in
         # `uv_pair`). u leaves alone once v holds a transaction that is not its partner, or nothing is
         # coming; with its partner, the two leave as a pair.
-        incoming = Record(intake_layout)
-        self.comb += [
-            [getattr(incoming, name).eq(getattr(sink, name)) for name, _ in seq_txn_layout],
-            incoming.masked.eq((sink.type == T_WR_REQ) & (sink.mask != FULL_MASK)),
-            incoming.nladdr.eq(plus_one(sink.laddr)),
-            incoming.nseq.eq(plus_one(sink.seq)),
-        ]
+        # What a slot takes of the landed transaction (intake_layout's bits): an expression that only the slots'
+        # loads work out, so that a simulator copies nothing in a cycle they load nothing.
+        masked_in = Signal()   # the landed transaction is a masked write
+        self.comb += masked_in.eq((sink.type == T_WR_REQ) & (sink.mask != FULL_MASK))
+        incoming = Cat(*[getattr(sink, name) for name, _ in seq_txn_layout], masked_in, plus_one(sink.laddr),
+                       plus_one(sink.seq))
+        assert len(incoming) == layout_len(intake_layout)
         u, v = Record(intake_layout), Record(intake_layout)
         u_valid, v_valid, uv_pair = Signal(), Signal(), Signal()
         express = Signal()   # the landed transaction takes the cut-through (below) instead of the intake.
@@ -203,8 +206,8 @@ class PackedFramer(LiteXModule):
         def partner(slot):
             """The incoming transaction is the slot's partner: a full line of the same type on the next line,
             with the next sequence number, behind a full line."""
-            return (self.pairing & carries_line(slot.type) & ~slot.masked & (incoming.type == slot.type) &
-                    ~incoming.masked & (incoming.laddr == slot.nladdr) & (incoming.seq == slot.nseq))
+            return (self.pairing & carries_line(slot.type) & ~slot.masked & (sink.type == slot.type) &
+                    ~masked_in & (sink.laddr == slot.nladdr) & (sink.seq == slot.nseq))
         u_partner, v_partner = Signal(), Signal()
         can_emit = Signal()   # the unit stage has room
         emit     = Signal()
@@ -217,20 +220,20 @@ class PackedFramer(LiteXModule):
         ]
         self.sync += [
             If(~u_valid,
-                If(sink.valid & ~express, u.raw_bits().eq(incoming.raw_bits()), u_valid.eq(1))
+                If(sink.valid & ~express, u.raw_bits().eq(incoming), u_valid.eq(1))
             ).Elif(~v_valid,
                 If(sink.valid,
-                    v.raw_bits().eq(incoming.raw_bits()), v_valid.eq(1), uv_pair.eq(u_partner)
+                    v.raw_bits().eq(incoming), v_valid.eq(1), uv_pair.eq(u_partner)
                 ).Elif(emit,
                     u_valid.eq(0)
                 )
             ).Elif(can_emit,
                 If(uv_pair,
-                    If(sink.valid, u.raw_bits().eq(incoming.raw_bits())),
+                    If(sink.valid, u.raw_bits().eq(incoming)),
                     u_valid.eq(sink.valid), v_valid.eq(0)
                 ).Else(
                     u.raw_bits().eq(v.raw_bits()),
-                    If(sink.valid, v.raw_bits().eq(incoming.raw_bits())),
+                    If(sink.valid, v.raw_bits().eq(incoming)),
                     v_valid.eq(sink.valid), uv_pair.eq(v_partner)
                 )
             )
@@ -250,7 +253,6 @@ class PackedFramer(LiteXModule):
         self.comb += [
             header.eq(Mux(is_pair, pair_header, single_header)),
             classes.eq(Cat(*length_classes(header))),
-            made.blocks.eq(Cat(*blocks)),
             made.cls.eq(classes),
             made.seq.eq(u.seq),
             made.nseq.eq(Mux(is_pair, v.nseq, u.nseq)),
@@ -276,10 +278,13 @@ class PackedFramer(LiteXModule):
             self.comb += If(classes[i], made.length.eq(n), made.length1.eq(n + 1))
 
         def take_made(unit):
-            """`unit` takes the unit being made, and the data part of its CRC when one is made (`emit`)."""
-            return [[getattr(unit, name).eq(getattr(made, name)) for name, _ in unit_layout if name != "part"],
-                    If(emit, [If(classes[i], [unit.part[b].eq(bit) for b, bit in enumerate(part)])
-                              for i, part in enumerate(parts)])]
+            """`unit` takes the unit being made, and its blocks and the data part of its CRC when one is made
+            (`emit`): expressions that a simulator then works out only in that cycle."""
+            return [[getattr(unit, name).eq(getattr(made, name)) for name, _ in unit_layout
+                     if name not in ("blocks", "part")],
+                    If(emit, unit.blocks.eq(Cat(*blocks)),
+                       [If(classes[i], [unit.part[b].eq(bit) for b, bit in enumerate(part)])
+                        for i, part in enumerate(parts)])]
 
         # The unit register m, and s beside it: s takes a unit that leaves the intake while m waits. Whether m's
         # unit follows the open frame's last (`m_breaks`: its first sequence number is not the one the frame
@@ -351,11 +356,7 @@ class PackedFramer(LiteXModule):
         self.running = running = RunningCRC()
         self.comb += [running.state.eq(state), running.part.eq(m.part), running.cls.eq(m.cls),
                       running.with_unit.eq(unit_go)]
-        trailer = Signal(BLOCK_BITS)
-        self.comb += [
-            TRAILER.below(trailer, "crc").eq(low),
-            TRAILER.get(trailer, "crc").eq(running.trailer_state ^ Cat(*crc_data_part(low))),
-        ]
+        trailer = Signal(BLOCK_BITS)   # made in a comb If's branch in the cycles the ring takes it (`append`)
 
         # Out: the express buffer's beats first (its frame is older than anything in the ring); then full beats
         # whenever possible, a partial one only when nothing is about to join it.
@@ -375,14 +376,16 @@ class PackedFramer(LiteXModule):
             source.count.eq(Mux(x_valid, x_count, out_n)),
             taken.eq(~x_valid & (out_n != 0) & source.ready),
         ]
+        # The beat's blocks are read out only while there is one to send (from registers: the express buffer's,
+        # or the ring's when it holds blocks), so that a simulator reads none in the other cycles.
+        beat = []
         for k in range(BEAT_BLOCKS):
             at = Signal(pos_bits, name=f"txread{k}")
-            self.comb += [
-                at.eq(rp + k),
-                source.data[BLOCK_BITS*k:BLOCK_BITS*(k+1)].eq(Mux(x_valid, x_blocks[k][:BLOCK_BITS],
-                                                                  ring[at][:BLOCK_BITS])),
-                source.ctrl[k].eq(Mux(x_valid, x_blocks[k][BLOCK_CTRL], ring[at][BLOCK_CTRL])),
-            ]
+            self.comb += at.eq(rp + k)
+            beat += [source.data[BLOCK_BITS*k:BLOCK_BITS*(k+1)].eq(Mux(x_valid, x_blocks[k][:BLOCK_BITS],
+                                                                        ring[at][:BLOCK_BITS])),
+                     source.ctrl[k].eq(Mux(x_valid, x_blocks[k][BLOCK_CTRL], ring[at][BLOCK_CTRL]))]
+        self.comb += If(x_valid | (level != 0), *beat)
 
         # In: the unit (none for a trailer alone), then the trailer if the frame closes. A unit and its trailer
         # go in when UNIT_MAX + 1 blocks fit (less the full beat leaving), whatever its length: so the
@@ -395,20 +398,24 @@ class PackedFramer(LiteXModule):
             room.eq((level <= depth - (UNIT_MAX + 1)) |
                     (taken & (level >= BEAT_BLOCKS) & (level <= depth - (UNIT_MAX + 1) + BEAT_BLOCKS))),
             append.eq(room & (unit_go | lone)),
+            self.running.active.eq(append),
+            If(append,
+                TRAILER.below(trailer, "crc").eq(low),
+                TRAILER.get(trailer, "crc").eq(running.trailer_state ^ Cat(*crc_data_part(low))),
+            ),
             unit_take.eq(unit_go & room),
             tail.eq(Mux(unit_go, m.length, 0)),
             self.ctrl_sent.eq(append & (lone | close) | x_load),
         ]
+        # Each position's block is chosen inside the append, so that a simulator chooses none in other cycles.
         unit_blocks = [m.blocks[BLOCK_BITS*i:BLOCK_BITS*(i+1)] for i in range(UNIT_MAX)]
         for j in range(depth):
             offset = Signal(pos_bits, name=f"txoffset{j}")   # from the write position, modulo the ring
-            block  = Signal(BLOCK_CTRL + 1, name=f"txblock{j}")
-            self.comb += [
-                offset.eq(j - wp),
-                Case(offset, {i: block.eq(Cat(unit_blocks[i], i == 0)) for i in range(UNIT_MAX)}),
-                If(offset == tail, block.eq(Cat(trailer, 1))),
-            ]
-            self.sync += If(append & (offset <= UNIT_MAX), ring[j].eq(block))
+            self.comb += offset.eq(j - wp)
+            self.sync += If(append,
+                Case(offset, {i: ring[j].eq(Cat(unit_blocks[i], i == 0)) for i in range(UNIT_MAX)}),
+                If(offset == tail, ring[j].eq(Cat(trailer, 1))),
+            )
         # The write position and the level after each amount that can go in (the unit, the unit and its
         # trailer, a trailer alone) are made beside the decision, which picks one of them last; the level's
         # from what it is after each beat that can leave (none, a full one, or a partial one: all there is).
@@ -455,7 +462,7 @@ class PackedFramer(LiteXModule):
             x_load.eq(express | x_control),
         ]
         x_low = Signal(low_bits)
-        x_header = HEADER.pack(type=sink.type, tag=sink.tag, laddr=sink.laddr, has_mask=incoming.masked, pair=0,
+        x_header = HEADER.pack(type=sink.type, tag=sink.tag, laddr=sink.laddr, has_mask=masked_in, pair=0,
                                tag2=0)
         x_data = [sink.data[BLOCK_BITS*i:BLOCK_BITS*(i + 1)] for i in range(8)]
         self.comb += x_low.eq(trailer_covered(sink.seq, self.ack, self.nak, self.credits))
@@ -466,15 +473,15 @@ class PackedFramer(LiteXModule):
         is_line = carries_line(sink.type)
         data = lambda i: Cat(x_data[i], 0)
         frame = [Mux(express, Cat(x_header, 1), trailer),
-                 Mux(is_line, Mux(incoming.masked, Cat(sink.mask, 0), data(0)), trailer)]
-        frame += [Mux(incoming.masked, data(i - 2), data(i - 1)) for i in range(2, 9)]
-        frame += [Mux(incoming.masked, data(7), trailer), trailer]
+                 Mux(is_line, Mux(masked_in, Cat(sink.mask, 0), data(0)), trailer)]
+        frame += [Mux(masked_in, data(i - 2), data(i - 1)) for i in range(2, 9)]
+        frame += [Mux(masked_in, data(7), trailer), trailer]
         crc_at = TRAILER["crc"].offset
         crcs = [   # (when, the block its trailer is in, the unit's blocks)
             (x_control, 0, []),
             (express & ~is_line, 1, [x_header]),
-            (express & is_line & ~incoming.masked, 9, [x_header] + x_data),
-            (express & is_line & incoming.masked, 10, [x_header, sink.mask] + x_data),
+            (express & is_line & ~masked_in, 9, [x_header] + x_data),
+            (express & is_line & masked_in, 10, [x_header, sink.mask] + x_data),
         ]
         self.sync += [
             If(x_load,
@@ -484,7 +491,7 @@ class PackedFramer(LiteXModule):
                  for when, at, unit in crcs],
                 x_valid.eq(1),
                 x_count.eq(Mux(express, Mux(is_line, BEAT_BLOCKS, 2), 1)),
-                x_rest.eq(Mux(express & is_line, Mux(incoming.masked, 3, 2), 0)),
+                x_rest.eq(Mux(express & is_line, Mux(masked_in, 3, 2), 0)),
                 self.frames.eq(self.frames + 1),
             ).Elif(x_valid & source.ready,
                 [x.eq(later) for x, later in zip(x_blocks, x_blocks[BEAT_BLOCKS:])],
@@ -524,30 +531,35 @@ class HeadDecisions(Module):
     length, plus 1 if its trailer is right behind it. Anything else that is there (a block that starts
     nothing, or a unit cut short by a ctrl block) is junk: the run up to the next ctrl block or the last
     block there, at most JUNK_MAX blocks. Nothing while a unit's blocks are still coming.
+
+    The decisions are worked out only while `enable` (0 otherwise), in one comb If: its user takes them only
+    when the flags or presence changed, and a simulator then works out nothing in the other cycles.
     """
-    def __init__(self, flags, present):
+    def __init__(self, flags, present, enable):
         ring = len(present)
         self.advance = [Signal(ring, name=f"advance_bit{b}") for b in range(5)]
         self.kind    = {name: Signal(ring, name=f"kind_{name}") for name in KIND}
 
         # # #
 
+        logic = []   # every statement, under `enable` at the end
+
         def there(name):
             vector = Signal(ring, name=f"there_{name}")
-            self.comb += vector.eq(flags[name] & present)
+            logic.append(vector.eq(flags[name] & present))
             return vector
         ctrl, trailer, unit = there("ctrl"), there("trailer"), there("unit")
         l9, l10, l17 = flags["l9"], flags["l10"], flags["l17"]
         l1 = Signal(ring)
-        self.comb += l1.eq(~(l9 | l10 | l17))
+        logic.append(l1.eq(~(l9 | l10 | l17)))
         lengths = [(1, l1), (9, l9), (10, l10), (17, l17)]
         # ctrl_before[n]: a ctrl block among the n - 1 blocks after a position.
         ctrl_before = {1: Constant(0, ring)}
         for n in range(2, UNIT_MAX + 1):
             ctrl_before[n] = Signal(ring, name=f"ctrl_before{n}")
-            self.comb += ctrl_before[n].eq(ctrl_before[n - 1] | rotated(ctrl, n - 1))
+            logic.append(ctrl_before[n].eq(ctrl_before[n - 1] | rotated(ctrl, n - 1)))
         ready, broken, tr_after, junk, go = (Signal(ring, name=n) for n in ("ready", "broken", "tr_after", "junk", "go"))
-        self.comb += [
+        logic += [
             ready.eq(unit & reduce(or_, [is_n & rotated(present, n - 1) for n, is_n in lengths])),
             broken.eq(unit & reduce(or_, [is_n & ctrl_before[n] for n, is_n in lengths])),
             tr_after.eq(reduce(or_, [is_n & rotated(trailer, n) for n, is_n in lengths])),
@@ -559,7 +571,7 @@ class HeadDecisions(Module):
         earlier = Constant(0, ring)
         for k in range(1, JUNK_MAX):
             stop = Signal(ring, name=f"junk_stop{k}")
-            self.comb += stop.eq(rotated(ctrl, k) | ~rotated(present, k))
+            logic.append(stop.eq(rotated(ctrl, k) | ~rotated(present, k)))
             consumes[k].append(junk & stop & ~earlier)
             earlier = earlier | stop
         consumes[JUNK_MAX].append(junk & ~earlier)
@@ -567,14 +579,15 @@ class HeadDecisions(Module):
         for n, is_n in lengths:
             consumes[n].append(go & is_n & ~tr_after)
             consumes[n + 1].append(go & is_n & tr_after)
-        for b, bit in enumerate(self.advance):
-            self.comb += bit.eq(reduce(or_, [v for c, vs in consumes.items() if c >> b & 1 for v in vs]))
-        self.comb += [
+        logic += [bit.eq(reduce(or_, [v for c, vs in consumes.items() if c >> b & 1 for v in vs]))
+                  for b, bit in enumerate(self.advance)]
+        logic += [
             self.kind["trailer"].eq(trailer),
             self.kind["unit"].eq(go),
             self.kind["unit_trailer"].eq(go & tr_after),
             self.kind["junk"].eq(junk),
         ]
+        self.comb += If(enable, *logic)
 
 
 class CommitFIFO(LiteXModule):
@@ -858,36 +871,44 @@ class PackedDeframer(LiteXModule):
                 wr.dat_w.eq(Array(sink_blocks)[j]),
                 bflags.eq(Array(sink_flags)[j]),
             ]
-        # A position is present while it is among the last `depth` written: from when the beat writes it until
-        # the ring's writes have gone `depth` positions past it.
         written = Signal(ring)
         for p in range(ring):
             offset = Signal(pos_bits, name=f"rxoffset{p}")   # from the next position written, modulo the ring
             self.comb += [offset.eq(p - wp), written[p].eq(accept & (offset < sink.count))]
+        # A position is present while it is among the last `depth` written: from when the beat writes it until
+        # the ring's writes have gone `depth` positions past it.
         for name, bit in FLAG.items():
             # Position p takes its flag from bank p % 8: one row's worth of banks, repeated over the rows.
             arriving = Replicate(Cat(*[bank_flags[b][bit] for b in range(BEAT_BLOCKS)]), rows)
             self.sync += flags[name].eq(written & arriving | ~written & flags[name])
         self.sync += present.eq(written | (present & ~rotated(written, depth)))
 
-        # 2. Each position's decision, from registers only.
-        self.decisions = decisions = HeadDecisions(flags, present)
+        # 2. Each position's decision, from registers only. The flags and presence change only in the cycle after
+        # a beat is taken (`changed`), and the decisions with them: they are taken then, and kept otherwise.
+        changed = Signal()
+        self.sync += changed.eq(accept)
+        self.decisions = decisions = HeadDecisions(flags, present, enable=changed)
         advance = [Signal(ring, name=f"rxadvance{b}") for b in range(5)]
         kinds   = {name: Signal(ring, name=f"rxkind_{name}") for name in KIND}
-        self.sync += [a.eq(d) for a, d in zip(advance, decisions.advance)]
-        self.sync += [kinds[name].eq(decisions.kind[name]) for name in KIND]
+        self.sync += If(changed,
+            [a.eq(d) for a, d in zip(advance, decisions.advance)],
+            [kinds[name].eq(decisions.kind[name]) for name in KIND],
+        )
 
         # 3. The head takes its position's decision; its blocks are read out beside it (block j of the head
         # is bank (rp + j) % 8 at row (rp + j) // 8).
-        kind = Signal(len(KIND))
+        kind, next_kind = Signal(len(KIND)), Signal(len(KIND))
         at = lambda vectors: Array(Cat(*[v[p] for v in vectors]) for p in range(ring))[rp]
-        self.sync += [rp.eq(rp + at(advance)), kind.eq(at([kinds[name] for name in KIND]))]
+        self.comb += next_kind.eq(at([kinds[name] for name in KIND]))
+        self.sync += [rp.eq(rp + at(advance)), kind.eq(next_kind)]
         for rds in banks:
             for m, rd in enumerate(rds):
                 self.comb += rd.adr.eq(rp[3:] + m)
         read   = [banks[q % BEAT_BLOCKS][q // BEAT_BLOCKS].dat_r for q in range(HEAD_ROWS*BEAT_BLOCKS)]
+        # Only a head's blocks are read out: stage 4 reads them behind a head alone (`kind`).
         blocks = [Signal(BLOCK_BITS, name=f"rxblock{j}") for j in range(UNIT_MAX + 1)]
-        self.sync += [blocks[j].eq(Array(read[j:j + BEAT_BLOCKS])[rp[:3]]) for j in range(UNIT_MAX + 1)]
+        self.sync += If(next_kind != 0,
+            [blocks[j].eq(Array(read[j:j + BEAT_BLOCKS])[rp[:3]]) for j in range(UNIT_MAX + 1)])
 
         # 4. The unit's transactions, and the data parts of its CRC (for each length it can have) and of its
         # trailer's (the head for a trailer alone, else the block behind the unit).
@@ -897,20 +918,22 @@ class PackedDeframer(LiteXModule):
         line   = carries_line(h_type)
         is_len = length_classes(head)
         paired = is_len[LENGTHS.index(UNIT_MAX)]
-        txn1, txn2 = Record(txn_layout), Record(txn_layout)
-        self.comb += [
-            txn1.type.eq(h_type), txn1.tag.eq(HEADER.get(head, "tag")), txn1.laddr.eq(HEADER.get(head, "laddr")),
-            txn1.mask.eq(Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK)),
-            txn1.data.eq(Mux(line, Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9])), 0)),
-            # A pair's second line, behind the first.
-            txn2.type.eq(h_type), txn2.tag.eq(HEADER.get(head, "tag2")),
-            txn2.laddr.eq(HEADER.get(head, "laddr") + 1),
-            txn2.mask.eq(FULL_MASK), txn2.data.eq(Cat(*blocks[9:17])),
-        ]
-        trailer   = Signal(BLOCK_BITS)
-        self.comb += If(kind[KIND["trailer"]], trailer.eq(head))
-        for n, this_len in zip(LENGTHS, is_len):
-            self.comb += If(~kind[KIND["trailer"]] & this_len, trailer.eq(blocks[n]))
+        # The unit's transactions (a pair's second line behind the first) are expressions that only stage 4's
+        # registers take, behind a head, and its trailer is chosen in a comb If's branch behind a head: a simulator
+        # works them out then alone.
+        def txn_bits(**fields):
+            assert all(len(fields[name]) == width for name, width in txn_layout)
+            return Cat(*[fields[name] for name, _ in txn_layout])
+        txn1 = txn_bits(type=h_type, tag=HEADER.get(head, "tag"), laddr=HEADER.get(head, "laddr"),
+                        mask=Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK),
+                        data=Mux(line, Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9])), 0))
+        txn2 = txn_bits(type=h_type, tag=HEADER.get(head, "tag2"), laddr=plus_one(HEADER.get(head, "laddr")),
+                        mask=Constant(FULL_MASK, LINE_BYTES), data=Cat(*blocks[9:17]))
+        trailer = Signal(BLOCK_BITS)
+        self.comb += If(kind != 0,
+            If(kind[KIND["trailer"]], trailer.eq(head)),
+            [If(~kind[KIND["trailer"]] & this_len, trailer.eq(blocks[n])) for n, this_len in zip(LENGTHS, is_len)],
+        )
         low_bits = TRAILER["crc"].offset
         u_kind   = Signal(len(KIND))
         u_len    = Signal(len(LENGTHS))
@@ -929,7 +952,7 @@ class PackedDeframer(LiteXModule):
                  for n, this_len in zip(LENGTHS, is_len)],
                 u_expect.eq(TRAILER.get(trailer, "crc") ^ Cat(*crc_data_part(TRAILER.below(trailer, "crc")))),
                 u_low.eq(TRAILER.below(trailer, "crc")),
-                u_txn1.raw_bits().eq(txn1.raw_bits()), u_txn2.raw_bits().eq(txn2.raw_bits()),
+                u_txn1.raw_bits().eq(txn1), u_txn2.raw_bits().eq(txn2),
             ),
         ]
 
@@ -940,7 +963,7 @@ class PackedDeframer(LiteXModule):
         bad   = Signal()   # the open frame already failed: skip to its trailer.
         self.running = running = RunningCRC()
         self.comb += [running.state.eq(state), running.part.eq(u_part), running.cls.eq(u_len),
-                      running.with_unit.eq(u_kind[KIND["unit"]])]
+                      running.with_unit.eq(u_kind[KIND["unit"]]), running.active.eq(u_kind != 0)]
         end_frame = Signal()
         good      = Signal()
         take      = Signal()

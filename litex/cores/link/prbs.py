@@ -154,24 +154,25 @@ class LanePRBS(LiteXModule):
             diff     = Signal(WORD_BITS + 1, name=f"prbs_diff{lane}")
             compared = Signal(name=f"prbs_compared{lane}")
             epoch1   = Signal(name=f"prbs_epoch1_{lane}")
-            # (A word's differences matter only where stage 2 counts them: `compared` follows `check`.)
-            self.sync += [
+            # Stage 2: their count.
+            wrong   = Signal(max=WORD_BITS + 2, name=f"prbs_wrong{lane}")
+            counted = Signal(name=f"prbs_counted{lane}")
+            epoch2  = Signal(name=f"prbs_epoch2_{lane}")
+            # The stages move only while the checkers are on or a word is still in them: off and empty, they keep
+            # what they hold, which nothing reads before a word has come through them again, and a simulator
+            # works out nothing of them. (A word's differences matter only where stage 2 counts them: `compared`
+            # follows `check`; its count only where stage 3 judges: `counted` follows `compared`.)
+            self.sync += If(self.rx_enable | compared | counted,
                 compared.eq(check & ~relock & ~self.clear),
                 epoch1.eq(epoch),
                 If(check,
                     diff.eq(Cat(got ^ Cat(*expect), tap.ctrl[0])),
                     state.eq(Mux(relock, got[WORD_BITS - PRBS_BITS:], Cat(*expect[WORD_BITS - PRBS_BITS:]))),
                 ),
-            ]
-            # Stage 2: their count.
-            wrong   = Signal(max=WORD_BITS + 2, name=f"prbs_wrong{lane}")
-            counted = Signal(name=f"prbs_counted{lane}")
-            epoch2  = Signal(name=f"prbs_epoch2_{lane}")
-            self.sync += [
-                If(compared, wrong.eq(popcount(diff))),   # read only where stage 3 judges: `counted` follows
+                If(compared, wrong.eq(popcount(diff))),
                 counted.eq(compared & ~self.clear),
                 epoch2.eq(epoch1),
-            ]
+            )
             # Stage 3: the verdict on a word of the current lock.
             judged = Signal(name=f"prbs_judged{lane}")
             lost   = Signal(name=f"prbs_lost{lane}")

@@ -80,19 +80,22 @@ class ErrorInjector(LiteXModule):
                 step  = xorshift64(self, state, name)
                 self.sync += If(self.seed_load, state.eq(seed_state(self.seed, salt_))).Else(state.eq(step))
                 hit = Signal(name=f"hit{lane}_{slot}")
-                pos7 = Signal(7, name=f"pos{lane}_{slot}")
-                pos  = Signal(7, name=f"at{lane}_{slot}")
-                flip  = Signal(BLOCK_BITS, name=f"flip{lane}_{slot}")
+                pos7  = state[THRESHOLD_BITS:THRESHOLD_BITS + 7]
+                pos   = Signal(7, name=f"at{lane}_{slot}")
                 reach = Signal(7, name=f"reach{lane}_{slot}")   # one past the run's last bit
+                block_in  = data_in[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)]
+                block_out = data_out[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)]
+                # The run is placed in a comb If's branch, so that a simulator does so only for a block hit.
                 self.comb += [
                     hit.eq(sink.valid & used[slot] & (state[:THRESHOLD_BITS] < self.thresholds[lane])),
-                    pos7.eq(state[THRESHOLD_BITS:THRESHOLD_BITS + 7]),
-                    pos.eq(Mux(pos7 < BLOCK_LINE_BITS, pos7, pos7 - BLOCK_LINE_BITS)),
-                    reach.eq(pos + run_bits),
-                    flip.eq(Mux(hit, ones << pos, 0)),
-                    data_out[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)].eq(
-                        data_in[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)] ^ flip),
-                    ctrl_out[slot].eq(ctrl_in[slot] ^ (hit & (run_bits != 0) & (reach > BLOCK_BITS))),
+                    block_out.eq(block_in),
+                    ctrl_out[slot].eq(ctrl_in[slot]),
+                    If(hit,
+                        pos.eq(Mux(pos7 < BLOCK_LINE_BITS, pos7, pos7 - BLOCK_LINE_BITS)),
+                        reach.eq(pos + run_bits),
+                        block_out.eq(block_in ^ (ones << pos)),
+                        ctrl_out[slot].eq(ctrl_in[slot] ^ ((run_bits != 0) & (reach > BLOCK_BITS))),
+                    ),
                 ]
                 used_all.append(used[slot])
                 hit_all.append(hit)
