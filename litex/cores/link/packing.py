@@ -871,10 +871,13 @@ class PackedDeframer(LiteXModule):
                 wr.dat_w.eq(Array(sink_blocks)[j]),
                 bflags.eq(Array(sink_flags)[j]),
             ]
+        # Position p is written when its offset from the next position written, p - wp modulo the ring, is below
+        # the beat's count. The offset is an expression in a comb If's branch, so that a simulator works it out
+        # only when a beat is taken: Verilog sizes `p - wp` to the compare's widest operand, wp's pos_bits, so
+        # the difference wraps modulo the ring as a pos_bits signal would.
+        assert len(wp) == pos_bits > len(sink.count)
         written = Signal(ring)
-        for p in range(ring):
-            offset = Signal(pos_bits, name=f"rxoffset{p}")   # from the next position written, modulo the ring
-            self.comb += [offset.eq(p - wp), written[p].eq(accept & (offset < sink.count))]
+        self.comb += If(accept, [written[p].eq((Constant(p, pos_bits) - wp) < sink.count) for p in range(ring)])
         # A position is present while it is among the last `depth` written: from when the beat writes it until
         # the ring's writes have gone `depth` positions past it.
         for name, bit in FLAG.items():
