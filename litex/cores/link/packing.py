@@ -105,6 +105,13 @@ def plus_one(value):
     return Cat(~value[0], *[value[i] ^ (value[:i] == 2**i - 1) for i in range(1, len(value))])
 
 
+def layout_bits(layout, **fields):
+    """A record's raw bits made of the given fields, `layout`'s order (the first lowest), each exactly its
+    field's width: one expression, for registers that take it with no signal of its own."""
+    assert all(len(fields[name]) == width for name, width in layout)
+    return Cat(*[fields[name] for name, _ in layout])
+
+
 # A transaction in the framer's intake: its fields, whether it is a masked write, and its line address and
 # sequence number plus one (what a partner must have).
 intake_layout = seq_txn_layout + [
@@ -194,9 +201,8 @@ class PackedFramer(LiteXModule):
         # loads work out, so that a simulator copies nothing in a cycle they load nothing.
         masked_in = Signal()   # the landed transaction is a masked write
         self.comb += masked_in.eq((sink.type == T_WR_REQ) & (sink.mask != FULL_MASK))
-        incoming = Cat(*[getattr(sink, name) for name, _ in seq_txn_layout], masked_in, plus_one(sink.laddr),
-                       plus_one(sink.seq))
-        assert len(incoming) == layout_len(intake_layout)
+        incoming = layout_bits(intake_layout, **{name: getattr(sink, name) for name, _ in seq_txn_layout},
+                               masked=masked_in, nladdr=plus_one(sink.laddr), nseq=plus_one(sink.seq))
         u, v = Record(intake_layout), Record(intake_layout)
         u_valid, v_valid, uv_pair = Signal(), Signal(), Signal()
         express = Signal()   # the landed transaction takes the cut-through (below) instead of the intake.
@@ -747,12 +753,11 @@ class CutThrough(Module):
                                               Mux(alone | ~masked, TRAILER.get(block(1), name),
                                                   TRAILER.get(block(2), name)))
         header = lambda name: Mux(waiting, HEADER.get(kept[0], name), HEADER.get(block(0), name))
-        fields = dict(
+        self.txn_bits = layout_bits(txn_layout,
             type=header("type"), tag=header("tag"), laddr=header("laddr"),
             mask=Mux(waiting & masked, MASK.get(kept[1], "enables"), FULL_MASK),
             data=Mux(alone, 0, Mux(masked, Cat(*kept[2:], block(0), block(1)), Cat(*kept[1:], block(0)))),
         )
-        self.txn_bits = Cat(*[fields[name] for name, _ in txn_layout])
 
 
 class PackedDeframer(LiteXModule):
@@ -924,14 +929,12 @@ class PackedDeframer(LiteXModule):
         # The unit's transactions (a pair's second line behind the first) are expressions that only stage 4's
         # registers take, behind a head, and its trailer is chosen in a comb If's branch behind a head: a simulator
         # works them out then alone.
-        def txn_bits(**fields):
-            assert all(len(fields[name]) == width for name, width in txn_layout)
-            return Cat(*[fields[name] for name, _ in txn_layout])
-        txn1 = txn_bits(type=h_type, tag=HEADER.get(head, "tag"), laddr=HEADER.get(head, "laddr"),
-                        mask=Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK),
-                        data=Mux(line, Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9])), 0))
-        txn2 = txn_bits(type=h_type, tag=HEADER.get(head, "tag2"), laddr=plus_one(HEADER.get(head, "laddr")),
-                        mask=Constant(FULL_MASK, LINE_BYTES), data=Cat(*blocks[9:17]))
+        txn1 = layout_bits(txn_layout, type=h_type, tag=HEADER.get(head, "tag"), laddr=HEADER.get(head, "laddr"),
+                           mask=Mux(masked, MASK.get(blocks[1], "enables"), FULL_MASK),
+                           data=Mux(line, Mux(masked, Cat(*blocks[2:10]), Cat(*blocks[1:9])), 0))
+        txn2 = layout_bits(txn_layout, type=h_type, tag=HEADER.get(head, "tag2"),
+                           laddr=plus_one(HEADER.get(head, "laddr")), mask=Constant(FULL_MASK, LINE_BYTES),
+                           data=Cat(*blocks[9:17]))
         trailer = Signal(BLOCK_BITS)
         self.comb += If(kind != 0,
             If(kind[KIND["trailer"]], trailer.eq(head)),
