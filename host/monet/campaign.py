@@ -226,14 +226,14 @@ def plan_models(points, model=None, log=print):
     sim = [p for p in points if p["target"] == "sim"]
     if model is not None:
         for p in sim:
-            if not serves(model, p.get("memory", "sram")):
+            if not serves(model, p["memory"]):
                 holding = [name for name in MODELS if serves(name, p["memory"])]
                 raise CampaignError(f"model {model!r} holds no {p['memory']} memory, which point {point_id(p)} "
                                     f"uses; accepted: {', '.join(holding)} (or no model: the campaign picks)")
         return {point_key(p): model for p in sim}
     groups = {}
     for p in sim:
-        groups.setdefault(smallest_model(p.get("memory", "sram")), []).append(p)
+        groups.setdefault(smallest_model(p["memory"]), []).append(p)
     cost = {name: sum(point_cost(p, log) for p in group) for name, group in groups.items()}
     for name in sorted(groups, key=cost.get):      # the shortest first: a group may take another one in
         if cost[name] >= SPLIT_CYCLES or name == DEFAULT_MODEL:
@@ -245,10 +245,12 @@ def plan_models(points, model=None, log=print):
     return {point_key(p): name for name, group in groups.items() for p in group}
 
 
-def build_models(plan, log=print):
-    """Builds (or reuses) each sim model of a plan, smallest first; returns {model name: SimBuild}."""
+def build_models(plan, build=None, log=print):
+    """Builds (or reuses) each sim model of a plan, smallest first, with `build` (a model name's SimBuild,
+    ensured; by default a new one); returns {model name: SimBuild}."""
     from monet.sim import MODELS, SimBuild
-    return {name: SimBuild(name, log=log).ensure() for name in MODELS if name in set(plan.values())}
+    build = build or (lambda name: SimBuild(name, log=log).ensure())
+    return {name: build(name) for name in MODELS if name in set(plan.values())}
 
 
 def point_key(point):

@@ -169,7 +169,7 @@ def run_campaign(campaign, results, client, model=None, log=print):
     # This machine builds each model the points to run need, one after the other (a build takes both cores):
     # its builds name the models and firmware in the manifest, and local workers reuse them.
     plan = plan_models(todo, model, log)
-    builds = build_models(plan, log)
+    builds = build_models(plan, log=log)
     image = None
     if targets & {"qemu", "board"}:
         from monet.qemu import GuestImage

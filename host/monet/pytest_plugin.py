@@ -215,8 +215,7 @@ def campaign_store(request):
     """The results folder of the campaign, with `plan`, the sim model of each of its sim points still to run
     (monet.campaign.plan_models); its manifest names the sim models and the QEMU image the points use (each
     built only when a point needs it)."""
-    from monet.campaign import Campaign, CampaignError, ResultsStore, plan_models, write_manifest
-    from monet.sim import MODELS
+    from monet.campaign import Campaign, CampaignError, ResultsStore, build_models, plan_models, write_manifest
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)
@@ -226,8 +225,7 @@ def campaign_store(request):
     except CampaignError as e:
         raise pytest.UsageError(str(e)) from None
     targets = {p["target"] for p in campaign.points()}
-    sim_models = request.getfixturevalue("sim_models")
-    built = ({name: sim_models(name) for name in MODELS if name in set(store.plan.values())},
+    built = (build_models(store.plan, request.getfixturevalue("sim_models")),
              request.getfixturevalue("qemu_image") if targets & {"qemu", "board"} else None)
     write_manifest(store, campaign, *built)
     store.total = len(campaign.points())
