@@ -166,9 +166,10 @@ def run_campaign(campaign, results, client, model=None, log=print):
     store.total = len(points)
     todo = [p for p in points if not store.has(p)]
     targets = {p["target"] for p in points}
-    # This machine builds each model the points to run need, one after the other (a build takes both cores):
-    # its builds name the models and firmware in the manifest, and local workers reuse them.
-    plan = plan_models(todo, model, log)
+    # This machine builds each model of the campaign's plan, one after the other (a build takes both cores):
+    # its builds name the models and firmware in the manifest, and local workers reuse them. The plan is the
+    # whole campaign's, so a resumed run puts its points on the models the first run chose.
+    plan = plan_models(points, model, log)
     builds = build_models(plan, log=log)
     image = None
     if targets & {"qemu", "board"}:

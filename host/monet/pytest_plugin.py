@@ -212,16 +212,15 @@ def board_guest(qemu_image):
 
 @pytest.fixture(scope="session")
 def campaign_store(request):
-    """The results folder of the campaign, with `plan`, the sim model of each of its sim points still to run
-    (monet.campaign.plan_models); its manifest names the sim models and the QEMU image the points use (each
+    """The results folder of the campaign, with `plan`, the sim model of each of its sim points
+    (monet.campaign.plan_models: the whole campaign's, the same on a resumed run); its manifest names the sim models and the QEMU image the points use (each
     built only when a point needs it)."""
     from monet.campaign import Campaign, CampaignError, ResultsStore, build_models, plan_models, write_manifest
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)
     try:
-        store.plan = plan_models([p for p in campaign.points() if not store.has(p)],
-                                 request.config.getoption("sim_model"))
+        store.plan = plan_models(campaign.points(), request.config.getoption("sim_model"))
     except CampaignError as e:
         raise pytest.UsageError(str(e)) from None
     targets = {p["target"] for p in campaign.points()}
