@@ -46,10 +46,10 @@ class FirmwareConsole:
     this client: only the `bfct` command writes the BFCT, so that is what the section holds while no line
     writes it past this client."""
 
-    def __init__(self, send):
+    def __init__(self, send, facts=None):
         self.send = send
         self.bfct_entries = {}
-        self._facts = None
+        self._facts = facts   # the `info` answer when the caller knows it already (the same SoC and firmware)
 
     def facts(self):
         """The `info` answer, asked once: the SoC's facts do not change while it runs."""

@@ -53,6 +53,17 @@ def test_a_sim_whose_firmware_and_client_differ_does_not_boot(sim_build, monkeyp
         SimTarget(sim_build)
 
 
+def test_a_second_boot_of_the_same_firmware_asks_neither_its_table_nor_its_facts(sim_build):
+    with SimTarget(sim_build) as first:
+        facts = first.fw.facts()
+    with SimTarget(sim_build) as again:
+        # Each was a console exchange at every point's boot (0.6 s of the sim's console in all).
+        assert not again.commands_sent
+        assert again.fw.facts() == facts and not again.commands_sent
+        # pexpect's 50 ms pause before each line sent, two thirds of a short command's time, is off.
+        assert again.child.delaybeforesend is None
+
+
 def test_a_long_line_arrives_whole_and_an_overlong_one_is_refused(sim):
     # A line fills the UART's FIFO faster than a cycle a character: it must arrive whole, however long (the
     # firmware once read through a 128-byte ring and never answered lines of 127 characters or more).
