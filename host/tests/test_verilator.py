@@ -36,3 +36,11 @@ def test_only_the_models_step_gets_the_compiler_and_its_version_is_recorded(monk
     assert "CXX=clang++-14" in flags(build._env(model=True))
     assert not any(f.startswith("CXX=") for f in flags(build._env()))   # the RISC-V libraries: their own gcc
     assert "c++" in tool_versions()          # recorded with every result, and part of the model's hash
+
+
+def test_ccache_fronts_the_compiler_only_when_asked_for_and_keeps_its_cache_in_the_build_folder(monkeypatch):
+    monkeypatch.setattr(verilator.shutil, "which", lambda name: f"/usr/bin/{name}")
+    from monet.sim import REPO
+    cached = verilator.environment(base={}, ccache=True)
+    assert cached["OBJCACHE"] == "ccache" and cached["CCACHE_DIR"] == str(REPO / "build" / "ccache")
+    assert "OBJCACHE" not in verilator.environment(base={})
