@@ -213,8 +213,8 @@ def board_guest(qemu_image):
 @pytest.fixture(scope="session")
 def campaign_store(request):
     """The results folder of the campaign, with `plan`, the sim model of each of its sim points
-    (monet.campaign.plan_models: the whole campaign's, the same on a resumed run); its manifest names the sim models and the QEMU image the points use (each
-    built only when a point needs it)."""
+    (monet.campaign.plan_models: the whole campaign's, the same on a resumed run); its manifest names the sim
+    models and the QEMU image the points use (each built only when a point needs it)."""
     from monet.campaign import Campaign, CampaignError, ResultsStore, build_models, plan_models, write_manifest
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
