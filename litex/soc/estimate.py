@@ -417,8 +417,8 @@ def estimate_card(card, cores=None, log=print):
                             f"{', '.join(makers)} (and their parts as core.part)")
     # Every core and part is made (and a bad part name refused) before the first synthesis, which takes minutes.
     modules = [make_core(name, makers) for name in cores]
-    from monet.soc.conversion import use_fast_grouping
-    use_fast_grouping()
+    from monet.soc.conversion import use_fast_conversion
+    use_fast_conversion()
     version = yosys_version()
     estimates = []
     for i, (name, module) in enumerate(zip(cores, modules), 1):

@@ -32,7 +32,7 @@ from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.pbb.core import PBB
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
-from monet.soc.conversion import use_fast_grouping
+from monet.soc.conversion import use_fast_conversion
 from monet.soc.remote import RemoteMemoryPath
 from monet.soc.user_headers import write_user_headers
 
@@ -193,7 +193,7 @@ class ConsoleBuilder(Builder):
 def build_sim(output_dir, jobs=2, **soc_kwargs):
     """Generates the sim SoC: `gateware/build_sim.sh` verilates and compiles the model,
     `gateware/build_software.sh` compiles the software libraries the console links; they may run at once."""
-    use_fast_grouping()
+    use_fast_conversion()
     soc = MonetSimSoC(**soc_kwargs)
     builder = ConsoleBuilder(soc, output_dir=output_dir)
     gateware = os.path.join(output_dir, "gateware")

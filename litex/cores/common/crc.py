@@ -5,6 +5,8 @@
 
 """Parallel CRC over a whole word in one cycle (combinational XOR trees)."""
 
+from functools import lru_cache
+
 from migen import *
 from migen.fhdl.structure import _Slice
 
@@ -12,13 +14,15 @@ from migen.fhdl.structure import _Slice
 CRC32_POLY = 0x04C11DB7
 
 
+@lru_cache(maxsize=None)
 def crc_matrix(data_width, width, poly, init):
-    """Returns, for each CRC output bit, (constant, [input bit indices]) such that
+    """Returns, for each CRC output bit, (constant, (input bit indices)) such that
     crc[i] = constant ^ XOR(input[j] for j in indices). Data is fed MSB (bit data_width-1) first, into a
     register starting at `init`.
 
     With init=None the starting CRC register is an input too: bits data_width .. data_width+width-1 of the
-    input vector hold it, so a long message can be checked piece by piece."""
+    input vector hold it, so a long message can be checked piece by piece. Worked out once per arguments (the
+    SoC asks for the same matrices over and over: 3 s of its making)."""
     # Each state bit is a (constant, frozenset of input indices) pair; XOR is symmetric difference.
     if init is None:
         state = [(0, frozenset({data_width + i})) for i in range(width)]
@@ -35,7 +39,7 @@ def crc_matrix(data_width, width, poly, init):
             else:
                 new.append(prev)
         state = new
-    return [(c, sorted(t)) for c, t in state]
+    return tuple((c, tuple(sorted(t))) for c, t in state)
 
 
 def crc_reference(value, data_width, width=32, poly=CRC32_POLY, init=(1 << 32) - 1):

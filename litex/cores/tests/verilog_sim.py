@@ -34,7 +34,7 @@ from migen.fhdl.tools import list_targets
 from monet import verilator
 from monet.cores.tests.verilog_sim_wire import receive, send
 from monet.locks import exclusive
-from monet.soc.conversion import use_fast_grouping
+from monet.soc.conversion import use_fast_conversion
 from monet.sim import REPO
 
 # Models are keyed by their Verilog text, so checkouts may share one folder (`make mutants` points its
@@ -289,7 +289,7 @@ def _converted(dut):
     path, once. A DUT must not be changed after its first run."""
     cached = getattr(dut, "_verilog_sim_conversion", None)
     if cached is None:
-        use_fast_grouping()
+        use_fast_conversion()
         fragment = _Top(dut).get_fragment()
         cached = dut._verilog_sim_conversion = (list_targets(fragment.comb), verilog.convert(fragment, name="top"))
     return cached
