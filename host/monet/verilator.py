@@ -41,8 +41,8 @@ CLANG = ("clang++-14", "clang++")
 
 
 def model_compiler():
-    """The C++ compiler the SoC model is built with: Debian 12's clang when installed (tools/setup.sh installs
-    it), else None (the wheel's default, `c++`)."""
+    """The C++ compiler the SoC model and the cores' test models are built with: Debian 12's clang when
+    installed (tools/setup.sh installs it), else None (the wheel's default, `c++`)."""
     return next((name for name in CLANG if shutil.which(name)), None)
 
 
