@@ -17,9 +17,9 @@ byte for byte what Migen prints (test_conversion checks it on the cores and the 
 Before printing, Migen lowers the fragment three times (complex slices, basics, again after the specials):
 each pass is a NodeTransformer that rebuilds every operator and slice of every expression, although it
 changes only a few (a slice of an expression gets a proxy signal, an array a multiplexer). The link's CRC
-trees are a million operators: the passes took 30 of the 34 s of the sim SoC's Verilog and 17 of the 20 s of
-the link's unit test. `use_fast_lowering()` keeps an operator or a slice whose operands come back unchanged,
-so that only the changed paths are rebuilt (the SoC's Verilog in 17 s, the link's in 5 s). Migen's Signals
+trees are a million operators: profiled, the passes were 45 % of the sim SoC's generation. `use_fast_lowering()`
+keeps an operator or a slice whose operands come back unchanged, so that only the changed paths are rebuilt
+(the SoC's generation 29-34 s -> 17-21 s, the link's conversion 17-20 s -> 5-6 s). Migen's Signals
 hash by their creation number (duid), and LiteX's printer iterates sets of them: a node kept still takes
 the number its copy would have taken, so every later signal has the same number and the Verilog the same
 order. The functions keep the shape of Migen's (no local variable), because a signal made inside a pass (a
