@@ -21,10 +21,12 @@ def test_loading_the_plugin_imports_neither_the_sim_nor_litex():
 
 def _collected(*marks):
     """Test ids that pytest selects with `marks`, over the folders whose tests use the sim and QEMU (the cores'
-    tests run their own Verilator models: minutes of imports to collect, and none uses the SoC's sim)."""
+    tests run their own Verilator models: minutes of imports to collect, and none uses the SoC's sim). Options
+    the caller's pytest was given (PYTEST_ADDOPTS, addopts) are not passed on: `-v` would change the listing."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=",
                         "--collect-only", "-q", *marks, "host/tests", "litex/soc"], cwd=REPO, capture_output=True,
-                       text=True, timeout=300)
+                       text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return {line for line in r.stdout.splitlines() if "::" in line}
 
