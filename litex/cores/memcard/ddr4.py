@@ -48,10 +48,11 @@ from litedram.core.refresher import RefreshSequencer, RefreshTimer, ZQCSExecuter
 from litedram.common import LiteDRAMNativePort
 from litedram.core.crossbar import LiteDRAMCrossbar
 from litedram.modules import DDR4Module, _SpeedgradeTimings, _TechnologyTimings
-from litedram.phy.model import SDRAMPHYModel, get_sdram_phy_settings
+from litedram.phy.model import get_sdram_phy_settings
 
 from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
+from monet.cores.memcard.bank_model import sdram_phy_model
 from monet.cores.memcard.controller import DDR4Controller
 
 DDR4_BUS_BITS   = 64
@@ -237,8 +238,9 @@ class BankPorts(LiteXModule):
 
 
 class DDR4Memory(LiteXModule):
-    """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model
-    (`with_phy_model`; without it, `dfi` is left for a board's PHY). A board passes `core` instead: the
+    """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model and
+    banks that write a word at once (`with_phy_model`, `bank_model.py`; without it, `dfi` is left for a
+    board's PHY). A board passes `core` instead: the
     LiteDRAM core of its SoC (SoC.add_sdram: controller, crossbar, and the DFI injector through which the
     BIOS initialises and calibrates the DRAM), whose module and PHY set the geometry and timings.
 
@@ -292,7 +294,7 @@ class DDR4Memory(LiteXModule):
             self.module = module = sized_module(module_cls, size)(clk_freq, DDR4_CLK_RATIO)
             settings = get_sdram_phy_settings(memtype=DDR4_MEMTYPE, data_width=DDR4_BUS_BITS, clk_freq=clk_freq)
             if with_phy_model:    # made first, as before the option, so the sim's Verilog (and model) is unchanged
-                self.phy    = SDRAMPHYModel(module, settings, clk_freq=clk_freq)
+                self.phy    = sdram_phy_model(module, settings, clk_freq=clk_freq)
             self.controller = controller = DDR4Controller(settings, module, clk_freq,
                 ControllerSettings(refresh_cls=TrafficRefresher))
             crossbar = None
