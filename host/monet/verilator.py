@@ -62,7 +62,7 @@ X86_64_V3 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3",
 def model_arch(cpuinfo="/proc/cpuinfo"):
     """`x86-64-v3` when this machine's CPU has every feature of that level, else None (the compiler's own
     default). It is part of the tool versions, so of the model's hash."""
-    if platform.machine() != "x86_64":
+    if platform.machine() not in ("x86_64", "amd64"):   # Linux's name, the BSDs'
         return None
     try:
         flags = next(line for line in Path(cpuinfo).read_text().splitlines() if line.startswith("flags"))

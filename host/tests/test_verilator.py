@@ -48,6 +48,8 @@ V3_FLAGS = "fpu sse2 cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3 avx avx2 bmi1 bmi2 
 
 @pytest.mark.parametrize("machine, flags_line, arch", [
     ("x86_64", V3_FLAGS, "x86-64-v3"),
+    ("x86_64", " ".join(sorted(verilator.X86_64_V3)), "x86-64-v3"),   # the level's features and no more
+    ("amd64", V3_FLAGS, "x86-64-v3"),
     ("x86_64", V3_FLAGS.replace(" avx2", ""), None),      # one feature short: the compiler's default
     ("x86_64", V3_FLAGS.replace(" movbe", ""), None),
     ("aarch64", V3_FLAGS, None),
@@ -67,3 +69,18 @@ def test_ccache_fronts_the_compiler_only_when_asked_for_and_keeps_its_cache_in_t
     cached = verilator.environment(base={}, ccache=True)
     assert cached["OBJCACHE"] == "ccache" and cached["CCACHE_DIR"] == str(REPO / "build" / "ccache")
     assert "OBJCACHE" not in verilator.environment(base={})
+
+
+def test_a_verilator_that_fails_to_give_its_version_is_an_error_not_an_empty_version(monkeypatch, tmp_path):
+    import subprocess
+    tool = tmp_path / "bin" / "verilator"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\nexit 3\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr(verilator, "root", lambda: tmp_path)
+    verilator.version.cache_clear()
+    try:
+        with pytest.raises(subprocess.CalledProcessError):
+            verilator.version()
+    finally:
+        verilator.version.cache_clear()
