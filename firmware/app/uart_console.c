@@ -27,14 +27,15 @@ char console_getc(void) {
     return c;
 }
 
-/* A newline is followed by a carriage return, as libc's stdout does. */
-static void console_putc(char c) {
+static void uart_put(char c) {
     while (uart_txfull_read());
     uart_rxtx_write(c);
-    if (c == '\n') {
-        while (uart_txfull_read());
-        uart_rxtx_write('\r');
-    }
+}
+
+/* A newline is followed by a carriage return, as libc's stdout does. */
+static void console_putc(char c) {
+    uart_put(c);
+    if (c == '\n') uart_put('\r');
 }
 
 void console_init(void) {

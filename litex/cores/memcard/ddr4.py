@@ -240,9 +240,9 @@ class BankPorts(LiteXModule):
 class DDR4Memory(LiteXModule):
     """Line reads and writes on DDR4 through LiteDRAM's controller, with LiteDRAM's SDRAM PHY model and
     banks that write a word at once (`with_phy_model`, `bank_model.py`; without it, `dfi` is left for a
-    board's PHY). A board passes `core` instead: the
-    LiteDRAM core of its SoC (SoC.add_sdram: controller, crossbar, and the DFI injector through which the
-    BIOS initialises and calibrates the DRAM), whose module and PHY set the geometry and timings.
+    board's PHY). A board passes `core` instead: the LiteDRAM core of its SoC (SoC.add_sdram: controller,
+    crossbar, and the DFI injector through which the BIOS initialises and calibrates the DRAM), whose module
+    and PHY set the geometry and timings.
 
     A bus narrower than 64 bits (the ZCU102's 16-bit PL DDR4) moves a line in several bursts: the native port
     then converts lines to bursts (LiteDRAM's port converter) and is the only one (`ports` 1), so that answers
