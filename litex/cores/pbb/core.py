@@ -280,12 +280,17 @@ class PBB(LiteXModule):
         s1_data  = Signal(len(rsp_data))
         s1_time, s1_time2 = Signal(32), Signal(32)
         s1_line, s1_read, s1_off = Signal(26), Signal(), Signal(6)
+        # Each stage's figures load only with an answer in it (its valid flags in every cycle): between answers
+        # they keep what they hold, which no stage reads without its valid, and a simulator works out none of
+        # them (a second answer comes only beside a first).
         self.sync += [
-            now_then.eq(now),
             s1_valid.eq(rsp_valid), s1_err.eq(rsp_err), s1_v2.eq(rsp2_valid), s1_err2.eq(rsp2_err),
-            s1_data.eq(rsp_data),
-            s1_time.eq(id_time[rid]), s1_time2.eq(id_time[rid2]),
-            s1_line.eq(id_line[rid]), s1_read.eq(id_read[rid]), s1_off.eq(id_off[rid]),
+            If(rsp_valid,
+                now_then.eq(now),
+                s1_data.eq(rsp_data),
+                s1_time.eq(id_time[rid]), s1_time2.eq(id_time[rid2]),
+                s1_line.eq(id_line[rid]), s1_read.eq(id_read[rid]), s1_off.eq(id_off[rid]),
+            ),
         ]
         s2_valid, s2_err, s2_v2, s2_err2, s2_read = Signal(), Signal(), Signal(), Signal(), Signal()
         s2_data  = Signal(len(rsp_data))
@@ -293,14 +298,17 @@ class PBB(LiteXModule):
         s2_h, s2_h_next = Signal(32), Signal(32)     # the expected line's hash (and the next line's: a block)
         s2_check = Signal(LINE_BYTES)                # the bytes compared (a line's)
         self.sync += [
-            s2_valid.eq(s1_valid), s2_err.eq(s1_err), s2_v2.eq(s1_v2), s2_err2.eq(s1_err2), s2_read.eq(s1_read),
-            s2_data.eq(s1_data),
-            s2_lat.eq(now_then - s1_time), s2_lat2.eq(now_then - s1_time2),
-            s2_h.eq(s1_line * GOLDEN),
-            s2_check.eq(self.byte_mask(sizes, s1_off)),
+            s2_valid.eq(s1_valid), s2_err.eq(s1_err), s2_v2.eq(s1_v2), s2_err2.eq(s1_err2),
+            If(s1_valid,
+                s2_read.eq(s1_read),
+                s2_data.eq(s1_data),
+                s2_lat.eq(now_then - s1_time), s2_lat2.eq(now_then - s1_time2),
+                s2_h.eq(s1_line * GOLDEN),
+                s2_check.eq(self.byte_mask(sizes, s1_off)),
+            ),
         ]
         if blocks:
-            self.sync += s2_h_next.eq((s1_line + 1) * GOLDEN)
+            self.sync += If(s1_valid, s2_h_next.eq((s1_line + 1) * GOLDEN))
         expected = pattern_words(s2_h, self.seed)
         if blocks:
             expected = Cat(expected, pattern_words(s2_h_next, self.seed))
@@ -314,6 +322,7 @@ class PBB(LiteXModule):
         s3_bus_errors = Signal(2)
         s3_bucket, s3_bucket2 = Signal(max=buckets), Signal(max=buckets)
         s3_hit2 = Signal()
+        s4_valid = Signal()
         s4_hits, s4_doubles = Signal(buckets), Signal(buckets)   # the buckets hit, and hit by both answers
         s3_low, s3_high = Signal(32), Signal(32)     # the answers' lowest and highest latency
         s3_sum = Signal(33)                          # and their sum
@@ -327,21 +336,28 @@ class PBB(LiteXModule):
             buckets_of.append(b)
         self.sync += [
             s3_valid.eq(s2_valid),
-            s3_mismatch.eq(s2_valid & self.check & s2_read & ~s2_err & (((s2_data ^ expected) & check_bits) != 0)),
-            s3_bus_errors.eq(s2_err + (s2_v2 & s2_err2)),
-            s3_bucket.eq(buckets_of[0]), s3_bucket2.eq(buckets_of[1]),
             s3_hit2.eq(s2_valid & s2_v2),
-            # Stage 4, the histogram's: each bucket's increment.
-            *[s4_hits[i].eq((s3_valid & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i))) for i in range(buckets)],
-            *[s4_doubles[i].eq(s3_hit2 & (s3_bucket == i) & (s3_bucket2 == i)) for i in range(buckets)],
-            s3_low.eq(Mux(s2_v2 & (s2_lat2 < s2_lat), s2_lat2, s2_lat)),
-            s3_high.eq(Mux(s2_v2 & (s2_lat2 > s2_lat), s2_lat2, s2_lat)),
-            s3_sum.eq(s2_lat + Mux(s2_v2, s2_lat2, 0)),
+            If(s2_valid,
+                s3_mismatch.eq(self.check & s2_read & ~s2_err & (((s2_data ^ expected) & check_bits) != 0)),
+                s3_bus_errors.eq(s2_err + (s2_v2 & s2_err2)),
+                s3_bucket.eq(buckets_of[0]), s3_bucket2.eq(buckets_of[1]),
+                s3_low.eq(Mux(s2_v2 & (s2_lat2 < s2_lat), s2_lat2, s2_lat)),
+                s3_high.eq(Mux(s2_v2 & (s2_lat2 > s2_lat), s2_lat2, s2_lat)),
+                s3_sum.eq(s2_lat + Mux(s2_v2, s2_lat2, 0)),
+            ),
+            # Stage 4, the histogram's: each bucket's increment (read only under `s4_valid`: an answer's stage 4
+            # hits one bucket at least).
+            s4_valid.eq(s3_valid),
+            If(s3_valid,
+                *[s4_hits[i].eq((s3_valid & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i)))
+                  for i in range(buckets)],
+                *[s4_doubles[i].eq(s3_hit2 & (s3_bucket == i) & (s3_bucket2 == i)) for i in range(buckets)],
+            ),
         ]
         # The 64-bit latency sum in two words (the high word's carry a cycle later).
         lat_sum_carry = add_in_two_words(self, self.lat_sum, Mux(s3_valid, s3_sum, 0), go)
         draining = Signal()
-        self.comb += draining.eq(s1_valid | s2_valid | s3_valid | (s4_hits != 0) | (lat_sum_carry != 0))
+        self.comb += draining.eq(s1_valid | s2_valid | s3_valid | s4_valid | (lat_sum_carry != 0))
 
         accepted = Signal()
         paired   = Signal()     # the accepted transaction took the next one with it
@@ -421,7 +437,7 @@ class PBB(LiteXModule):
                     If(s3_mismatch, self.errors.eq(self.errors + 1)),
                 ),
                 # Each bucket its own adder: one answer adds 1, both answers of a pair 2 when they share it.
-                *[If(s4_hits[i], h.eq(h + 1 + s4_doubles[i])) for i, h in enumerate(self.hist)],
+                If(s4_valid, *[If(s4_hits[i], h.eq(h + 1 + s4_doubles[i])) for i, h in enumerate(self.hist)]),
             )
         ]
         self.comb += self.busy.eq((starting != 0) | running | draining)

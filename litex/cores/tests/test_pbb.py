@@ -164,12 +164,15 @@ def test_unwritten_data_fail_the_check():
 
 
 def test_outstanding_limit_and_latency_histogram():
-    (r,), _, peak = run_pbb([dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, outstanding=16, check=0)])
+    reads = dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, outstanding=16, check=0)
+    (r, narrow), _, peak = run_pbb([reads, dict(reads, shift=0)], runs=2)
     assert 12 <= peak <= 16
     assert sum(r["hist"]) == r["completed"] == 40
     assert r["lat_min"] <= r["lat_sum"] / 40 <= r["lat_max"]
     # Each latency lands in bucket latency >> shift (the last bucket takes the rest).
     assert r["hist"][min(r["lat_min"] >> 2, 15)] > 0
+    # Buckets of one cycle: every latency (20 cycles or more) is above the 16 buckets, in the last one.
+    assert narrow["lat_min"] >= 16 and narrow["hist"] == [0] * 15 + [40]
 
 
 def test_a_restart_with_every_id_out_never_hands_out_an_id_still_in_flight():
@@ -338,8 +341,10 @@ def test_random_addresses_follow_xorshift32_and_sizes_set_the_masks(size_log2, s
     assert seen == want
 
 
-def test_a_strided_run_wraps_inside_its_span():
-    base, span, stride = 0x2000, 1 << 12, 768
+@pytest.mark.parametrize("stride", [768, (1 << 12) + 768])
+def test_a_strided_run_wraps_inside_its_span(stride):
+    # A stride of a span or more steps by what is left of it modulo the span (below twice the span).
+    base, span = 0x2000, 1 << 12
     seen = link_writes(dict(BASE, mode=MODE_WRITE, pattern=PATTERN_STRIDE, base=base, span=span, stride=stride,
                             count=12, outstanding=4, check=0))
     assert [laddr for laddr, _ in seen] == [(base + i * stride % span) >> 6 for i in range(12)]
@@ -419,8 +424,9 @@ def test_direct_mode_moves_checked_128_byte_blocks(pattern):
 
 def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
     """Direct mode: a read leaves in the same cycle as the block request before it (the block port's pair),
-    in the transactions' order; answers that come in pairs are counted, timed and checked like the rest."""
-    direct = dict(BASE, direct=1, count=40, outstanding=32)
+    in the transactions' order; answers that come in pairs are counted, timed and checked like the rest
+    (buckets of one cycle: the two answers of a pair, issued a cycle apart, fall in different buckets)."""
+    direct = dict(BASE, direct=1, count=40, outstanding=32, shift=0)
     blocks = []
     (w, mixed, reads), _, _ = run_pbb(
         [dict(direct, mode=MODE_WRITE), dict(direct, mode=MODE_MIXED, read_ratio=128, mix_even=1),
