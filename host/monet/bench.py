@@ -4,13 +4,12 @@ import math
 
 from monet import link_model, reliability
 from monet.cores.phy.errors import block_threshold
-from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
-from monet.cores.remat.bfct import TARGET_LOCAL, TARGET_REMOTE0
-from monet.cores.phy.hmc_channel import delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
 from monet.cores.memcard.ddr4 import peak_GBps
+from monet.cores.remat.bfct import TARGET_REMOTE0
+from monet.link_setup import WINDOWS, configure_link, configure_retry, link_record, map_remote_windows, memory_service
+from monet.profiles import PROFILES
 from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
 from monet.stats import histogram_percentile, summary
-from monet.stream import WINDOWS
 
 
 DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)
@@ -18,84 +17,6 @@ DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1
 # link reaches (T4: 22.5 GB/s remote at half width is 56.25 %).
 HMC_QUADRANT_GBPS = 40.0
 MEMORY_PEAK_GBPS = {"ddr4": DDR4_PEAK_GBPS, "hmc": HMC_QUADRANT_GBPS}
-
-
-def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram", hmc_width="full",
-                   placement="remote", hmc_native=0):
-    """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
-    streamer, the memory card's memory (an HMC's link at `hmc_width` and the point's lane rate) and where
-    it is (`placement`; with `hmc_native` the HMC link itself runs over the fiber, not our link). Returns
-    the firmware's answer with the settings echoed; `bfct_target` is the BFCT target that reaches the
-    memory (map_remote_windows)."""
-    refusal = memory_refusal(memory, rate_gbps, lanes, placement, hmc_width, hmc_native)
-    if refusal:
-        raise ValueError(refusal)
-    prof = PROFILES[profile]
-    link = target.fw.link(lanes=lanes, block_ps=prof.block_ps(rate_gbps),
-                          delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memory=MEMORIES[memory],
-                          memlat=prof.extra_cycles,
-                          max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
-    link["profile"], link["memory"], link["placement"], link["hmc_native"] = profile, memory, placement, hmc_native
-    # Native HMC reaches the memory without our link, as a local memory does; the fiber is in its channel.
-    link["bfct_target"] = TARGET_LOCAL if placement == "local" or hmc_native else TARGET_REMOTE0
-    link["hmc"] = None
-    if memory == "hmc":
-        hmc_lanes = HMC_WIDTHS[hmc_width]
-        fiber = link_model.fiber_ns(distance_m) if hmc_native else 0.0
-        delay = hmc_delay_cycles(rate_gbps, fiber_ns=fiber, lanes=hmc_lanes)
-        max_delay = target.build.constants["hmc_max_delay"]     # csr.json, read once
-        if delay > max_delay:
-            raise ValueError(f"native HMC over {distance_m:g} m needs a channel delay of {delay} cycles; the "
-                             f"sim's HMC channel holds {max_delay}")
-        link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps), delay=delay)
-        link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps, fiber_ns=fiber)
-    return link
-
-
-def memory_service(target, run):
-    """Runs `run()` and returns its result and the memory card's figures over it: its mean service time
-    (cycles: the memory's share of each answer), the DDR4 refreshes that fell inside it and the requests that
-    waited for one."""
-    before = target.fw.memcard()
-    result = run()
-    after = target.fw.memcard()
-
-    def grew(name):
-        return (after[name] - before[name]) % 2**32
-    count = grew("service_count")
-    return result, {"memory_service_cycles": grew("service_sum") / count if count else None,
-                    "refreshes": grew("refreshes"), "refresh_waits": grew("refresh_waits")}
-
-
-def configure_retry(target, profile, delay_cycles):
-    """Sets the replay timer and nak policy of `profile` for a one-way delay; returns (timeout, nak)."""
-    timeout, nak = reliability.replay_settings(profile, delay_cycles)
-    target.fw.retry(timeout=timeout, nak=nak)
-    return timeout, nak
-
-
-def link_record(link):
-    """The link settings stored with every result."""
-    keys = ("profile", "memory", "placement", "hmc_native", "bfct_target", "block_ps", "delay", "memlat", "max_units",
-            "pairing", "issue_rate")
-    record = {k: link[k] for k in keys}
-    if link.get("hmc"):
-        record["hmc"] = {k: link["hmc"][k] for k in ("width", "lanes", "rate_gbps", "flit_ps", "delay", "fiber_ns")}
-    record["delay_cycles"] = record.pop("delay")
-    record["memlat_cycles"] = record.pop("memlat")
-    return record
-
-
-def map_remote_windows(target, info=None, bfct_target=TARGET_REMOTE0):
-    """Maps one BFCT section per memory-card section, read/write, identity, to `bfct_target` (a link's
-    `bfct_target`: the link, or the local port); returns their offsets. `info` is the firmware's `info`
-    answer, asked for when not given."""
-    info = info or target.fw.facts()
-    section = info["section_bytes"]
-    count = min(info["sections"], info["memcard_bytes"] // section)
-    for idx in range(count):
-        target.fw.set_bfct(idx, en=1, r=1, w=1, target=bfct_target, base=idx)
-    return [idx * section for idx in range(count)]
 
 
 def latency(target, op, distance_m, lanes, rate_gbps, samples=200, profile="ours", memory="sram", hmc_width="full",

@@ -39,7 +39,6 @@ import itertools
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -49,6 +48,7 @@ import yaml
 from monet.benchmarks import AXES, AXIS, DEFAULT_SIM_CYCLES, MEMORY_AXES, REGISTRY, Param
 from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
 from monet.profiles import memory_refusal
+from monet.repo import git_revision
 
 REPETITIONS = Param("repetitions", "runs of every point", low=1, high=1000, integer=True, default=1)
 
@@ -331,27 +331,16 @@ class Progress:
               + (f" ({where})" if where else ""), file=sys.stderr, flush=True)
 
 
-def git_revision(repo):
-    try:
-        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return rev + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def write_manifest(store, campaign, builds=None, image=None):
     """manifest.json: the campaign, versions, git revision, and per target what was run: the sim models' gateware
     and firmware hashes (`builds`, {model name: SimBuild}), clock and topology; the QEMU image's hash, kernel,
     packages and machine; and where each stored point ran (host, worker, process) and on which sim model.
     Written when a run starts and again when it ends."""
-    from monet.sim import MODELS, REPO, tool_versions
+    from monet.sim import MODELS, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
         "campaign_text": campaign.text, "points": len(campaign.points()),
-        "git_revision": git_revision(REPO), "versions": tool_versions(),
+        "git_revision": git_revision(), "versions": tool_versions(),
     }
     if builds:
         # The SoC's facts from the largest model's csr.json (a smaller one lacks only its missing memories').

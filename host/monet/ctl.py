@@ -19,7 +19,8 @@ from pathlib import Path
 from monet.firmware_console import FirmwareConsole
 from monet.locks import exclusive
 from monet.loopback import Server, ServerError, free_port, port_free, stop
-from monet.sim.build import REPO, _tail
+from monet.repo import REPO
+from monet.sim.build import _tail
 from monet.soc.sim import USER_INCLUDE
 
 CTL_SOURCES = REPO / "firmware" / "ctl"

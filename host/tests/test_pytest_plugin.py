@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from monet.sim import REPO
+from monet.repo import REPO
 
 
 def test_loading_the_plugin_imports_neither_the_sim_nor_litex():

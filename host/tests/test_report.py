@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt     # noqa: E402  (after the headless backend is chosen)
 
-from monet import paper, report     # noqa: E402
+from monet import paper, report, results     # noqa: E402
 from monet.benchmarks import bandwidth as bandwidth_bench     # noqa: E402
 from monet.benchmarks import latency as latency_bench         # noqa: E402
 from monet.benchmarks import stream as stream_bench           # noqa: E402
@@ -315,7 +315,7 @@ def test_the_bandwidth_plot_draws_the_best_per_capacity():
 
 def test_a_store_without_results_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="results.jsonl does not exist; run `monet campaign run FILE"):
-        report.load(tmp_path)
+        results.load(tmp_path)
 
 
 QEMU = [

@@ -21,7 +21,7 @@ import yaml
 from monet.benchmarks import DEFAULT_SIM_CYCLES, GUEST_CYCLES, LINUX_TARGETS, REGISTRY, Benchmark
 from monet.campaign import Campaign, point_cost, point_key, runs_on
 from monet.campaign_workers import connect
-from monet.sim import REPO
+from monet.repo import REPO
 
 DISTANCES = [0, 8]
 WHERE = ("seconds", "ran_on")              # where and how long a point ran: differs by runner

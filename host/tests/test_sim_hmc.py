@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from monet import bench
+from monet import bench, link_setup
 from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, flit_threshold
 from monet.soc.hmc import unloaded_read_cycles
@@ -32,7 +32,7 @@ def test_hmc_keeps_every_byte_and_reports_its_link(sim, width, lanes):
 
 
 def test_hmc_link_errors_are_retried_and_nothing_corrupt_is_delivered(sim):
-    bench.configure_link(sim, 8, 8, 15.0, memory="hmc", hmc_width="half")
+    link_setup.configure_link(sim, 8, 8, 15.0, memory="hmc", hmc_width="half")
     before = sim.fw.hmc(ber=flit_threshold(1e-4), seed=7)     # the sim fixture sets it back after the test
     # 8 B writes: each a read-modify-write of its line in the host controller.
     w = bench.bandwidth(sim, "write", 64, 8, 8, 15.0, pattern="random", count=600, seed=43, memory="hmc",

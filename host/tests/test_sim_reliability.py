@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from monet import bench
+from monet import bench, link_setup
 
 
 @pytest.mark.parametrize("lanes,burst", [(8, 1), (2, 8)])
@@ -31,8 +31,8 @@ def test_cpu_memtest_passes_under_errors(sim, window, nbytes):
 
 
 def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
-    link = bench.configure_link(sim, 36, 8, 15.0)
-    bench.configure_retry(sim, "ours", link["delay"])
+    link = link_setup.configure_link(sim, 36, 8, 15.0)
+    link_setup.configure_retry(sim, "ours", link["delay"])
     bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=20000, seed=3)
     before = sim.fw.retry()
     sim.fw.errinj(down=2500, down_after=8000)      # 10 us at 250 MHz, 32 us into the read run
@@ -49,7 +49,7 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
 
 @pytest.mark.parametrize("lanes,ber", [(8, 1e-4), (4, 3e-5)])
 def test_prbs_measures_the_injected_ber(sim, lanes, ber):
-    bench.configure_link(sim, 8, lanes, 15.0)
+    link_setup.configure_link(sim, 8, lanes, 15.0)
     bench.set_errors(sim, ber, seed=lanes)
     # A 95 % interval misses the true rate 1 time in 20 by design, and the error pattern a seed gives shifts
     # with the cycles between the seed's load and the run (firmware timing): a fresh-clone run saw 333 errors

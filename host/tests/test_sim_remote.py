@@ -3,7 +3,7 @@ channel model, for every lane count, at run-time distances, with BFCT faults tha
 
 import pytest
 
-from monet import bench, link_model
+from monet import bench, link_model, link_setup
 from monet.stats import linear_fit
 
 ALL_ONES = 0xFFFFFFFF
@@ -11,8 +11,8 @@ ALL_ONES = 0xFFFFFFFF
 
 @pytest.mark.parametrize("lanes", [1, 2, 4, 8])
 def test_seeded_data_round_trip_every_lane_count(sim, lanes):
-    before = bench.configure_link(sim, 8, lanes, 10.0 if lanes < 8 else 15.0)
-    windows = bench.map_remote_windows(sim)
+    before = link_setup.configure_link(sim, 8, lanes, 10.0 if lanes < 8 else 15.0)
+    windows = link_setup.map_remote_windows(sim)
     for i, offset in enumerate(windows):
         seed = 100 * lanes + i
         sim.fw.fill(offset + 4096 * lanes, 1024, seed)

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from monet import verilator
+from monet.repo import REPO
 from monet.sim import SimBuild, tool_versions
 
 
@@ -67,7 +68,6 @@ def test_the_model_is_built_for_x86_64_v3_only_where_the_cpu_has_all_of_it(tmp_p
 
 def test_ccache_fronts_the_compiler_only_when_asked_for_and_keeps_its_cache_in_the_build_folder(monkeypatch):
     monkeypatch.setattr(verilator.shutil, "which", lambda name: f"/usr/bin/{name}")
-    from monet.sim import REPO
     cached = verilator.environment(base={}, ccache=True)
     assert cached["OBJCACHE"] == "ccache" and cached["CCACHE_DIR"] == str(REPO / "build" / "ccache")
     assert "OBJCACHE" not in verilator.environment(base={})

@@ -26,14 +26,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from monet.soc.errors import BoardError
 from monet.soc.user_headers import write_user_headers
 
 BOARDS = {"zcu102": "monet.soc.zcu102", "zcu111": "monet.soc.zcu111"}
 ROLES  = ("compute", "memory")
-
-
-class BoardError(ValueError):
-    """A board setting out of range or a missing tool: the message names it and what is accepted."""
 
 
 def board_module(board):
@@ -156,8 +153,8 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
                load=False, delay_line=False, log=print):
     """Generates (and with compile_gateware builds, with load loads) a card; returns its manifest."""
     from litex.soc.integration.builder import Builder
-    from monet.campaign import git_revision
-    from monet.sim import REPO, tool_versions
+    from monet.repo import git_revision
+    from monet.sim import tool_versions
 
     from monet.soc.cards import resolve_cage
 
@@ -200,7 +197,7 @@ def build_card(board, role, lanes=4, rate=15.0, cage=None, ps_preset=None, out=N
         "board": board, "role": role, "part": soc.platform.device, "lanes": lanes, "rate_gbps": rate,
         "cage": soc.cage, "sys_clk_hz": int(soc.sys_clk_freq), "line_code": "8b/10b, 16 data words in 17",
         "emulated_fiber": delay_line, "monet_ctl": monet_ctl,
-        "git_revision": git_revision(REPO), "versions": tool_versions(),
+        "git_revision": git_revision(), "versions": tool_versions(),
         "verilog_sha256": _sha256(verilog), "generated_s": round(time.time() - started, 1),
         "files": sorted(str(p.relative_to(out)) for p in gateware.iterdir() if p.suffix in (".v", ".tcl", ".xdc")),
     }

@@ -25,7 +25,7 @@ from monet.cores.phy.gt_lanes import LINE_EFFICIENCY, TransceiverLanes
 from monet.cores.remat.bfct import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
-from monet.soc.board import BoardError
+from monet.soc.errors import BoardError
 from monet.soc.remote import LINK_RETRY_DEPTH, compute_stages
 
 SYS_CLK_HZ   = 250_000_000

@@ -6,7 +6,7 @@ latency-bound workload pays. The firmware builds the chain (`chase` console comm
 stopped; the end is checked against the chain this module computes from the same seed.
 """
 
-from monet import bench, link_model
+from monet import link_model, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
 from monet.soc.sim import CONSOLE_MAX_SAMPLES
 from monet.tables import fmt, print_table
@@ -47,11 +47,11 @@ class Chase(Benchmark):
         return (point["lines"] + point["loads"]) * 150   # the chain written, then one round trip a load
 
     def run(self, target, point, log=None):
-        link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
+        link = link_setup.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
                                     point["profile"], point["memory"], point["hmc_width"], point["placement"],
                                     point["hmc_native"])
         info = target.fw.facts()
-        bench.map_remote_windows(target, info, link["bfct_target"])
+        link_setup.map_remote_windows(target, info, link["bfct_target"])
         answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],
                                  wait=max(300, point["loads"] // 200))
         ns = link_model.cycles_to_ns
@@ -68,7 +68,7 @@ class Chase(Benchmark):
             "remat_samples": answer["hw_count"],
             "end": answer["end"],
             "expected_end": chain_end(info["window_base"], 0, point["lines"], point["loads"], point["seed"]),
-            "clock_hz": link_model.NOMINAL_CLK_HZ, "link": bench.link_record(link),
+            "clock_hz": link_model.NOMINAL_CLK_HZ, "link": link_setup.link_record(link),
             "measured_at": "load_*: the CPU's time per dependent load (mcycle); remat_latency_*: ReMAT port, "
                            "request accepted to response delivered",
         }

@@ -1,6 +1,6 @@
 """Seeded data written through every remote window and read back: errors and faults."""
 
-from monet import bench
+from monet import bench, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
 from monet.soc.sim import MEMCARD_SIZE
 from monet.tables import print_table
@@ -17,7 +17,7 @@ class Memtest(Benchmark):
               integer=True, default=64 * 1024),
         Param("seed", "the data's seed", low=0, high=2**32 - 1, integer=True, default=1),
         Param("window", "the CPU's remote window: uncached, or cached (the data cache and ReMAT's combiner; "
-              "read back through both windows)", choices=bench.WINDOWS, default="uncached"),
+              "read back through both windows)", choices=link_setup.WINDOWS, default="uncached"),
     )
 
     smallest = {"bytes": [1024]}

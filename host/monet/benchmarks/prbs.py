@@ -1,6 +1,6 @@
 """PRBS31 on every lane, both directions: bits, bit errors and the BER's confidence interval."""
 
-from monet import bench
+from monet import bench, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
 from monet.tables import print_table
 
@@ -26,12 +26,12 @@ class Prbs(Benchmark):
         return point["cycles"]
 
     def run(self, target, point, log=None):
-        link = bench.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"])
+        link = link_setup.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"])
         bench.set_errors(target, point["ber"], burst=1, seed=point["seed"])
         result = bench.prbs(target, cycles=point["cycles"])
         bench.set_errors(target, 0.0)
         result.update(injected_ber=point["ber"], distance_m=point["distance_m"], rate_gbps=point["rate_gbps"],
-                      seed=point["seed"], link=bench.link_record(link))
+                      seed=point["seed"], link=link_setup.link_record(link))
         result["injected_within_bounds"] = all(result[d]["ber_low"] <= point["ber"] <= result[d]["ber_high"]
                                                for d in DIRECTIONS)
         return result

@@ -3,7 +3,7 @@ machine (paper Figs 12-14, 19)."""
 
 from collections import defaultdict
 
-from monet import stream
+from monet import link_setup, stream
 from monet.benchmarks import LINUX_TARGETS, NODE_DESCRIBED, WHERE, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
 from monet.soc.sim import LOCAL_RAM_SIZE
@@ -34,7 +34,7 @@ class Stream(Benchmark):
         Param("node", "NUMA node of the arrays (sim: 0 local RAM, 1 remote memory; host, qemu: numactl "
               "--membind)", choices=tuple(range(8)), sweep=[0, 1]),
         Param("window", "sim, node 1: the CPU's remote window, uncached (a round trip a word) or cached (the data "
-              "cache and ReMAT's combiner: line transactions)", choices=stream.WINDOWS, default="uncached"),
+              "cache and ReMAT's combiner: line transactions)", choices=link_setup.WINDOWS, default="uncached"),
         Param("n", "array elements (default: 10M on host, 2M on qemu, 4096 words on the sim)", low=16,
               high=10**9, integer=True, sweep=[4096], flag="--elements"),
         Param("reps", "repetitions, the first untimed (default: 10 on host, 5 on qemu, 3 on the sim)", low=2,

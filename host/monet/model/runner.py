@@ -39,7 +39,7 @@ def load_input(path):
 
 def load_records(results_dir):
     """A campaign's stored points, for `--from RESULTS`."""
-    from monet.report import load
+    from monet.results import load
     try:
         return load(results_dir)[0]
     except FileNotFoundError:
@@ -75,9 +75,9 @@ def run(name, config, records=None, progress=None):
 
 def store(results_dir, name, result, input_path=None, input_text="", from_dir=None):
     """model-NAME.json (written whole: a crash leaves the previous file or none) and manifest.json."""
-    from monet.campaign import git_revision
-    from monet.report import read_manifest
-    from monet.sim import REPO, tool_versions
+    from monet.repo import git_revision
+    from monet.results import read_manifest
+    from monet.sim import tool_versions
     out = Path(results_dir)
     out.mkdir(parents=True, exist_ok=True)
     _write_whole(out / f"model-{name}.json", json.dumps(result, indent=1))
@@ -87,7 +87,7 @@ def store(results_dir, name, result, input_path=None, input_text="", from_dir=No
         "input_sha256": hashlib.sha256(input_text.encode()).hexdigest(),
         "measured_from": str(from_dir) if from_dir else None, "wall_s": result["wall_s"],
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    manifest.update({"git_revision": git_revision(REPO), "versions": tool_versions()})
+    manifest.update({"git_revision": git_revision(), "versions": tool_versions()})
     _write_whole(out / "manifest.json", json.dumps(manifest, indent=1))
     return out / f"model-{name}.json"
 

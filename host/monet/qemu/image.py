@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from monet.locks import exclusive
-from monet.sim import REPO
+from monet.repo import REPO
 
 LINUX = REPO / "linux"
 BUILD = REPO / "build" / "qemu"

@@ -2,9 +2,9 @@
 firmware (SimBuild, cached by hash), `target` runs one and drives its firmware console (SimTarget, with `fw`,
 monet.firmware_console)."""
 
-from monet.sim.build import (DEFAULT_BUILD_ROOT, DEFAULT_MODEL, FIRMWARE_DIR, GATEWARE_SOURCES, MODELS, REPO,
+from monet.sim.build import (DEFAULT_BUILD_ROOT, DEFAULT_MODEL, FIRMWARE_DIR, GATEWARE_SOURCES, MODELS,
                              SimBuild, SimError, covers, gateware_hash, serves, smallest_model, tool_versions)
 from monet.sim.target import SimTarget
 
-__all__ = ["DEFAULT_BUILD_ROOT", "DEFAULT_MODEL", "FIRMWARE_DIR", "GATEWARE_SOURCES", "MODELS", "REPO", "SimBuild",
+__all__ = ["DEFAULT_BUILD_ROOT", "DEFAULT_MODEL", "FIRMWARE_DIR", "GATEWARE_SOURCES", "MODELS", "SimBuild",
            "SimError", "SimTarget", "covers", "gateware_hash", "serves", "smallest_model", "tool_versions"]

@@ -15,10 +15,10 @@ from importlib import metadata
 from pathlib import Path
 
 from monet import verilator
+from monet.repo import REPO
 from monet.locks import exclusive
 from monet.tiers import refuse_in_unmarked_test
 
-REPO = Path(__file__).resolve().parents[3]
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
 FIRMWARE_DIR = REPO / "firmware"
 DEFAULT_BUILD_ROOT = REPO / "build" / "sim"

@@ -35,7 +35,7 @@ from monet import verilator
 from monet.cores.tests.verilog_sim_wire import receive, send
 from monet.locks import exclusive
 from monet.soc.conversion import use_fast_conversion
-from monet.sim import REPO
+from monet.repo import REPO
 
 # Models are keyed by their Verilog text, so checkouts may share one folder (`make mutants` points its
 # worker trees at the checkout's: a mutant's model is new, an unmutated one is already there).

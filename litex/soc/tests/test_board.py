@@ -18,7 +18,7 @@ import pytest
 
 from monet import ctl
 from monet.cli import main
-from monet.sim import REPO
+from monet.repo import REPO
 from monet.locks import exclusive
 from monet.soc.board import BoardError, build_card, default_output
 from monet.soc import zcu111
