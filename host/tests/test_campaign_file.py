@@ -227,6 +227,19 @@ def test_a_checkout_git_cannot_read_has_no_revision(tmp_path):
     assert git_revision(tmp_path) is None
 
 
+def test_a_changed_tracked_file_marks_the_revision_dirty(tmp_path):
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "f").write_text("a")
+    subprocess.run(git + ["add", "f"], cwd=tmp_path, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "f"], cwd=tmp_path, check=True)
+    clean = git_revision(tmp_path)
+    (tmp_path / "untracked").write_text("u")
+    assert git_revision(tmp_path) == clean
+    (tmp_path / "f").write_text("b")
+    assert git_revision(tmp_path) == clean + "-dirty"
+
+
 def test_a_repository_without_a_commit_has_no_revision(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     assert git_revision(tmp_path) is None

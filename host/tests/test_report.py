@@ -313,6 +313,13 @@ def test_the_bandwidth_plot_draws_the_best_per_capacity():
     assert drawn["paper: remote DDR4, 8 lanes"] == ([80, 100, 120], [6.8, 7.6, 8.1])
 
 
+def test_a_half_written_line_is_skipped_and_the_lines_after_it_kept(tmp_path):
+    lines = [json.dumps({"point": {"rep": 0}, "result": {}}), '{"point": {"rep"', json.dumps({"point": {"rep": 1}, "result": {}})]
+    (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    records, manifest = results.load(tmp_path)
+    assert [r["point"]["rep"] for r in records] == [0, 1] and manifest == {}
+
+
 def test_a_store_without_results_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="results.jsonl does not exist; run `monet campaign run FILE"):
         results.load(tmp_path)
