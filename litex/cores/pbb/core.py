@@ -349,8 +349,7 @@ class PBB(LiteXModule):
             # hits one bucket at least).
             s4_valid.eq(s3_valid),
             If(s3_valid,
-                *[s4_hits[i].eq((s3_valid & (s3_bucket == i)) | (s3_hit2 & (s3_bucket2 == i)))
-                  for i in range(buckets)],
+                *[s4_hits[i].eq((s3_bucket == i) | (s3_hit2 & (s3_bucket2 == i))) for i in range(buckets)],
                 *[s4_doubles[i].eq(s3_hit2 & (s3_bucket == i) & (s3_bucket2 == i)) for i in range(buckets)],
             ),
         ]
