@@ -49,6 +49,7 @@ from monet.benchmarks import AXES, AXIS, DEFAULT_SIM_CYCLES, MEMORY_AXES, REGIST
 from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
 from monet.profiles import memory_refusal
 from monet.repo import git_revision
+from monet.results import stored_lines
 
 REPETITIONS = Param("repetitions", "runs of every point", low=1, high=1000, integer=True, default=1)
 
@@ -275,11 +276,10 @@ class ResultsStore:
         self.path = self.dir / "results.jsonl"
         self.done = {}
         if self.path.exists():
-            for line in self.path.read_text().splitlines():
+            for record in stored_lines(self.path):
                 try:
-                    record = json.loads(line)
                     self.done[point_key(record["point"])] = record
-                except (json.JSONDecodeError, KeyError, TypeError):
+                except (KeyError, TypeError):
                     continue
 
     def has(self, point):

@@ -1,6 +1,6 @@
 """A campaign's results folder as read back: its stored points (`results.jsonl`, one JSON object a line, as
-`monet campaign run` appends them) and its manifest (`manifest.json`). The report and the models read it
-through here."""
+`monet campaign run` appends them) and its manifest (`manifest.json`). The report, the models and the
+campaign's own store (to resume) read it through here."""
 
 import json
 from pathlib import Path
@@ -12,13 +12,16 @@ def load(results_dir):
     path = d / "results.jsonl"
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist; run `monet campaign run FILE --results {d}` first")
-    records = []
+    return list(stored_lines(path)), read_manifest(d)
+
+
+def stored_lines(path):
+    """The JSON values of a results.jsonl's lines, a line a crash left half written skipped."""
     for line in path.read_text().splitlines():
         try:
-            records.append(json.loads(line))
+            yield json.loads(line)
         except json.JSONDecodeError:
             continue
-    return records, read_manifest(d)
 
 
 def read_manifest(results_dir):

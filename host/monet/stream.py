@@ -105,7 +105,7 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
     link = link_setup.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement,
-                                hmc_native)
+                                     hmc_native)
     if node == 1:
         link_setup.map_remote_windows(target, bfct_target=link["bfct_target"])
     if window not in link_setup.WINDOWS:

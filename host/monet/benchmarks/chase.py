@@ -48,8 +48,8 @@ class Chase(Benchmark):
 
     def run(self, target, point, log=None):
         link = link_setup.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
-                                    point["profile"], point["memory"], point["hmc_width"], point["placement"],
-                                    point["hmc_native"])
+                                         point["profile"], point["memory"], point["hmc_width"], point["placement"],
+                                         point["hmc_native"])
         info = target.fw.facts()
         link_setup.map_remote_windows(target, info, link["bfct_target"])
         answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],

@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 
 from monet.model import ModelInputError
+from monet.repo import git_revision
+from monet.results import load, read_manifest
 
 MODELS = ("topology", "power", "fmu")
 
@@ -39,7 +41,6 @@ def load_input(path):
 
 def load_records(results_dir):
     """A campaign's stored points, for `--from RESULTS`."""
-    from monet.results import load
     try:
         return load(results_dir)[0]
     except FileNotFoundError:
@@ -75,8 +76,6 @@ def run(name, config, records=None, progress=None):
 
 def store(results_dir, name, result, input_path=None, input_text="", from_dir=None):
     """model-NAME.json (written whole: a crash leaves the previous file or none) and manifest.json."""
-    from monet.repo import git_revision
-    from monet.results import read_manifest
     from monet.sim import tool_versions
     out = Path(results_dir)
     out.mkdir(parents=True, exist_ok=True)

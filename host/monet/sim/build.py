@@ -15,8 +15,8 @@ from importlib import metadata
 from pathlib import Path
 
 from monet import verilator
-from monet.repo import REPO
 from monet.locks import exclusive
+from monet.repo import REPO
 from monet.tiers import refuse_in_unmarked_test
 
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
