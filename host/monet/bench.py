@@ -3,12 +3,9 @@
 import math
 
 from monet import link_model, reliability
-from monet.cores.phy.errors import block_threshold
-from monet.cores.memcard.ddr4 import peak_GBps
-from monet.cores.remat.bfct import TARGET_REMOTE0
 from monet.link_setup import WINDOWS, configure_link, configure_retry, link_record, map_remote_windows, memory_service
 from monet.profiles import PROFILES
-from monet.soc.sim import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS
+from monet.soc.facts import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS, TARGET_REMOTE0, block_threshold, peak_GBps
 from monet.stats import histogram_percentile, summary
 
 

@@ -359,7 +359,7 @@ def write_manifest(store, campaign, builds=None, image=None):
     targets = {p["target"] for p in campaign.points()}
     if image is not None and "board" in targets:
         from monet import qemu
-        from monet.board_target import BITSTREAM, STAND_IN
+        from monet.board.target import BITSTREAM, STAND_IN
         # What a board run records (bitstream, board serials, cabling): on the stand-in there are none.
         manifest["board"] = {"board": STAND_IN, "machine": "xlnx-zcu102", "image_hash": image.hash,
                              "kernel_package": image.info["kernel_package"], "qemu": qemu.qemu_version(),

@@ -60,7 +60,7 @@ def finish_result(point, result, targets, seconds, model=None, worker="local"):
         result.update(image_hash=image.hash, kernel=image.info["kernel_package"], remote_memory=guest.remote_memory,
                       boot_seconds=round(guest.boot_seconds, 1), target=point["target"])
         if point["target"] == "board":
-            from monet.board_target import STAND_IN
+            from monet.board.target import STAND_IN
             result.update(board=STAND_IN, fpga=guest.fpga, link_bring_up=guest.link)
     else:
         build = targets.sim_build(model)

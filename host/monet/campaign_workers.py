@@ -70,7 +70,7 @@ class WorkerTargets:
         return self._qemu_guest
 
     def board_guest(self):
-        from monet.board_target import open_board
+        from monet.board.target import open_board
         from monet.ycsb import free_port
         if self._board_guest is None:
             self._board_guest = open_board(self.qemu_image(), forward_port=free_port(), log=_log)

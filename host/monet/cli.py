@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
 from monet.model.runner import MODELS
 from monet.profiles import memory_refusal
-from monet.soc.sim import CONSOLE_MAX_SAMPLES
+from monet.soc.facts import CONSOLE_MAX_SAMPLES
 from monet.qemu import QemuError
 from monet.sim.build import DEFAULT_MODEL, MODELS as SIM_MODELS
 from monet.tables import print_table
@@ -34,7 +34,7 @@ def _open_target(name, forward_port=False):
             yield guest, {"image_hash": image.hash, "kernel": image.info["kernel_package"]}
     elif name == "board":
         from monet import qemu
-        from monet.board_target import STAND_IN, open_board
+        from monet.board.target import STAND_IN, open_board
         from monet.loopback import free_port
         image = qemu.GuestImage(log=_log).ensure()
         with open_board(image, forward_port=free_port() if forward_port else None, log=_log) as guest:
@@ -278,7 +278,7 @@ def cmd_board_estimate(args):
 
 
 def cmd_board_build(args):
-    from monet.soc.board import BoardError, build_card
+    from monet.board.build import BoardError, build_card
     try:
         build_card(args.board, args.role, args.lanes, args.rate, args.cage, args.ps_preset, args.out,
                    compile_gateware=args.build, load=args.load, delay_line=args.delay_line, log=_log)
@@ -422,7 +422,7 @@ def make_parser():
     be.set_defaults(func=cmd_board_estimate)
     bb = board.add_parser("build", help="a card's design for a board: Verilog, Vivado TCL, XDC, the CSR map and "
                           "C headers (--no-compile, the default, needs no Vivado); --build and --load need Vivado")
-    from monet.soc.board import add_build_arguments
+    from monet.board.build import add_build_arguments
     add_build_arguments(bb)
     bb.set_defaults(func=cmd_board_build)
 

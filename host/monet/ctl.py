@@ -21,7 +21,7 @@ from monet.locks import exclusive
 from monet.loopback import Server, ServerError, free_port, port_free, stop
 from monet.repo import REPO
 from monet.sim.build import _tail
-from monet.soc.sim import USER_INCLUDE
+from monet.soc.facts import USER_INCLUDE
 
 CTL_SOURCES = REPO / "firmware" / "ctl"
 SERVER_START_TIMEOUT = 30     # seconds for litex_server to listen

@@ -10,9 +10,7 @@ Sources of the defaults:
 
 import math
 
-from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES
-from monet.soc.remote import CHANNEL_MAX_DELAY, STAGE_SEGMENTS
-from monet.soc.sim import NOMINAL_CLK_HZ
+from monet.soc.facts import BEAT_BLOCKS, CHANNEL_MAX_DELAY, LINE_BYTES, MAX_LANES, NOMINAL_CLK_HZ, STAGE_SEGMENTS
 
 LANES           = tuple(1 << i for i in range(MAX_LANES.bit_length()))   # 1, 2, 4, 8
 RATES_GBPS      = (10.0, 12.5, 15.0, 25.0)

@@ -5,9 +5,8 @@ card's service figures over a run, and the link settings stored with every resul
 benchmark that runs on the sim sets its point up through here."""
 
 from monet import link_model, reliability
-from monet.cores.phy.hmc_channel import delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
-from monet.cores.remat.bfct import TARGET_LOCAL, TARGET_REMOTE0
 from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
+from monet.soc.facts import TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cycles, hmc_flit_ps
 
 # How the soft CPU reaches remote memory: the uncached window (every word a round trip) or the cacheable
 # one (its data cache's refills and write-through words combined into line transactions by ReMAT); STREAM

@@ -203,7 +203,7 @@ def qemu_guest(qemu_image):
 @pytest.fixture(scope="session")
 def board_guest(qemu_image):
     """The board target's guest: today the QEMU xlnx-zcu102 stand-in, its FPGA load step done."""
-    from monet.board_target import open_board
+    from monet.board.target import open_board
     from monet.loopback import free_port
     guest = open_board(qemu_image, forward_port=free_port())
     yield guest

@@ -88,7 +88,6 @@ NOT_RUN_HERE = {
     "monet model": "models: host/tests/test_model_*.py run each",
     "monet report": "host/tests/test_report.py",
     "monet sim speed": "16 s of fixed workloads: host/tests/test_sim_speed.py runs them at small sizes",
-    "python -m monet.soc.zcu102": "the board build again, litex-boards style",
     "python -m monet.docgen": "writes doc/ from a sim build: host/tests/test_docs.py compares it",
     "pytest": "host/tests/test_pytest_plugin.py collects the tiers; campaign points run through monet campaign",
     "make": "each target exists (make -n); `make test` is CI itself",

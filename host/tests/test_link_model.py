@@ -5,7 +5,7 @@ import pytest
 
 from monet import link_model as lm
 from monet.profiles import PROFILES
-from monet.soc.remote import STAGE_SEGMENTS
+from monet.soc.facts import STAGE_SEGMENTS
 
 C_M_PER_NS = 0.299792458
 

@@ -9,7 +9,7 @@ import pytest
 
 from monet import bench, link_setup
 from monet.cores.hmc.vaults import unloaded_cycles
-from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, flit_threshold
+from monet.cores.phy.figures import delay_cycles, flit_ps, flit_threshold
 from monet.soc.hmc import unloaded_read_cycles
 
 

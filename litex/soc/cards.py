@@ -22,11 +22,12 @@ from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.pbb.core import PBB
 from monet.cores.phy.gt_lanes import LINE_EFFICIENCY, TransceiverLanes
-from monet.cores.remat.bfct import TARGET_REMOTE0
+from monet.cores.remat.codes import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.errors import BoardError
-from monet.soc.remote import LINK_RETRY_DEPTH, compute_stages
+from monet.soc.facts import LINK_RETRY_DEPTH
+from monet.soc.remote import compute_stages
 
 SYS_CLK_HZ   = 250_000_000
 RATES_GBPS   = (10.0, 12.5, 15.0)

@@ -15,8 +15,8 @@ from monet.cores.hmc.device import HMCDevice
 from monet.cores.hmc.host import HMCHostController
 from monet.cores.hmc.packet import FLIT_BYTES
 from monet.cores.hmc.vaults import unloaded_cycles
-from monet.cores.phy.errors import THRESHOLD_BITS
-from monet.cores.phy.hmc_channel import HMCChannel, delay_cycles, flit_ps
+from monet.cores.phy.figures import THRESHOLD_BITS, delay_cycles, flit_ps
+from monet.cores.phy.hmc_channel import HMCChannel
 
 # Reset values of the link settings: full width at 15 Gb/s, the paper's HMC configuration (T4).
 RESET_LANES, RESET_RATE_GBPS = 16, 15

@@ -9,30 +9,14 @@ from migen import *
 
 from litex.gen import LiteXModule
 
-from monet.cores.common.stages import StageTimer, segment_names
+from monet.cores.common.stages import StageTimer
 from monet.cores.remat.core import ReMAT
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.memcard.core import MemoryCard
-from monet.cores.remat.bfct import TARGET_LOCAL, TARGET_REMOTE0
+from monet.cores.remat.codes import TARGET_LOCAL, TARGET_REMOTE0
+from monet.soc.facts import CHANNEL_MAX_DELAY, COMPUTE_POINTS, LINK_RETRY_DEPTH, MEMORY_POINTS
 from monet.soc.hmc import HMCMemoryPath
-
-
-# Defaults of the path that software needs to know; the SoC exports them as csr.json constants (the host
-# and the firmware read them there), and the host checks values against them before anything is built.
-CHANNEL_MAX_DELAY = 1000   # one-way delay software may set, cycles (the delay lines hold channel_depth blocks)
-LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for replay
-
-# Where a remote access is timestamped (StageTimer), in the order it passes them. On the compute card: ReMAT
-# takes the port's request, the link takes it, its frame's first beat leaves for the lanes; the answer's first
-# beat comes from the lanes, the link delivers it, ReMAT answers the port. On the memory card: the request's
-# first beat comes from the lanes, the link delivers it to the card, the link takes the answer, its first beat
-# leaves for the lanes. Each card times its own points on its own clock: the compute card's lanes_tx to
-# lanes_rx is the wire both ways and the memory card's whole turnaround.
-COMPUTE_POINTS = ("request", "link_tx", "lanes_tx", "lanes_rx", "link_rx", "answer")
-MEMORY_POINTS  = ("lanes_rx", "link_rx", "link_tx", "lanes_tx")
-# Their segments, in the order the firmware's `stages` command gives each card's sums.
-STAGE_SEGMENTS = {"compute": segment_names(COMPUTE_POINTS), "memory": segment_names(MEMORY_POINTS)}
 
 
 def compute_stages(remat, link):

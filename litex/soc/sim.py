@@ -33,23 +33,10 @@ from monet.cores.pbb.core import PBB
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_conversion
+from monet.soc.facts import (CONSOLE_MAX_SAMPLES, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTIONS,
+                             REMOTE_SECTION_BITS, REMOTE_TAGS, ROM_SIZE, SRAM_SIZE, USER_INCLUDE)
 from monet.soc.remote import RemoteMemoryPath
 from monet.soc.user_headers import write_user_headers
-
-NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
-REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
-REMOTE_CACHED_BASE = 0x2000_0000   # the same window, cacheable (below the I/O region), through the combiner
-ROM_SIZE       = 0x10000
-SRAM_SIZE      = 0x4000
-CONSOLE_MAX_SAMPLES = 1024     # the console's timed samples and chase lines: three word buffers in SRAM.
-LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for comparisons).
-# The remote path's size, exported as csr.json constants (REMOTE_*, MEMCARD_SIZE) for the firmware and the host;
-# the host checks values against these before anything is built.
-REMOTE_SECTIONS     = 16
-REMOTE_SECTION_BITS = 20            # 1 MiB sections
-REMOTE_TAGS         = 128           # ReMAT's outstanding requests
-MEMCARD_SIZE        = 4*1024*1024
-PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
 
 def _byte_stream_pads(name):
@@ -71,8 +58,6 @@ _io = [
     _byte_stream_pads("uartbone"),   # the CSR bridge (our monet_bridge module: a loopback TCP socket)
 ]
 SIM_MODULES = Path(__file__).resolve().parent / "sim_modules"
-USER_INCLUDE = "user_include"   # in a build: generated/ headers for monet-ctl (no bare-metal access functions)
-BRIDGE_PORT_ENV = "MONET_SIM_BRIDGE_PORT"   # Vsim's bridge listens on 127.0.0.1 at this port (0: any free one)
 
 
 class SimFinish(Module, AutoCSR):

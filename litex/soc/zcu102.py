@@ -31,11 +31,10 @@ from liteiclink.serdes.gth4_ultrascale import GTH4, GTH4QuadPLL
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import DDR4Memory, TrafficRefresher
-from monet.soc.board import main_for
 from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
-from monet.soc.remote import LINK_RETRY_DEPTH, memory_stages
+from monet.soc.facts import LINK_RETRY_DEPTH
+from monet.soc.remote import memory_stages
 
-BOARD        = "zcu102"
 CAGES        = {"sfp": 4, "fmc": 8}    # lanes each place has, in the order a default is chosen
 ROLES        = ("compute", "memory")
 # The memory card: the PL's DDR4 (one MT40A256M16, 16 bits, 512 MB) through LiteDRAM, an SRAM beside it, and a
@@ -143,7 +142,3 @@ def make_card(role, lanes, rate_gbps, cage, ps_preset=None, with_delay_line=Fals
     if role == "compute":
         return ComputeCard(platform(), "ZCU102", lanes, rate_gbps, cage, GTH4, GTH4QuadPLL, ps_preset, with_delay_line)
     return MemoryCardSoC(lanes, rate_gbps, cage, with_delay_line)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main_for(BOARD))

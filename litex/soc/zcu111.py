@@ -18,10 +18,8 @@ from litex.build.generic_platform import IOStandard, Misc, Pins, Subsignal
 from litex.build.xilinx import VivadoProgrammer, XilinxUSPPlatform
 from liteiclink.serdes.gty_ultrascale import GTY, GTYQuadPLL
 
-from monet.soc.board import main_for
 from monet.soc.cards import ComputeCard, transceiver_io
 
-BOARD  = "zcu111"
 DEVICE = "xczu28dr-ffvg1517-2-e"
 CAGES  = {"sfp": 4}
 ROLES  = ("compute",)
@@ -52,7 +50,3 @@ def make_card(role, lanes, rate_gbps, cage, ps_preset=None, with_delay_line=Fals
     soc = ComputeCard(plat, "ZCU111", lanes, rate_gbps, cage, GTY, GTYQuadPLL, ps_preset, with_delay_line)
     soc.comb += plat.request("sfp_tx_disable_b").eq(2**len(_sfp_pins) - 1)    # every cage's laser on
     return soc
-
-
-if __name__ == "__main__":
-    raise SystemExit(main_for(BOARD))

@@ -8,7 +8,7 @@ stopped; the end is checked against the chain this module computes from the same
 
 from monet import link_model, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.soc.sim import CONSOLE_MAX_SAMPLES
+from monet.soc.facts import CONSOLE_MAX_SAMPLES
 from monet.tables import fmt, print_table
 
 LINE_BYTES = link_model.LINE_BYTES

@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from monet import bench, link_model
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
-from monet.soc.sim import CONSOLE_MAX_SAMPLES
+from monet.soc.facts import CONSOLE_MAX_SAMPLES
 from monet.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
 from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 from monet.stats import linear_fit

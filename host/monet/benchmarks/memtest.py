@@ -2,7 +2,7 @@
 
 from monet import bench, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.soc.sim import MEMCARD_SIZE
+from monet.soc.facts import MEMCARD_SIZE
 from monet.tables import print_table
 
 

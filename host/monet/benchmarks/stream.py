@@ -6,7 +6,7 @@ from collections import defaultdict
 from monet import link_setup, stream
 from monet.benchmarks import LINUX_TARGETS, NODE_DESCRIBED, WHERE, Benchmark, Param, Verdict, register
 from monet.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
-from monet.soc.sim import LOCAL_RAM_SIZE
+from monet.soc.facts import LOCAL_RAM_SIZE
 from monet.stats import linear_fit
 from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 

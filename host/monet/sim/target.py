@@ -10,7 +10,7 @@ import pexpect
 from monet.console import ConsoleSession, spawn
 from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.sim.build import SimError
-from monet.soc.sim import BRIDGE_PORT_ENV
+from monet.soc.facts import BRIDGE_PORT_ENV
 from monet.tiers import refuse_in_unmarked_test
 
 BRIDGE_LINE = r"monet_bridge: listening on 127\.0\.0\.1:(\d+)"

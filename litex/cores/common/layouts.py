@@ -6,10 +6,9 @@
 """Layouts and constants every core shares: transactions, frame types, beats and lane bundles.
 
 The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is in link/wire.py. A beat
-is up to 8 blocks (512 bits), the width of ReMAT and the link. This module imports no other core.
+is up to 8 blocks (512 bits), the width of ReMAT and the link. This module imports no other core, and no Migen: the host reads its
+constants (through monet.soc.facts).
 """
-
-from migen import *
 
 BLOCK_BITS  = 64
 BEAT_BLOCKS = 8
@@ -99,3 +98,8 @@ hmc_packet_layout = [
     ("second_header", 64),
     ("second_tail",   64),
 ]
+
+
+def segment_names(points):
+    """The segments between consecutive `points`, as a StageTimer names them (its CSRs, its sums' order)."""
+    return [f"{a}_to_{b}" for a, b in zip(points, points[1:])]

@@ -14,11 +14,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.csr import add_status
-
-
-def segment_names(points):
-    """The segments between consecutive `points`, as a StageTimer names them (its CSRs, its sums' order)."""
-    return [f"{a}_to_{b}" for a, b in zip(points, points[1:])]
+from monet.cores.common.layouts import segment_names
 
 
 class StageTimer(LiteXModule):

@@ -175,11 +175,6 @@ class TrafficRefresher(LiteXModule):
         )
 
 
-def peak_GBps(clk_freq):
-    """The DRAM's peak at system clock `clk_freq`: one 64 B burst a cycle."""
-    return clk_freq * LINE_BYTES / 1e9
-
-
 def one_hot_select(choices):
     """The value of the (select, value) pair whose select is set, at most one being set: an AND-OR of the
     values gated by their selects (no priority chain); 0 when none is set."""

@@ -31,7 +31,8 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS
+from monet.cores.phy.errors import ErrorInjector
+from monet.cores.phy.figures import THRESHOLD_BITS
 from monet.cores.common.layouts import *
 
 

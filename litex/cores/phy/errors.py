@@ -14,15 +14,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
-
-BLOCK_LINE_BITS = 66    # a block on the wire: 64 data bits and the 2-bit sync header.
-THRESHOLD_BITS  = 40    # a block is hit when a 40-bit draw is below the lane's threshold.
-
-
-def block_threshold(ber):
-    """The per-block threshold for a bit error rate: P(block hit) = 1 - (1 - ber)**66, in 1/2**40."""
-    p_block = 1 - (1 - ber)**BLOCK_LINE_BITS
-    return min(2**THRESHOLD_BITS - 1, round(p_block * 2**THRESHOLD_BITS))
+from monet.cores.phy.figures import BLOCK_LINE_BITS, THRESHOLD_BITS
 
 
 def xorshift64(module, state, name):

@@ -12,7 +12,7 @@ and a packet arrives once its last FLIT has (the receiver checks the CRC of the 
 cycle at most, which may hold a second 1-FLIT packet (the link layer's pairs): its FLIT counts too.
 
 Bit errors: a record of n FLITs is hit with probability n x `flit_threshold` / 2**40 (the FLIT's probability
-from `flit_threshold(ber)`; exact while it is small), and a hit flips one uniformly drawn bit of its FLITs
+from `flit_threshold(ber)` in figures.py; exact while it is small), and a hit flips one uniformly drawn bit of its FLITs
 (a pair's second packet comes after the first's). The draws are seeded (`seed`, loaded on `seed_load`) and
 repeatable.
 
@@ -20,8 +20,6 @@ Delay: `delay` cycles after serialization (TX and RX SerDes plus fiber, set at r
 
 Latency: ceil(FLITs' time) cycles (at least 1) + max(`delay`, 1). All settings are run-time signals.
 """
-
-import math
 
 from migen import *
 
@@ -32,17 +30,8 @@ from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import HMC_FLIT_BITS as FLIT_BITS, HMC_PAYLOAD_BITS as PAYLOAD_BITS
 from monet.cores.common.layouts import hmc_packet_layout as packet_layout
 from monet.cores.phy.channel import WireTime
-from monet.cores.phy.errors import THRESHOLD_BITS, xorshift64, seed_state
-
-
-def flit_ps(lanes, rate_gbps):
-    """Picoseconds a FLIT takes on `lanes` lanes at `rate_gbps` each."""
-    return round(FLIT_BITS * 1000 / (lanes * rate_gbps))
-
-
-def flit_threshold(ber):
-    """The per-FLIT hit threshold, in 1/2**40, for a bit error rate."""
-    return min(2**THRESHOLD_BITS - 1, round((1 - (1 - ber)**FLIT_BITS) * 2**THRESHOLD_BITS))
+from monet.cores.phy.errors import xorshift64, seed_state
+from monet.cores.phy.figures import THRESHOLD_BITS, flit_ps
 
 
 class HMCChannel(LiteXModule):
@@ -136,28 +125,3 @@ class HMCChannel(LiteXModule):
             serialized.ready.eq(line.sink.ready),
             line.source.connect(source),
         ]
-
-
-# SerDes latencies (ns), per direction, beside the fiber. The host's FPGA SerDes: the thesis's Table 3.6
-# measured TX + RX in internal loopback as 19 cycles of its user clock (lanes x rate / 512 b: 312.5 MHz at
-# 16 x 10G, 390.625 at 12.5G; 468.75 at 15G is derived, not measured); half each way. The device's: the
-# thesis's Table 3.1 "HMC delay" in the retry-pointer loop (26.5, 25.9, 22.3 ns at 10, 12.5, 15 Gb/s) less
-# our device link layer's 3 cycles from a packet in to its RRP out, half each way.
-HOST_SERDES_CYCLES = 19
-HMC_DELAY_NS = {10: 26.5, 12.5: 25.9, 15: 22.3}
-DEVICE_LINK_CYCLES = 3
-
-
-def host_serdes_ns(rate_gbps, lanes=16):
-    return HOST_SERDES_CYCLES * 512 / (lanes * rate_gbps)
-
-
-def device_serdes_ns(rate_gbps, clk_freq=250e6):
-    return HMC_DELAY_NS[rate_gbps] - DEVICE_LINK_CYCLES * 1e9 / clk_freq
-
-
-def delay_cycles(rate_gbps, fiber_ns=0.0, clk_freq=250e6, lanes=16):
-    """One direction's `delay`: half of each end's SerDes plus the fiber, in whole cycles (rounded up). The
-    host's SerDes clock scales with the link's width; the device's delay was measured at full width."""
-    ns = (host_serdes_ns(rate_gbps, lanes) + device_serdes_ns(rate_gbps, clk_freq)) / 2 + fiber_ns
-    return max(1, math.ceil(ns * clk_freq / 1e9 - 1e-9))

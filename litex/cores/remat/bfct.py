@@ -11,18 +11,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.fields import FieldTable
-
-# Fault kinds latched with the faulting address.
-FAULT_NONE      = 0
-FAULT_UNMAPPED  = 1  # outside the table, or the section is disabled.
-FAULT_NO_READ   = 2
-FAULT_NO_WRITE  = 3
-FAULT_TARGET    = 4  # the section names a target this build does not have.
-FAULT_REMOTE    = 5  # the memory card answered with an error.
-FAULT_TIMEOUT   = 6  # no answer within ReMAT's request timeout (the link is down): the outcome is unknown.
-
-TARGET_REMOTE0 = 0   # `target` values: remote port 0, through the link ...
-TARGET_LOCAL   = 1   # ... or the compute card's local memory
+from monet.cores.remat.codes import FAULT_UNMAPPED, FAULT_NO_READ, FAULT_NO_WRITE, FAULT_TARGET
 
 # A section's entry, as the table stores it and as the `entry` and `readback` CSRs carry it.
 ENTRY = FieldTable("BFCT entry", 32, [

@@ -46,7 +46,8 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.arith import add_in_two_words
 from monet.cores.common.freelist import FreeList
 from monet.cores.common.layouts import *
-from monet.cores.remat.bfct import BFCT, FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
+from monet.cores.remat.bfct import BFCT
+from monet.cores.remat.codes import FAULT_NONE, FAULT_REMOTE, FAULT_TIMEOUT
 from monet.cores.remat.port import RematPort, port_req_layout
 
 

@@ -4,6 +4,7 @@ import pytest
 from migen import *
 
 from monet.cores.remat.bfct import *
+from monet.cores.remat.codes import *
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write
@@ -92,3 +93,8 @@ def test_fault_codes_are_the_documented_ones():
     # README ("The gateware in one page") and the CLI's fault_kind: 1 unmapped or disabled, 2 no read,
     # 3 no write, 4 unknown target, 5 remote error, 6 timeout.
     assert [FAULT_UNMAPPED, FAULT_NO_READ, FAULT_NO_WRITE, FAULT_TARGET, FAULT_REMOTE, FAULT_TIMEOUT] == [1, 2, 3, 4, 5, 6]
+
+
+def test_target_codes_are_the_documented_ones():
+    # ENTRY's target field and firmware/lib/remat.h: 0 the remote port through the link, 1 local memory.
+    assert (TARGET_REMOTE0, TARGET_LOCAL) == (0, 1)

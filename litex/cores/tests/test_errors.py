@@ -5,7 +5,8 @@ import pytest
 
 from monet.cores.common.layouts import MAX_LANES
 from monet.cores.common.layouts import lane_slots
-from monet.cores.phy.errors import ErrorInjector, THRESHOLD_BITS, block_threshold
+from monet.cores.phy.errors import ErrorInjector
+from monet.cores.phy.figures import THRESHOLD_BITS, block_threshold
 from monet.cores.tests.verilog_sim import run_simulation
 
 

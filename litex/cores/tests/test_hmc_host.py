@@ -11,7 +11,7 @@ import pytest
 
 from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
 from monet.cores.hmc.packet import REQUEST_HEADER, read_cmd, write_cmd
-from monet.cores.phy.hmc_channel import delay_cycles, flit_ps, host_serdes_ns
+from monet.cores.phy.figures import delay_cycles, flit_ps, host_serdes_ns
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.soc.hmc import HMCMemoryPath, unloaded_read_cycles
 

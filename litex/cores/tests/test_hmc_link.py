@@ -12,7 +12,8 @@ from migen import *
 from monet.cores.hmc import packet as hmc
 from monet.cores.hmc.device import DEVICE_TOKENS, HMCDevice
 from monet.cores.hmc.link import HMCLinkLayer, PacketCRC, packet_layout
-from monet.cores.phy.hmc_channel import HMCChannel, flit_ps, flit_threshold
+from monet.cores.phy.figures import flit_ps, flit_threshold
+from monet.cores.phy.hmc_channel import HMCChannel
 from monet.cores.tests.verilog_sim import run_simulation
 
 HOST_TOKENS = 128

@@ -11,7 +11,8 @@ import pytest
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.memcard.core import MEMORY_DDR4, MEMORY_HMC, MEMORY_SRAM, MemoryCard
-from monet.cores.memcard.ddr4 import REFRESH_IDLE_CYCLES, DDR4Memory, peak_GBps
+from monet.cores.memcard.ddr4 import REFRESH_IDLE_CYCLES, DDR4Memory
+from monet.soc.facts import peak_GBps
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .csr_bank import ControlBank, csr_read, csr_write

@@ -6,7 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.remat.bfct import FAULT_REMOTE, FAULT_TARGET, TARGET_LOCAL
+from monet.cores.remat.codes import FAULT_REMOTE, FAULT_TARGET, TARGET_LOCAL
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 

@@ -20,7 +20,8 @@ from monet import ctl
 from monet.cli import main
 from monet.repo import REPO
 from monet.locks import exclusive
-from monet.soc.board import BoardError, build_card, default_output
+from monet.board.build import BoardError, build_card
+from monet.soc.board import default_output
 from monet.soc import zcu111
 from monet.soc.zcu102 import _sfp_pins
 
