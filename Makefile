@@ -35,7 +35,7 @@ test-sim: setup
 	$(PYTEST) host/tests
 
 # Mutation testing (not in CI): per-file scores and the surviving mutants; about an hour on 2 cores (README).
-# MUTANTS_ARGS passes options through, e.g. MUTANTS_ARGS="--files host/monet/stats.py --sample 100".
+# MUTANTS_ARGS passes options through, e.g. MUTANTS_ARGS="--files host/monet/report/stats.py --sample 100".
 mutants: setup
 	@$(PY) -c "import cosmic_ray" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check -r tools/requirements-mutants.txt
 	$(PY) tools/mutants.py $(MUTANTS_ARGS)

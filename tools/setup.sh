@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # board-in-a-box: QEMU, the aarch64 cross compiler, cpio and depmod to pack Debian's arm64 packages, dtc
 # for its device tree; Yosys for the board cores' resource and logic-depth estimates (monet board estimate);
 # clang 19 for the sim model (it runs 20-30 % faster than clang 14's, which ran 15-20 % faster than gcc's:
-# host/monet/verilator.py).
+# host/monet/sim/verilator.py).
 APT_PACKAGES=(libevent-dev libjson-c-dev zlib1g-dev gcc-riscv64-unknown-elf meson ninja-build
               python3-venv build-essential ccache clang-19
               maven default-jdk-headless memcached numactl linux-perf

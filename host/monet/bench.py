@@ -2,11 +2,12 @@
 
 import math
 
-from monet import link_model, reliability
-from monet.link_setup import WINDOWS, configure_link, configure_retry, link_record, map_remote_windows, memory_service
-from monet.profiles import PROFILES
+from monet.link import model as link_model
+from monet.link import reliability
+from monet.link.profiles import PROFILES
+from monet.report.stats import histogram_percentile, summary
+from monet.sim.link_setup import WINDOWS, configure_link, configure_retry, link_record, map_remote_windows, memory_service
 from monet.soc.facts import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS, TARGET_REMOTE0, block_threshold, peak_GBps
-from monet.stats import histogram_percentile, summary
 
 
 DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)

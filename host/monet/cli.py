@@ -9,12 +9,12 @@ import time
 from contextlib import contextmanager
 
 from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
+from monet.link.profiles import memory_refusal
 from monet.model.runner import MODELS
-from monet.profiles import memory_refusal
-from monet.soc.facts import CONSOLE_MAX_SAMPLES
 from monet.qemu import QemuError
+from monet.report.tables import print_table
 from monet.sim.build import DEFAULT_MODEL, MODELS as SIM_MODELS
-from monet.tables import print_table
+from monet.soc.facts import CONSOLE_MAX_SAMPLES
 
 
 def _log(message):
@@ -101,7 +101,7 @@ def cmd_bench(args):
 
 
 def cmd_link_budget(args):
-    from monet import reliability
+    from monet.link import reliability
     rates = [args.rate] if args.rate else sorted(reliability.SENSITIVITY_DBM)
     rows = [reliability.power_budget(rate, tx_dbm=args.tx_dbm, hop_loss_db=args.hop_loss_db, fiber_km=args.fiber_km,
                                      extra_loss_db=args.extra_loss_db, margin_db=args.margin_db,
@@ -119,7 +119,7 @@ def cmd_link_budget(args):
 
 
 def cmd_campaign_run(args):
-    from monet.campaign import Campaign, CampaignError, plan_models
+    from monet.campaign.plan import Campaign, CampaignError, plan_models
     try:
         campaign = Campaign(args.file)
         if args.model:      # refused here, before anything is built, where it lacks a point's memory
@@ -147,7 +147,7 @@ def cmd_campaign_run(args):
 
 
 def _campaign_on_workers(campaign, results, args):
-    from monet import campaign_workers
+    from monet.campaign import workers as campaign_workers
     try:
         with campaign_workers.connect(args.workers, args.scheduler) as client:
             stored, failed = campaign_workers.run_campaign(campaign, results, client, args.model, log=_log)
@@ -159,15 +159,15 @@ def _campaign_on_workers(campaign, results, args):
 
 
 def _campaign_in_pytest(campaign, results, model):
-    import monet.campaign_points
-    cmd = [sys.executable, "-m", "pytest", monet.campaign_points.__file__, "--campaign", str(campaign.path),
+    import monet.campaign.points
+    cmd = [sys.executable, "-m", "pytest", monet.campaign.points.__file__, "--campaign", str(campaign.path),
            "--results", results, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--tb=no", "-rE"]
     cmd += ["--sim-model", model] if model else []
     return subprocess.call(cmd)
 
 
 def _write_report(results, out):
-    from monet.report import make_report
+    from monet.report.document import make_report
     try:
         md, html_path = make_report(results, out)
     except FileNotFoundError as e:
@@ -190,7 +190,7 @@ def cmd_sim_build(args):
 
 
 def cmd_sim_speed(args):
-    from monet import simspeed
+    from monet.sim import speed as simspeed
     from monet.sim import SimBuild, SimTarget
     results = []
     for model in SIM_MODELS if args.model == "all" else [args.model]:
@@ -205,8 +205,8 @@ def cmd_sim_speed(args):
 
 
 def cmd_sim_serve(args):
-    from monet import ctl
     from monet.loopback import port_free
+    from monet.sim import ctl
     from monet.sim import SimBuild, SimTarget
     if not port_free(args.port):
         raise ctl.CtlError(f"127.0.0.1:{args.port} is in use: pick another port for litex_server (--port)")
@@ -226,7 +226,7 @@ def cmd_sim_serve(args):
 
 
 def cmd_ctl(args):
-    from monet import ctl
+    from monet.sim import ctl
     return ctl.run_on_served_sim(args.args)
 
 
@@ -448,8 +448,8 @@ def make_parser():
 def main(argv=None):
     parser = make_parser()
     args = parser.parse_args(argv)
-    from monet.ctl import CtlError
     from monet.sim import SimError
+    from monet.sim.ctl import CtlError
     try:
         return args.func(args)
     except (SimError, QemuError, CtlError) as e:

@@ -6,9 +6,10 @@ import sys
 import time
 from pathlib import Path
 
-from monet import bench, link_model
+from monet import bench
+from monet.link import model as link_model
+from monet.report.stats import linear_fit
 from monet.sim import SimBuild, SimTarget, tool_versions
-from monet.stats import linear_fit
 
 DISTANCES_M = (0, 8, 18, 36, 100)
 LANES, RATE = 8, 15.0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from monet.cores.common.layouts import BLOCK_BITS
 from monet.cores.link import wire
-from monet.tables import markdown_table
+from monet.report.tables import markdown_table
 
 DOC = Path(__file__).resolve().parents[2] / "doc"
 

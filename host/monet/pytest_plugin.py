@@ -40,7 +40,7 @@ def sim_models(request):
 def sim_session(sim_build):
     """The session's running sim (link at 8 x 15 Gb/s, 8 m, remote windows mapped) and the console commands
     that put its settings back as they were then."""
-    from monet import link_setup
+    from monet.sim import link_setup
     from monet.sim import SimTarget
     target = SimTarget(sim_build)
     link_setup.configure_link(target, 8, 8, 15.0)
@@ -136,20 +136,20 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-# Campaigns: `pytest monet/campaign_points.py --campaign FILE --results DIR` (what `monet campaign run` does).
+# Campaigns: `pytest monet/campaign/points.py --campaign FILE --results DIR` (what `monet campaign run` does).
 
 def pytest_addoption(parser):
     group = parser.getgroup("monet", "MONet-open campaigns")
     group.addoption("--campaign", default=None, help="campaign YAML file whose points to run")
     group.addoption("--results", default=None, help="results folder (results.jsonl, manifest.json)")
     group.addoption("--sim-model", default=None, help="the sim model every sim point runs on (default: each "
-                    "point's, monet.campaign.plan_models)")
+                    "point's, monet.campaign.plan.plan_models)")
 
 
 def pytest_generate_tests(metafunc):
     if "campaign_point" not in metafunc.fixturenames:
         return
-    from monet.campaign import Campaign, CampaignError, point_id
+    from monet.campaign.plan import Campaign, CampaignError, point_id
     path = metafunc.config.getoption("campaign")
     if not path:
         raise pytest.UsageError("campaign points need --campaign FILE")
@@ -169,7 +169,7 @@ def tier(target):
 
 @pytest.fixture
 def plotted(monkeypatch):
-    """The axes of every figure saved during the test (monet.tables.figure), by file name: what a report's
+    """The axes of every figure saved during the test (monet.report.tables.figure), by file name: what a report's
     plot shows, read back from matplotlib's own objects."""
     from pathlib import Path
     import matplotlib
@@ -193,8 +193,8 @@ def qemu_image():
 @pytest.fixture(scope="session")
 def qemu_guest(qemu_image):
     """A booted board-in-a-box guest with a loopback port forwarded to its memcached port."""
-    from monet.qemu import QemuTarget
     from monet.loopback import free_port
+    from monet.qemu import QemuTarget
     guest = QemuTarget(qemu_image, forward_port=free_port())
     yield guest
     guest.close()
@@ -213,9 +213,9 @@ def board_guest(qemu_image):
 @pytest.fixture(scope="session")
 def campaign_store(request):
     """The results folder of the campaign, with `plan`, the sim model of each of its sim points
-    (monet.campaign.plan_models: the whole campaign's, the same on a resumed run); its manifest names the sim
+    (monet.campaign.plan.plan_models: the whole campaign's, the same on a resumed run); its manifest names the sim
     models and the QEMU image the points use (each built only when a point needs it)."""
-    from monet.campaign import Campaign, CampaignError, ResultsStore, build_models, plan_models, write_manifest
+    from monet.campaign.plan import Campaign, CampaignError, ResultsStore, build_models, plan_models, write_manifest
     campaign = Campaign(request.config.getoption("campaign"))
     results = request.config.getoption("results") or f"build/campaigns/{campaign.name}"
     store = ResultsStore(results)

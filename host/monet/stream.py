@@ -16,9 +16,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from monet import link_model, link_setup
+from monet.link import model as link_model
 from monet.locks import exclusive
 from monet.repo import REPO
+from monet.sim import link_setup
 
 SOURCE = REPO / "bench" / "stream"
 KERNELS = ("copy", "scale", "add", "triad")

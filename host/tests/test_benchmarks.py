@@ -7,7 +7,7 @@ import pytest
 
 from monet import cli
 from monet.benchmarks import AXES, REGISTRY, Benchmark, Param, Verdict, register, value_text
-from monet.campaign import Campaign, CampaignError, runs_on
+from monet.campaign.plan import Campaign, CampaignError, runs_on
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

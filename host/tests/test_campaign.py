@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from monet.campaign import Campaign, point_key
-from monet.report import make_report
+from monet.campaign.plan import Campaign, point_key
+from monet.report.document import make_report
 from monet.tiers import env_name
 from process_tree import running, sims_below
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from monet.campaign import (Campaign, CampaignError, Progress, ResultsStore, point_id, point_key,
+from monet.campaign.plan import (Campaign, CampaignError, Progress, ResultsStore, point_id, point_key,
                             write_manifest)
 from monet.repo import git_revision
 
@@ -175,10 +175,10 @@ def test_progress_bar_fills_with_the_share_done_and_the_rate_is_per_minute(tmp_p
 
 
 def test_a_progress_line_in_the_same_instant_says_no_rate_and_no_time_left(tmp_path, capfd, monkeypatch):
-    import monet.campaign
+    import monet.campaign.plan
     store = ResultsStore(tmp_path)
     store.total = 2
-    monkeypatch.setattr(monet.campaign.time, "time", lambda: 1000.0)      # no time passes: no rate yet
+    monkeypatch.setattr(monet.campaign.plan.time, "time", lambda: 1000.0)      # no time passes: no rate yet
     Progress(store, width=10).point_done({"benchmark": "latency", "distance_m": 0, "rep": 0})
     assert capfd.readouterr().err.startswith("\r[..........] 0/2 points, 0.0/min, 0 s left  ")
 

@@ -1,4 +1,4 @@
-"""Which sim model a campaign's points run on (monet.campaign.plan_models): the smallest that holds a point's
+"""Which sim model a campaign's points run on (monet.campaign.plan.plan_models): the smallest that holds a point's
 memory where the points together repay a build, else one the campaign uses anyway or the full model; `--model`
 puts them all on one, and is refused where it lacks a point's memory, before anything is built."""
 
@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from monet import campaign as campaign_module
-from monet.campaign import Campaign, CampaignError, plan_models, point_cost, point_key
+from monet.campaign import plan as campaign_module
+from monet.campaign.plan import Campaign, CampaignError, plan_models, point_cost, point_key
 
 
 def points_of(tmp_path, memories, target="sim", long=()):

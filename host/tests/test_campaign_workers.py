@@ -1,4 +1,4 @@
-"""Campaigns on many workers (monet.campaign_workers): a worker killed in the middle of a point loses nothing
+"""Campaigns on many workers (monet.campaign.workers): a worker killed in the middle of a point loses nothing
 and repeats nothing; bad worker settings are refused by name; the costliest points go first. (Every runner
 giving the same figures, point for point: test_runner_matrix.py.)"""
 
@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from monet.campaign import Campaign, ResultsStore, point_cost, point_id, point_key
-from monet.campaign_workers import connect, run_campaign
+from monet.campaign.plan import Campaign, ResultsStore, point_cost, point_id, point_key
+from monet.campaign.workers import connect, run_campaign
 from monet.repo import REPO
 from process_tree import running, sims_below
 

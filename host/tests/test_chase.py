@@ -6,10 +6,10 @@ import json
 import subprocess
 import sys
 
-from monet import link_model
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.chase import chain_end
-from monet.campaign import Campaign
+from monet.campaign.plan import Campaign
+from monet.link import model as link_model
 from monet.soc import sim as sim_soc
 
 

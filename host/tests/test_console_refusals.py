@@ -1,6 +1,6 @@
 """Every refusal of the firmware console, sent once on the sim: the message names what is accepted, and a
 refused command changes nothing (link, channel and retry settings as before; the console goes on). The
-lines are written here, not by monet.firmware_console: this tests the console's own parser, malformed
+lines are written here, not by monet.sim.firmware_console: this tests the console's own parser, malformed
 lines and unknown commands included."""
 
 import pytest

@@ -33,10 +33,13 @@ def test_the_field_tables_put_each_field_at_its_bits():
     assert [HEADER.value(HEADER.word(laddr=5, tag=9), k) for k in ("laddr", "tag", "type")] == [5, 9, 0]
 
 
+BUILT = ("csr.h", "soc.h")   # files a build writes, which the layout names too
+
+
 def test_the_readme_layout_table_matches_the_tree():
     readme = (REPO / "doc" / "layout.md").read_text()
-    table = readme[readme.index("# Layout"):]
-    table = table[:table.index("\n\n", table.index("| folder |"))]
+    table = readme[readme.index("| folder |"):]
+    table = table[:(table + "\n\n").index("\n\n")]
     named = [folder for row in table.splitlines()[2:] for folder in re.findall(r"`([^`]+/)`", row.split("|")[1])]
     missing = [folder for folder in named if not (REPO / folder).is_dir()]
     assert not missing, f"the layout table names folders the tree lacks: {missing}"
@@ -46,7 +49,19 @@ def test_the_readme_layout_table_matches_the_tree():
     folders |= {"/".join(path.split("/")[:3]) + "/" for path in tracked if path.startswith("litex/cores/")
                 and path.count("/") >= 3}
     unnamed = sorted(f for f in folders if not any(n.startswith(f) or f.startswith(n) for n in named))
+    # ... and every folder of the host's package, split by concern, a row of its own.
+    unnamed += sorted({"/".join(path.split("/")[:3]) + "/" for path in tracked if path.startswith("host/monet/")
+                       and path.count("/") >= 3} - set(named))
     assert not unnamed, f"folders without a row in doc/layout.md's table: {unnamed}"
+    # A file a row names is in one of the row's folders (or the folder above, for `sim/build.py`), or at the root.
+    gone = []
+    for row in table.splitlines()[2:]:
+        first, holds = row.split("|")[1:3]
+        bases = [REPO] + [base for folder in re.findall(r"`([^`]+/)`", first)
+                          for base in (REPO / folder, (REPO / folder).parent)]
+        gone += [name for name in re.findall(r"`([\w./-]+\.(?:py|c|h|md|toml|sh))`", holds)
+                 if name not in BUILT and not any((base / name).is_file() for base in bases)]
+    assert not gone, f"doc/layout.md names files the tree lacks: {gone}"
 
 
 # A relative path that climbs out of its file's folder, and a document named the way README.md is.

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from monet.campaign import Campaign
+from monet.campaign.plan import Campaign
 from monet.cli import bench_point, make_parser, main
 from monet.repo import REPO
 from process_tree import below, running

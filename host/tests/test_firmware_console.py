@@ -1,11 +1,11 @@
-"""monet.firmware_console: one method per firmware console command writes its line; at boot the sim checks the
+"""monet.sim.firmware_console: one method per firmware console command writes its line; at boot the sim checks the
 firmware's own command table against the methods and names every command or key on one side only."""
 
 import pytest
 
 from monet.sim import target as sim_target
-from monet.firmware_console import ConsoleMismatch, FirmwareConsole, command
 from monet.sim import SimError, SimTarget
+from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole, command
 
 
 class Drifted(FirmwareConsole):
@@ -49,7 +49,7 @@ def test_a_drifted_client_is_named_in_full(sim):
 
 def test_a_sim_whose_firmware_and_client_differ_does_not_boot(sim_build, monkeypatch):
     monkeypatch.setattr(sim_target, "FirmwareConsole", Drifted)
-    with pytest.raises(SimError, match="sim: the firmware console and monet.firmware_console differ: .*frobnicate"):
+    with pytest.raises(SimError, match="sim: the firmware console and monet.sim.firmware_console differ: .*frobnicate"):
         SimTarget(sim_build)
 
 

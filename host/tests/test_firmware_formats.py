@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monet import link_setup
+from monet.sim import link_setup
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 SOURCES = sorted(p for folder in ("app", "console", "lib") for p in (FIRMWARE / folder).glob("*.c"))

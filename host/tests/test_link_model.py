@@ -1,10 +1,10 @@
-"""host/monet/link_model.py against figures worked out from their definitions: 64b/66b block times, the
+"""host/monet/link/model.py against figures worked out from their definitions: 64b/66b block times, the
 10GBASE-R payload, light in fiber, PG056's PHY latency, and the serialization of beats over lanes."""
 
 import pytest
 
-from monet import link_model as lm
-from monet.profiles import PROFILES
+from monet.link import model as lm
+from monet.link.profiles import PROFILES
 from monet.soc.facts import STAGE_SEGMENTS
 
 C_M_PER_NS = 0.299792458

@@ -5,9 +5,10 @@ import subprocess
 
 import pytest
 
-from monet import bench, ctl
-from monet.firmware_console import ConsoleMismatch, FirmwareConsole
+from monet import bench
 from monet.loopback import free_port
+from monet.sim import ctl
+from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole
 
 
 @pytest.fixture(scope="module")

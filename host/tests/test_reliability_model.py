@@ -1,8 +1,8 @@
-"""host/monet/reliability.py: BER confidence bounds, the replay model and the retry window."""
+"""host/monet/link/reliability.py: BER confidence bounds, the replay model and the retry window."""
 
 import pytest
 
-from monet import reliability
+from monet.link import reliability
 
 
 def test_poisson_bounds_match_the_tables():

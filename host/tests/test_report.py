@@ -1,4 +1,4 @@
-"""The report (host/monet/report.py and the benchmarks' sections): the report's measured columns from a results store whose answers are worked out by
+"""The report (host/monet/report/document.py and the benchmarks' sections): the report's measured columns from a results store whose answers are worked out by
 hand (Eq. 1 fits on points laid on a line, the best point per rate, the DDR4 point preferred, STREAM as a
 share of local RAM), the comparison with the paper, the Linux sections, and the plots' data."""
 
@@ -10,10 +10,12 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt     # noqa: E402  (after the headless backend is chosen)
 
-from monet import paper, report, results     # noqa: E402
 from monet.benchmarks import bandwidth as bandwidth_bench     # noqa: E402
 from monet.benchmarks import latency as latency_bench         # noqa: E402
 from monet.benchmarks import stream as stream_bench           # noqa: E402
+from monet.campaign import results                            # noqa: E402
+from monet.report import document as report                   # noqa: E402
+from monet.report import paper                                # noqa: E402
 
 KERNELS = ("copy", "scale", "add", "triad")
 

@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from monet.benchmarks import DEFAULT_SIM_CYCLES, GUEST_CYCLES, LINUX_TARGETS, REGISTRY, Benchmark
-from monet.campaign import Campaign, point_cost, point_key, runs_on
-from monet.campaign_workers import connect
+from monet.campaign.plan import Campaign, point_cost, point_key, runs_on
+from monet.campaign.workers import connect
 from monet.repo import REPO
 
 DISTANCES = [0, 8]

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from monet import bench, link_setup
+from monet import bench
 from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.figures import delay_cycles, flit_ps, flit_threshold
+from monet.sim import link_setup
 from monet.soc.hmc import unloaded_read_cycles
 
 

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from monet import bench, link_model
+from monet import bench
+from monet.link import model as link_model
 
 
 @pytest.mark.parametrize("pattern", ["seq", "random"])
@@ -76,7 +77,7 @@ def test_bandwidth_json_contract(sim_build):
 
 
 def test_monet_profile_paces_the_streamer_and_frames_each_transaction(sim):
-    from monet.profiles import PROFILES, STREAMER_GBPS
+    from monet.link.profiles import PROFILES, STREAMER_GBPS
     ours = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000)
     monet = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=3000, profile="monet")
     assert monet["link"]["max_units"] == 1 and monet["link"]["pairing"] == 0

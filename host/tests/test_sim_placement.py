@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from monet import bench, link_model
+from monet import bench
 from monet.benchmarks import REGISTRY
+from monet.link import model as link_model
 
 
 @pytest.mark.parametrize("memory", ["sram", "ddr4", "hmc"])

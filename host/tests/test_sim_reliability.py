@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from monet import bench, link_setup
+from monet import bench
+from monet.sim import link_setup
 
 
 @pytest.mark.parametrize("lanes,burst", [(8, 1), (2, 8)])

@@ -3,8 +3,10 @@ channel model, for every lane count, at run-time distances, with BFCT faults tha
 
 import pytest
 
-from monet import bench, link_model, link_setup
-from monet.stats import linear_fit
+from monet import bench
+from monet.link import model as link_model
+from monet.report.stats import linear_fit
+from monet.sim import link_setup
 
 ALL_ONES = 0xFFFFFFFF
 

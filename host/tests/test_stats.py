@@ -1,9 +1,9 @@
-"""host/monet/stats.py: nearest-rank percentiles, the summary the CLI prints, least-squares fits and
+"""host/monet/report/stats.py: nearest-rank percentiles, the summary the CLI prints, least-squares fits and
 percentiles from the PBB's histogram, each against answers worked out from the definitions."""
 
 import pytest
 
-from monet.stats import histogram_percentile, linear_fit, percentile, summary
+from monet.report.stats import histogram_percentile, linear_fit, percentile, summary
 
 
 @pytest.mark.parametrize("p,expected", [(0, 15), (5, 15), (30, 20), (40, 20), (50, 35), (99, 50), (100, 50)])

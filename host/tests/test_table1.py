@@ -1,10 +1,11 @@
-"""The paper's Table 1 rebuilt (host/monet/table1.py): which measured point feeds each configuration (our
+"""The paper's Table 1 rebuilt (host/monet/report/table1.py): which measured point feeds each configuration (our
 link at 8 m, 8 x 15 Gb/s; HMC at 15 Gb/s; best of several), the shares and overheads worked out by hand,
 deviations against values and ranges, and the report's sections."""
 
 import pytest
 
-from monet import report, table1
+from monet.report import document as report
+from monet.report import table1
 from test_report import bandwidth, latency, sections_of, store, stream
 
 

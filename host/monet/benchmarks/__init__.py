@@ -3,8 +3,8 @@
 A benchmark declares its parameters (`Param`: campaign key, CLI option, accepted values, default, help), the
 targets it runs on, `run()`, its cost in sim cycles, its verdicts against targets and its report sections,
 and the smallest campaign point that still exercises it (`smallest`, for the runner matrix test). `monet bench NAME`
-(monet.cli), a campaign's validation and points (monet.campaign, monet.campaign_points) and the report
-(monet.report) are built from REGISTRY, so adding a benchmark is adding one file here, and its test.
+(monet.cli), a campaign's validation and points (monet.campaign.plan, monet.campaign.points) and the report
+(monet.report.document) are built from REGISTRY, so adding a benchmark is adding one file here, and its test.
 """
 
 import argparse
@@ -12,9 +12,9 @@ import importlib
 import pkgutil
 from collections import namedtuple
 
-from monet import link_model
-from monet.paper import PAPER_TOLERANCE
-from monet.profiles import HMC_WIDTHS, MEMORIES, PLACEMENTS, PROFILES
+from monet.link import model as link_model
+from monet.link.profiles import HMC_WIDTHS, MEMORIES, PLACEMENTS, PROFILES
+from monet.report.paper import PAPER_TOLERANCE
 
 
 def value_text(value):

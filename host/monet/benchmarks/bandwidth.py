@@ -1,11 +1,12 @@
 """Sustained bandwidth from the benchmark block, link utilisation and latency under load (paper Figs 7, 9, 14)."""
 
-from monet import bench, link_model
+from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
-from monet.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
+from monet.link import model as link_model
+from monet.report.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
                          THESIS_HMC_LINK_GBPS)
+from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 from monet.soc.facts import REMOTE_TAGS
-from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
 # at one distance belong to other sweeps).

@@ -1,9 +1,10 @@
 """Bandwidth and data integrity under an injected bit error rate, against the replay model (paper Fig 11)."""
 
-from monet import bench, link_model
+from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
-from monet.tables import figure, fmt, group, print_table
+from monet.link import model as link_model
+from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
+from monet.report.tables import figure, fmt, group, print_table
 
 SERIES = ("profile", "op", "lanes", "rate_gbps", "distance_m", "burst")
 
@@ -100,7 +101,7 @@ class Ber(Benchmark):
             "ber.png",
             "Errors on every lane, both directions; a write pass then a checked read pass. 'corrupted' counts "
             "accesses whose data did not match (any word). Model: 1 / (1 + errors/s x bytes replayed per error / "
-            "bandwidth) (host/monet/reliability.py), for single-bit errors. The paper's 1e-12 figures "
+            "bandwidth) (host/monet/link/reliability.py), for single-bit errors. The paper's 1e-12 figures "
             f"({' / '.join(f'{100 * v:.1f}' for v in PAPER_BER_EFFICIENCY.values())} % at "
             f"{' / '.join(f'{r:g}' for r in PAPER_BER_EFFICIENCY)} Gb/s) cannot come from replay cost alone: at "
             "1e-12, 8 x 15 Gb/s sees 0.12 errors a second.")]

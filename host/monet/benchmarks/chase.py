@@ -6,10 +6,11 @@ latency-bound workload pays. The firmware builds the chain (`chase` console comm
 stopped; the end is checked against the chain this module computes from the same seed.
 """
 
-from monet import link_model, link_setup
 from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.link import model as link_model
+from monet.report.tables import fmt, print_table
+from monet.sim import link_setup
 from monet.soc.facts import CONSOLE_MAX_SAMPLES
-from monet.tables import fmt, print_table
 
 LINE_BYTES = link_model.LINE_BYTES
 

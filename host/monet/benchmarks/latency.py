@@ -2,12 +2,13 @@
 
 from collections import defaultdict
 
-from monet import bench, link_model
+from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
+from monet.link import model as link_model
+from monet.report.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
+from monet.report.stats import linear_fit
+from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 from monet.soc.facts import CONSOLE_MAX_SAMPLES
-from monet.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
-from monet.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
-from monet.stats import linear_fit
 
 OPS = ("read", "write")
 
@@ -84,7 +85,7 @@ class Latency(Benchmark):
                 "Latency (paper Fig 5)", ["profile", "memory", "op", "distance (m)", "lanes", "rate (Gb/s)",
                                                  "mean (ns)", "p50 (ns)", "p99 (ns)", "logic (cycles)"], rows, None,
                 "Latency at the ReMAT port, one 64 B line transaction per access. Profiles: ours (MONet-open "
-                "link) and monet (the paper's streamer + Aurora 64B/66B, host/monet/profiles.py). Logic "
+                "link) and monet (the paper's streamer + Aurora 64B/66B, host/monet/link/profiles.py). Logic "
                 "cycles: what is left after fiber, PHY or Aurora, serialization and memory."))
         fits = distance_fits(records)
         if fits:

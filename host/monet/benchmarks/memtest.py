@@ -1,9 +1,10 @@
 """Seeded data written through every remote window and read back: errors and faults."""
 
-from monet import bench, link_setup
+from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.report.tables import print_table
+from monet.sim import link_setup
 from monet.soc.facts import MEMCARD_SIZE
-from monet.tables import print_table
 
 
 @register

@@ -2,7 +2,7 @@
 
 from monet import stream
 from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, register, where_ran
-from monet.tables import fmt, ipc_text, print_table
+from monet.report.tables import fmt, ipc_text, print_table
 
 
 @register

@@ -1,8 +1,9 @@
 """PRBS31 on every lane, both directions: bits, bit errors and the BER's confidence interval."""
 
-from monet import bench, link_setup
+from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.tables import print_table
+from monet.report.tables import print_table
+from monet.sim import link_setup
 
 DIRECTIONS = ("a2b", "b2a")
 

@@ -3,8 +3,8 @@
 from monet import ycsb
 from monet.benchmarks import Benchmark, Param, Verdict, register, where_ran
 from monet.benchmarks.stream import refuse_remote_node
-from monet.paper import PAPER_YCSB
-from monet.tables import figure, ipc_text, print_table
+from monet.report.paper import PAPER_YCSB
+from monet.report.tables import figure, ipc_text, print_table
 
 
 def _us(v):

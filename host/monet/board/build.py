@@ -10,9 +10,9 @@ import json
 import shutil
 import time
 
-from monet.ctl import CtlError, build as build_ctl
 from monet.repo import git_revision
 from monet.sim import tool_versions
+from monet.sim.ctl import CtlError, build as build_ctl
 from monet.soc.board import BOARDS, ROLES, generate_card, load_bitstream, sha256_of
 from monet.soc.errors import BoardError
 

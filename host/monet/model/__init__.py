@@ -18,7 +18,7 @@ def paper_check(figure, paper, model, tolerance, note=None):
 def check_lines(checks):
     """The checks as the terminal shows them: figure, paper, model, deviation, verdict, a check's `caveat` in
     brackets, and on its own line why a failing one fails."""
-    from monet.tables import fmt
+    from monet.report.tables import fmt
     lines = []
     for c in checks:
         paper = f"{c['paper']:g}" if isinstance(c["paper"], (int, float)) else c["paper"]

@@ -1213,7 +1213,7 @@ def _checks(result, p):
 
 def summary(result):
     """The pivot, the paper's checks and the simulated cases as the terminal shows them."""
-    from monet.tables import fmt, table_lines
+    from monet.report.tables import fmt, table_lines
     a = result["analytic"]
     pivot = a["pivot_bytes"]
     lines = [f"pivot (Eq 7): {fmt(pivot, 0)} B; asymptote BW_mem / 2 BW_net = {a['asymptotic_speedup']:.2f}x; "
@@ -1230,7 +1230,7 @@ def summary(result):
 
 def sections(result, out):
     """Report sections: the ping-pong cost model, the simulated speedups (vs size and vs FMU count), the checks."""
-    from monet.tables import fmt, figure
+    from monet.report.tables import fmt, figure
     out = Path(out)
     a, curve = result["analytic"], result["speedup_vs_size"]
     most = max((s["fmus"] for s in curve["series"] if s["kind"] == "simulated"), default=None)

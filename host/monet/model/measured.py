@@ -3,7 +3,7 @@ each the same whichever model asks. A figure the store cannot give is refused wi
 for it, so the user sees which campaign to run."""
 
 from monet.model import ModelInputError
-from monet.tables import axis
+from monet.report.tables import axis
 
 
 def _remote_ours(records):

@@ -100,7 +100,7 @@ def pj_per_bit(watts, bandwidth_gbps):
 def bandwidth_from_records(records, memory, lanes, rate_gbps, distance_m=8):
     """The best measured remote bandwidth (GB/s) of `memory` at `lanes` x `rate_gbps`, 64 B accesses, at the
     stored distance nearest `distance_m`; None when the store has no such point."""
-    from monet.tables import axis
+    from monet.report.tables import axis
     points = [r for r in records if r["point"].get("benchmark") == "bandwidth"
               and axis(r["point"], "memory") == memory and axis(r["point"], "placement") == "remote"
               and axis(r["point"], "profile") == "ours" and axis(r["point"], "size") == 64
@@ -170,7 +170,7 @@ def run(config, progress=None, records=None):
 
 def sections(result, out):
     """Report sections: Table 2 rebuilt (the paper's watts and bandwidth beside ours) and a plot of pJ/bit."""
-    from monet.tables import fmt, figure
+    from monet.report.tables import fmt, figure
     rows = result["rows"]
     with figure(out / "power.png", "Net energy per bit (paper Table 2)", "memory, lanes x lane rate",
                 "pJ/bit") as ax:
@@ -196,7 +196,7 @@ def sections(result, out):
 
 def summary(result):
     """Table 2 as the terminal shows it, with the formula's check against the paper's pJ/bit."""
-    from monet.tables import fmt, table_lines
+    from monet.report.tables import fmt, table_lines
     rows = result["rows"]
     checked = [r for r in rows if r["paper_pj_per_bit"]]
     worst = max((abs(r["pj_per_bit_paper_bandwidth"] / r["paper_pj_per_bit"] - 1) for r in checked), default=None)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import yaml
 
+from monet.campaign.results import load, read_manifest
 from monet.model import ModelInputError
 from monet.repo import git_revision
-from monet.results import load, read_manifest
 
 MODELS = ("topology", "power", "fmu")
 

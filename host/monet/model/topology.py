@@ -1130,7 +1130,7 @@ def _split(a, unit):
 
 def summary(result):
     """Per architecture: acceptance, hop split, latency, utilisation and power; then the paper's checks."""
-    from monet.tables import fmt, table_lines
+    from monet.report.tables import fmt, table_lines
     rows = []
     for name, a in result["architectures"].items():
         if not a["buildable"]:
@@ -1150,7 +1150,7 @@ def summary(result):
 
 def sections(result, out):
     """Report sections: the latency CDFs and hop split, and switch power against the card count."""
-    from monet.tables import fmt, figure
+    from monet.report.tables import fmt, figure
     out = Path(out)
     built = {n: a for n, a in result["architectures"].items() if a["buildable"]}
     with figure(out / "topology_rtt_cdf.png", "Round-trip network latency (Fig 4 right)", "round trip (ns)",

@@ -1,6 +1,7 @@
 """The board-free sim: `build` makes a Verilator model (one of MODELS, by the memories its card holds) and the
-firmware (SimBuild, cached by hash), `target` runs one and drives its firmware console (SimTarget, with `fw`,
-monet.firmware_console)."""
+firmware (SimBuild, cached by hash) with `verilator` (the pinned Verilator); `target` runs one and drives its
+firmware console (SimTarget, with `fw`, `firmware_console`); `link_setup` sets a point's link and memory up
+through it; `ctl` runs monet-ctl against a running sim's CSR bridge; `speed` is `monet sim speed`."""
 
 from monet.sim.build import (DEFAULT_BUILD_ROOT, DEFAULT_MODEL, FIRMWARE_DIR, GATEWARE_SOURCES, MODELS,
                              SimBuild, SimError, covers, gateware_hash, serves, smallest_model, tool_versions)

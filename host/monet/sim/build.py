@@ -14,9 +14,9 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from monet import verilator
 from monet.locks import exclusive
 from monet.repo import REPO
+from monet.sim import verilator
 from monet.tiers import refuse_in_unmarked_test
 
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
@@ -24,7 +24,7 @@ FIRMWARE_DIR = REPO / "firmware"
 DEFAULT_BUILD_ROOT = REPO / "build" / "sim"
 # The sim's models, smallest first, by the memories on their memory card (the compute card, ReMAT, the link and
 # the card's SRAM are in every one): a model without a memory has none of its logic to work out each cycle.
-# `full` serves every point and is the one every command but `monet campaign run` uses (monet.campaign's
+# `full` serves every point and is the one every command but `monet campaign run` uses (monet.campaign.plan's
 # plan_models gives a long run of points a smaller model).
 MODELS = {
     "sram": {"with_ddr4": False, "with_hmc": False},

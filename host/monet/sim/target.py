@@ -8,23 +8,23 @@ import time
 import pexpect
 
 from monet.console import ConsoleSession, spawn
-from monet.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.sim.build import SimError
+from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole
 from monet.soc.facts import BRIDGE_PORT_ENV
 from monet.tiers import refuse_in_unmarked_test
 
 BRIDGE_LINE = r"monet_bridge: listening on 127\.0\.0\.1:(\d+)"
 # What this process learnt of each model and firmware image it booted ((client class, gateware hash, firmware
-# hash) -> the `info` answer), once their command table was checked against the client (monet.firmware_console):
+# hash) -> the `info` answer), once their command table was checked against the client (monet.sim.firmware_console):
 # the check and the facts are the same at every boot of the same image, and a campaign boots one for every point
 # (the table and the facts are 1,500 characters, 0.6 s of the sim's console).
 _KNOWN_FIRMWARE = {}
 
 
 class SimTarget(ConsoleSession):
-    """A running sim. `fw` (monet.firmware_console) has a method per firmware console command, checked
+    """A running sim. `fw` (monet.sim.firmware_console) has a method per firmware console command, checked
     against the firmware's own table at boot; `command()` is its transport. `bridge_port`: the loopback port
-    of its CSR bridge (UARTBone's bytes, for litex_server: monet.ctl)."""
+    of its CSR bridge (UARTBone's bytes, for litex_server: monet.sim.ctl)."""
 
     def __init__(self, build, boot_timeout=120, command_timeout=300):
         self.build = build
@@ -56,7 +56,7 @@ class SimTarget(ConsoleSession):
     def _boot(self, timeout):
         refuse_in_unmarked_test("sim", "starts a Vsim", SimError)
         self.started = time.time()
-        # The CSR bridge (litex_server, monet-ctl: monet.ctl) listens on a free loopback port, named on the
+        # The CSR bridge (litex_server, monet-ctl: monet.sim.ctl) listens on a free loopback port, named on the
         # model's first lines.
         env = dict(os.environ, **{BRIDGE_PORT_ENV: "0"})
         self.child = spawn(str(self.build.model), cwd=str(self.build.gateware), encoding="utf-8",
@@ -110,7 +110,7 @@ class SimTarget(ConsoleSession):
                     continue
 
     def command(self, line, timeout=None):
-        """Sends one console line (monet.firmware_console writes them); returns its JSON answer. A firmware
+        """Sends one console line (monet.sim.firmware_console writes them); returns its JSON answer. A firmware
         error raises SimError."""
         self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
         self.resume()

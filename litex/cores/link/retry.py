@@ -49,7 +49,7 @@ class RetryBuffer(LiteXModule):
     Latency: 0 cycles (a transaction passes straight through when none waits before it); `replayed_bytes`
     follows a replay by a cycle. 8 logic levels (`monet board estimate`).
     `depth` transactions are kept (a power of two below 2**(SEQ_BITS-1)); size it for the bandwidth x round
-    trip of the longest link (host/monet/link_model.py reports what each configuration needs). When it is
+    trip of the longest link (host/monet/link/model.py reports what each configuration needs). When it is
     full the sink stalls (`window_stalls` counts those cycles).
 
     Inputs from the peer's good trailers: `ack_valid`, `ack`, `nak`. `restart` replays everything

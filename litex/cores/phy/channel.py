@@ -16,7 +16,7 @@ Per direction:
   link down (as a PHY loses lock), both directions at once;
 - per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew.
 
-Defaults (their sources: host/monet/link_model.py): PHY TX and RX fixed latencies from PG056's
+Defaults (their sources: host/monet/link/model.py): PHY TX and RX fixed latencies from PG056's
 GTHE4 64-bit (64b/66b) figures: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s above 2 Gb/s; fiber 4.9 ns/m
 one way (group index 1.468). The host computes cycles from these at the nominal clock.
 """
@@ -31,9 +31,9 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
+from monet.cores.common.layouts import *
 from monet.cores.phy.errors import ErrorInjector
 from monet.cores.phy.figures import THRESHOLD_BITS
-from monet.cores.common.layouts import *
 
 
 class WireTime(LiteXModule):

@@ -82,7 +82,7 @@ class ReMAT(LiteXModule):
         self.lat_clear   = Signal()
         self.outstanding = Signal(max=tags + 1)
         # Streamer pacing: requests a cycle at most, in 1/65536 (0: no limit). Models a streamer slower than
-        # one line a cycle, such as the MONet paper's MM-to-stream conversion (see host/monet/profiles.py).
+        # one line a cycle, such as the MONet paper's MM-to-stream conversion (see host/monet/link/profiles.py).
         self.issue_rate  = Signal(16)
         self.timeout     = Signal(32, reset=timeout)
         self.timeouts    = Signal(32)

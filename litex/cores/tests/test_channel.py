@@ -3,10 +3,10 @@
 import pytest
 from migen import *
 
-from monet import link_model
 from monet.cores.link.lanes import LaneStriper
 from monet.cores.phy.channel import SimChannelDirection
 from monet.cores.tests.verilog_sim import run_simulation
+from monet.link import model as link_model
 
 
 class Direction(Module):

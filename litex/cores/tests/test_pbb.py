@@ -254,7 +254,7 @@ def test_pattern_model_matches_hardware():
 
 
 def test_latency_figures_are_the_cycles_counted_outside_and_percentiles_within_one_bucket():
-    from monet.stats import histogram_percentile, percentile
+    from monet.report.stats import histogram_percentile, percentile
     dut = Bench(32)
     samples, issue_times, hist, figures = [], {}, [], {}
     shift = 1

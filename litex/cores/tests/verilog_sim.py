@@ -31,11 +31,11 @@ from migen.fhdl import verilog
 from migen.fhdl.structure import Cat, Constant, _Assign, _Slice
 from migen.fhdl.tools import list_targets
 
-from monet import verilator
 from monet.cores.tests.verilog_sim_wire import receive, send
 from monet.locks import exclusive
-from monet.soc.conversion import use_fast_conversion
 from monet.repo import REPO
+from monet.sim import verilator
+from monet.soc.conversion import use_fast_conversion
 
 # Models are keyed by their Verilog text, so checkouts may share one folder (`make mutants` points its
 # worker trees at the checkout's: a mutant's model is new, an unmutated one is already there).

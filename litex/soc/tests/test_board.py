@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from monet import ctl
-from monet.cli import main
-from monet.repo import REPO
-from monet.locks import exclusive
 from monet.board.build import BoardError, build_card
-from monet.soc.board import default_output
+from monet.cli import main
+from monet.locks import exclusive
+from monet.repo import REPO
+from monet.sim import ctl
 from monet.soc import zcu111
+from monet.soc.board import default_output
 from monet.soc.zcu102 import _sfp_pins
 
 CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(lanes=2, rate=10.0)}

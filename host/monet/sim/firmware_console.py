@@ -88,7 +88,7 @@ class FirmwareConsole:
             for key in sorted(set(mine[name]) - theirs):
                 problems.append(f"`{name}` takes {key}= in the client, not in the firmware")
         if problems:
-            raise ConsoleMismatch("the firmware console and monet.firmware_console differ: " + "; ".join(problems))
+            raise ConsoleMismatch("the firmware console and monet.sim.firmware_console differ: " + "; ".join(problems))
 
     @command
     def help(self):

@@ -13,8 +13,8 @@ time lost, the predicted efficiency is 1 / (1 + r): no errors happen while the l
 
 import math
 
-from monet import link_model
-from monet.profiles import PROFILES
+from monet.link import model as link_model
+from monet.link.profiles import PROFILES
 
 # Frame detection and nak handling, cycles: deframer (6), sequence check and nak into the next trailer
 # (2), the peer's deframer (6), rewind and framer (5).

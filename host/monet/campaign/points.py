@@ -1,7 +1,7 @@
 """Campaign points as pytest items: each runs one benchmark on its target (sim or qemu) and is stored at once.
 
 Collected only when named explicitly (`monet campaign run` does so), never by `make test`. `run_point` and
-`finish_result` also serve the campaign's Dask workers (monet.campaign_workers), with targets of their own.
+`finish_result` also serve the campaign's Dask workers (monet.campaign.workers), with targets of their own.
 """
 
 import os
@@ -12,7 +12,7 @@ import time
 import pytest
 
 from monet.benchmarks import LINUX_TARGETS, REGISTRY
-from monet.campaign import Progress, point_key
+from monet.campaign.plan import Progress, point_key
 from monet.sim import SimTarget
 
 

@@ -2,8 +2,8 @@
 DDR4 and HMC) STREAM and the PBB's bandwidth, remote as a share of local (SB %), remote write latency and its
 overhead over local, each beside the paper's value and its deviation."""
 
-from monet.paper import PAPER_T1_BANDWIDTH_GBPS, PAPER_T1_SB, PAPER_T1_WRITE
-from monet.tables import axis, fmt, memory_label
+from monet.report.paper import PAPER_T1_BANDWIDTH_GBPS, PAPER_T1_SB, PAPER_T1_WRITE
+from monet.report.tables import axis, fmt, memory_label
 
 REMOTE_HMC_LABEL = "hmc half"   # T1's remote HMC: half width, terminated on the memory card behind our link
 T1_RATE_GBPS = 15.0             # T1's remote links (8 x 15 Gb/s) and its HMC lanes

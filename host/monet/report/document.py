@@ -6,10 +6,10 @@ from pathlib import Path
 
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
-from monet.paper import PAPER
-from monet.results import load, read_manifest
-from monet import table1
-from monet.tables import POINT_DEFAULTS, axis, fmt, markdown_table
+from monet.campaign.results import load, read_manifest
+from monet.report import table1
+from monet.report.paper import PAPER
+from monet.report.tables import POINT_DEFAULTS, axis, fmt, markdown_table
 
 
 def _profile_figures(records, fits, profile):
@@ -125,7 +125,7 @@ def make_report(results_dir, out_dir=None):
                        fmt(c["ours"], 2), dev(c["ours_deviation"]), c["kind"], c["source"]]
                       for c in comparison], None,
                      "The monet profile is the paper's path modelled in the same sim (same memory model, same "
-                     "distance); its constants and their sources are in host/monet/profiles.py. Memory: remote DDR4 "
+                     "distance); its constants and their sources are in host/monet/link/profiles.py. Memory: remote DDR4 "
                      "(LiteDRAM) where the campaign ran it, else the on-card SRAM; the HMC row is the half-width HMC "
                      "behind our link, one 64 B line write at a time from the benchmark block. Bandwidth rows use "
                      "the best 8 m, 64 B read or write point at that rate."))

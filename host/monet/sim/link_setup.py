@@ -4,8 +4,9 @@ memory-card section (`map_remote_windows`) and the windows the soft CPU reaches 
 card's service figures over a run, and the link settings stored with every result (`link_record`). Every
 benchmark that runs on the sim sets its point up through here."""
 
-from monet import link_model, reliability
-from monet.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
+from monet.link import model as link_model
+from monet.link import reliability
+from monet.link.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
 from monet.soc.facts import TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cycles, hmc_flit_ps
 
 # How the soft CPU reaches remote memory: the uncached window (every word a round trip) or the cacheable

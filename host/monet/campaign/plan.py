@@ -6,7 +6,7 @@
       distance_m: [0, 8, 36]
       lanes: [8]
       rate_gbps: [15]
-      profile: [ours, monet]  # our link, or the MONet paper's streamer + Aurora (monet/profiles.py)
+      profile: [ours, monet]  # our link, or the MONet paper's streamer + Aurora (monet/link/profiles.py)
       memory: [sram]          # or ddr4
       target: [sim]           # sim (the soft CPU and the link) or qemu (Linux on the board-in-a-box)
     benchmarks:
@@ -46,10 +46,10 @@ from pathlib import Path
 import yaml
 
 from monet.benchmarks import AXES, AXIS, DEFAULT_SIM_CYCLES, MEMORY_AXES, REGISTRY, Param
-from monet.link_model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
-from monet.profiles import memory_refusal
+from monet.campaign.results import stored_lines
+from monet.link.model import FIBER_NS_PER_M, NOMINAL_CLK_HZ, PHY_RX_UI, PHY_TX_UI
+from monet.link.profiles import memory_refusal
 from monet.repo import git_revision
-from monet.results import stored_lines
 
 REPETITIONS = Param("repetitions", "runs of every point", low=1, high=1000, integer=True, default=1)
 

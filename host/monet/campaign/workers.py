@@ -5,7 +5,7 @@ point at a time each, so N sims (or QEMU guests) run at once; `--scheduler ADDRE
 existing Dask cluster instead (`dask scheduler` + `dask worker` on the user's machines, an SSH cluster,
 Slurm through dask-jobqueue), whose workers have this project installed at the same revision.
 
-Each worker process builds the sim model a point runs on (monet.campaign.plan_models) or reuses it by its hash
+Each worker process builds the sim model a point runs on (monet.campaign.plan.plan_models) or reuses it by its hash
 (builders on one machine share `build/sim/<hash>` behind a lock) and boots a sim from it for every point; a
 worker whose model hash differs from the campaign's refuses the point, naming both. This process is the one writer: it
 appends each finished point to the results store as its future completes, so resume skips finished points
@@ -23,9 +23,9 @@ from typing import NamedTuple
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
-from monet.campaign import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id, point_key,
+from monet.campaign.plan import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id, point_key,
                             write_manifest)
-from monet.campaign_points import finish_result, run_point
+from monet.campaign.points import finish_result, run_point
 
 CONNECT_TIMEOUT_S = 15
 
@@ -36,7 +36,7 @@ class WorkerError(RuntimeError):
 
 class WorkerTargets:
     """A worker process's sim builds (one a model) and QEMU guest, made once and kept for every point it runs
-    (a sim point boots its own sim from its model's build: monet.campaign_points.run_point)."""
+    (a sim point boots its own sim from its model's build: monet.campaign.points.run_point)."""
 
     _current = None
 

@@ -26,7 +26,7 @@ def paper(figure):
 
 
 # The paper's Table 1 (T1, 8 m round trip), MONet's column: per memory configuration STREAM / baseline (the
-# PBB's bandwidth) in GB/s, keyed by the report's memory label (monet.tables.memory_label: HW is half width).
+# PBB's bandwidth) in GB/s, keyed by the report's memory label (monet.report.tables.memory_label: HW is half width).
 PAPER_T1_BANDWIDTH_GBPS = {
     "ddr4 local": ("local DDR4", 3.7, 15.5),
     "hmc full local": ("local HMC FW", 3.8, 37.8),

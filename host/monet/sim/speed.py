@@ -12,7 +12,7 @@ the console exchanges around each workload (a few thousand cycles against millio
 
 import time
 
-from monet import link_setup
+from monet.sim import link_setup
 from monet.soc.facts import REMOTE_SECTION_BITS, REMOTE_TAGS
 
 GOAL_PBB_CYCLES_PER_S = 250_000     # issue 11's goal for the PBB-busy workload on a 2-core machine

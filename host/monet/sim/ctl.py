@@ -16,11 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from monet.firmware_console import FirmwareConsole
 from monet.locks import exclusive
 from monet.loopback import Server, ServerError, free_port, port_free, stop
 from monet.repo import REPO
 from monet.sim.build import _tail
+from monet.sim.firmware_console import FirmwareConsole
 from monet.soc.facts import USER_INCLUDE
 
 CTL_SOURCES = REPO / "firmware" / "ctl"
@@ -135,7 +135,7 @@ class CtlSession:
 
 
 class CtlTarget:
-    """A running sim driven through monet-ctl over its CSR bridge: `fw` is monet.firmware_console's client on
+    """A running sim driven through monet-ctl over its CSR bridge: `fw` is monet.sim.firmware_console's client on
     monet-ctl (checked against monet-ctl's `help`: its commands are the firmware's CSR commands), `build` the
     sim's build. The sim itself stays the caller's."""
 

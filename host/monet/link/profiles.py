@@ -28,7 +28,7 @@ compare against.
 
 from dataclasses import dataclass
 
-from monet import link_model
+from monet.link import model as link_model
 
 AURORA_LATENCY_USER_CLK = 48
 GEARBOX_PAUSE_EVERY     = 32
