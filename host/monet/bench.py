@@ -178,7 +178,7 @@ def bandwidth(target, op, outstanding, distance_m, lanes, rate_gbps, pattern="se
     hist = run["hist"]
     pct = {}
     for p in (50, 90, 99, 99.9):
-        cycles = histogram_percentile(hist, shift, p)
+        cycles = histogram_percentile(hist, shift, p, highest=run["lat_max"])
         pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
     return {
         "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,

@@ -63,7 +63,7 @@ def test_a_killed_campaign_resumes_without_repeating_or_losing_points(sim_build,
 
     md, html_path = make_report(results)
     text = md.read_text()
-    assert "Eq. 1" in text and "Beside the paper" in text and "526.60" in text
+    assert "Eq. 1" in text and text.split("\n## ")[1].startswith("Summary: beside the paper") and "526.60" in text
     # Every measured point is a row of the latency table, with the figures the results store holds.
     for r in records:
         lat = r["result"]["latency_ns"]

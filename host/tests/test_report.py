@@ -135,10 +135,23 @@ def test_the_paper_comparison_picks_the_right_points(built):
     assert rows["remote DDR4 write latency, 8 m"]["monet"] == 530.0
     assert rows["remote DDR4 write latency, 8 m"]["ours_deviation"] == pytest.approx((540 - 526.6) / 526.6)
     assert rows["remote DDR4 bandwidth, 8 x 15 Gb/s"]["monet_deviation"] is None
-    beside = {row[0]: row for row in sections_of(md)["Beside the paper"]}
+    beside = {row[0]: row for row in sections_of(md)["Summary: beside the paper"]}
     assert beside["remote DDR4 write latency, 8 m"] == [
-        "remote DDR4 write latency, 8 m", "526.60", "ns", "530.00", "+0.6 %", "540.00", "+2.5 %", "stated", "T1"]
-    assert beside["remote DDR4 bandwidth, 8 x 10 Gb/s"][5:7] == ["6.50", "-4.4 %"]
+        "remote DDR4 write latency, 8 m", "526.60", "ns", "530.00", "+0.6 %", "reproduced", "540.00", "+2.5 %",
+        "worse", "stated", "T1"]
+    assert beside["remote DDR4 bandwidth, 8 x 10 Gb/s"][3:9] == ["-", "-", "-", "6.50", "-4.4 %", "worse"]
+
+
+@pytest.mark.parametrize("name, mine, unit, verdict", [
+    ("monet", 115.0, "ns", "reproduced"), ("monet", 85.0, "GB/s", "reproduced"), ("monet", 116.0, "ns", "not reproduced"),
+    ("monet", 84.0, "GB/s", "not reproduced"), ("ours", 90.0, "ns", "better"), ("ours", 110.0, "ns", "worse"),
+    ("ours", 90.0, "ns/m", "better"), ("ours", 110.0, "GB/s", "better"), ("ours", 90.0, "", "worse"),
+    ("ours", 100.0, "GB/s", "equal"), ("ours", None, "ns", "-")])
+def test_the_summarys_verdicts(name, mine, unit, verdict):
+    # Against a paper value of 100: the monet profile within 15 % reproduces it; lower latency, higher
+    # bandwidth or utilisation is better.
+    row = {"paper": 100.0, "unit": unit, name: mine, f"{name}_deviation": None if mine is None else (mine - 100) / 100}
+    assert report.verdicts(row, name) == verdict
 
 
 def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
@@ -270,10 +283,16 @@ def test_stream_over_remote_ddr4_through_the_cacheable_window_is_judged_against_
 
 def test_manifest_lines_and_torn_lines(built):
     _, md, html_text, _ = built
-    assert md.splitlines()[:7] == [
-        "# MONet-open campaign report", "", "- campaign: hand.yaml", "- git_revision: abc1234",
-        "- nominal_clock_hz: 250000000", "- sim model ddr4 (sram, ddr4): gateware 65bd, firmware f1e2",
-        "- versions: litex 2024.12, verilator 5.030"]
+    # The answer first: what was measured and the paper beside it; then where the figures came from.
+    headings = [line for line in md.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## Summary: beside the paper", "## Provenance"]
+    assert md.splitlines()[4].startswith(f"Measured: {len(RECORDS)} points (bandwidth 7, ber 3, latency 8, stream 3) "
+                                         "on sim; memories ddr4, sram; link profiles monet, ours. ")
+    provenance = md.splitlines()[md.splitlines().index("## Provenance") + 4:][:5]
+    assert provenance == [
+        "- campaign: hand.yaml", "- git_revision: abc1234", "- nominal_clock_hz: 250000000",
+        "- sim model ddr4 (sram, ddr4): gateware 65bd, firmware f1e2", "- versions: litex 2024.12, verilator 5.030"]
+    assert html_text.index("<h2>Summary: beside the paper</h2>") < html_text.index("<h2>Provenance</h2>")
     assert "<li>versions: litex 2024.12, verilator 5.030</li>" in html_text
     assert "<td>526.60</td>" in html_text
 
@@ -298,9 +317,12 @@ def test_the_distance_plot_draws_points_fits_and_the_paper():
     assert drawn["ours sram write 8x15G (5.00 ns/m)"] == ([0, 8, 100], [500.0, 540.0, 1000.0])
     assert drawn["paper: remote DDR4 write, 8 m"] == ([8], [526.6])
     assert drawn["paper: Eq. 1 at 100 m (DDR4 write, read)"] == ([100, 100], [1030, 1230])
-    fit_lines = [l for l in ax.get_lines() if l.get_linestyle() == "--"]
-    assert [list(l.get_ydata()) for l in fit_lines] == [[pytest.approx(600), pytest.approx(1200)],
-                                                          [pytest.approx(500), pytest.approx(1000)]]
+    # Reads and writes apart by marker and by their fit's line, not by colour alone.
+    lines = {l.get_label(): l for l in ax.get_lines()}
+    assert lines["ours sram write 8x15G (5.00 ns/m)"].get_marker() == "s"
+    assert lines["ours sram read 8x15G (6.00 ns/m)"].get_marker() == "o"
+    fits = {l.get_linestyle(): list(l.get_ydata()) for l in ax.get_lines() if l.get_marker() in ("None", "")}
+    assert fits == {"-": [pytest.approx(600), pytest.approx(1200)], "--": [pytest.approx(500), pytest.approx(1000)]}
 
 
 def test_the_bandwidth_plot_draws_the_best_per_capacity():
@@ -355,7 +377,8 @@ def test_linux_sections(tmp_path):
         ["A", "1", "4", "1000", "1234", "2.50", "12.35", "0", "n/a: no instructions event"]]
     assert tables["perf stat over STREAM, board-in-a-box (paper Fig 19)"] == [
         ["0", "100000", "123456789", "-", "0.456", "4000"]]
-    assert "Beside the paper" not in tables            # no sim results: nothing to set beside the paper
+    assert "Summary: beside the paper" not in tables       # no sim results: nothing to set beside the paper
+    assert md.read_text().split("\n## ")[1].startswith("Summary\n\nMeasured: ")
     assert plt.imread(tmp_path / "results" / "ycsb.png").shape[:2] == (462, 704)
 
 

@@ -7,7 +7,6 @@ import sys
 import pytest
 
 from monet import bench
-from monet.link import model as link_model
 
 
 @pytest.mark.parametrize("pattern", ["seq", "random"])
@@ -58,10 +57,10 @@ def test_outstanding_requests_rule_remote_bandwidth(sim):
     few = bench.bandwidth(sim, "read", 4, 100, 8, 15.0, count=1000)
     many = bench.bandwidth(sim, "read", 128, 100, 8, 15.0, count=4000)
     assert many["bandwidth_GBps"] > 4 * few["bandwidth_GBps"]
-    # Histogram percentiles are bucket upper edges: at most one bucket above the largest sample.
-    bucket_ns = link_model.cycles_to_ns(few["histogram"]["bucket_cycles"])
-    assert few["latency_ns"]["min"] <= few["latency_ns"]["p50"] <= few["latency_ns"]["p99"]
-    assert few["latency_ns"]["p99"] < few["latency_ns"]["max"] + bucket_ns
+    # Histogram percentiles are bucket upper edges, never beyond the largest sample measured.
+    for r in (few, many):
+        ns = r["latency_ns"]
+        assert ns["min"] <= ns["p50"] <= ns["p90"] <= ns["p99"] <= ns["p99_9"] <= ns["max"]
 
 
 def test_bandwidth_json_contract(sim_build):

@@ -44,6 +44,13 @@ def test_histogram_percentile_is_the_upper_edge_of_its_bucket(p, expected):
     assert histogram_percentile([0, 2, 1, 1], 4, p) == expected
 
 
+@pytest.mark.parametrize("highest, expected", [(40, 40), (47, 47), (100, 47), (32, 32)])
+def test_histogram_percentile_never_exceeds_the_measured_maximum(highest, expected):
+    # The 99th percentile falls in [32, 48): its upper edge, 47, unless no sample went that far.
+    assert histogram_percentile([0, 2, 1, 0], 4, 99, highest=highest) == expected
+    assert histogram_percentile([0, 2, 1, 1], 4, 99, highest=highest) is None    # the open bucket stays open
+
+
 def test_histogram_percentile_of_an_empty_histogram_is_refused():
     with pytest.raises(ValueError, match="empty histogram"):
         histogram_percentile([0, 0, 0], 2, 50)

@@ -5,7 +5,7 @@ from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.link import model as link_model
 from monet.report.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
                          THESIS_HMC_LINK_GBPS)
-from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
+from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, op_style, print_table
 from monet.soc.facts import REMOTE_TAGS
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
@@ -210,7 +210,7 @@ def native_hmc_section(series, out):
             link = "native HMC" if p["hmc_native"] else "terminated (our link)"
             label = f"{link}: {p['op']} {p['size']} B, HMC {p['hmc_width']}, {p['lanes']}x{p['rate_gbps']:g}G"
             xs = list(best)
-            line, = ax.plot(xs, [best[x] for x in xs], "o-" if p["hmc_native"] else "s--", label=label)
+            line, = ax.plot(xs, [best[x] for x in xs], op_style(p["op"], "-" if p["hmc_native"] else ":"), label=label)
             if fall["at_m"] is not None:
                 ax.plot([fall["at_m"]], [fall["threshold_GBps"]], "v", color=line.get_color(), markersize=9,
                         label=f"{link} {p['op']} below {DISTANCE_FLOOR:.0%} at {fall['at_m']:.0f} m")
@@ -241,7 +241,7 @@ def draw_bandwidth(ax, records):
         if len(best) < 2:
             continue
         xs = sorted(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
+        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]), label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
                 f"{p['size']} B {p['distance_m']:g} m")
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
@@ -261,6 +261,6 @@ def draw_bandwidth_distance(ax, series):
         if len(best) < 2:
             continue
         xs = list(best)
-        ax.plot(xs, [best[x] for x in xs], "o-", label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
+        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]), label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
                 f"{p['size']} B {p['lanes']}x{p['rate_gbps']:g}G")
     ax.plot([8], [PAPER_BANDWIDTH_GBPS[15.0]], "kx", label="paper: remote DDR4, 8 x 15 Gb/s, 8 m")

@@ -4,7 +4,7 @@ from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
 from monet.link import model as link_model
 from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
-from monet.report.tables import figure, fmt, group, print_table
+from monet.report.tables import figure, fmt, group, op_style, print_table
 
 SERIES = ("profile", "op", "lanes", "rate_gbps", "distance_m", "burst")
 
@@ -115,10 +115,10 @@ def draw_ber(ax, records):
             continue
         profile, op, lanes, rate, distance, burst = key
         xs = [r["point"]["ber"] for r in rs]
-        line, = ax.plot(xs, [r["result"]["efficiency_vs_error_free"] for r in rs], "o-",
+        line, = ax.plot(xs, [r["result"]["efficiency_vs_error_free"] for r in rs], op_style(op),
                         label=f"{profile} {op} {lanes}x{rate:g}G {distance:g} m"
                               + (f", {burst}-bit bursts" if burst != 1 else ""))
-        ax.plot(xs, [r["result"]["predicted"]["predicted_efficiency"] for r in rs], "--", color=line.get_color(),
+        ax.plot(xs, [r["result"]["predicted"]["predicted_efficiency"] for r in rs], ":", color=line.get_color(),
                 label="replay model")
     for rate, eff in PAPER_BER_EFFICIENCY.items():
         ax.plot([1e-12], [eff], "x", label=f"paper: 8x{rate:g}G at 1e-12")

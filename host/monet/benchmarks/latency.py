@@ -7,7 +7,7 @@ from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.link import model as link_model
 from monet.report.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
 from monet.report.stats import linear_fit
-from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
+from monet.report.tables import MEMORY_SERIES, OP_LINES, figure, fmt, group, memory_label, op_style, print_table
 from monet.soc.facts import CONSOLE_MAX_SAMPLES
 
 OPS = ("read", "write")
@@ -132,9 +132,10 @@ def draw_distance(ax, fits):
     for f in fits:
         label = (f"{f['profile']} {f['label']} {f['op']} {f['lanes']}x{f['rate_gbps']:g}G "
                  f"({f['L_m_ns_per_m']:.2f} ns/m)")
-        line, = ax.plot(f["distances"], f["latency_ns"], "o", label=label)
+        line, = ax.plot(f["distances"], f["latency_ns"], op_style(f["op"], line=None), label=label)
         xs = [0, max(100, max(f["distances"]))]
-        ax.plot(xs, [f["intercept_ns"] + f["L_m_ns_per_m"] * x for x in xs], "--", color=line.get_color())
+        ax.plot(xs, [f["intercept_ns"] + f["L_m_ns_per_m"] * x for x in xs], OP_LINES.get(f["op"], "-"),
+                color=line.get_color())
     ax.plot([8], [PAPER_LATENCY_NS["write"]], "kx", label="paper: remote DDR4 write, 8 m")
     ax.plot([100, 100], [PAPER_LATENCY_100M_NS["write"], PAPER_LATENCY_100M_NS["read"]], "k+",
             label="paper: Eq. 1 at 100 m (DDR4 write, read)")

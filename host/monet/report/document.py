@@ -2,13 +2,14 @@
 
 import html
 import json
+from collections import Counter
 from pathlib import Path
 
 from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.campaign.results import load, read_manifest
 from monet.report import table1
-from monet.report.paper import PAPER
+from monet.report.paper import PAPER, PAPER_TOLERANCE
 from monet.report.tables import POINT_DEFAULTS, axis, fmt, markdown_table
 
 
@@ -84,6 +85,49 @@ def _online_section(records):
              "tree's node 1 memory is online from the start, so it onlines none.")]
 
 
+LOWER_IS_BETTER = ("ns", "ns/m")   # units of the latencies; bandwidths and utilisations are better higher
+
+
+def verdicts(row, name):
+    """The summary's verdict on one profile's figure: the MONet-compatible profile reproduces the paper's value
+    (within PAPER_TOLERANCE) or not; our link is better or worse than the paper."""
+    mine, deviation = row[name], row[f"{name}_deviation"]
+    if mine is None:
+        return "-"
+    if name == "monet":
+        return "reproduced" if abs(deviation) <= PAPER_TOLERANCE else "not reproduced"
+    better = mine < row["paper"] if row["unit"] in LOWER_IS_BETTER else mine > row["paper"]
+    return "better" if better else "worse" if mine != row["paper"] else "equal"
+
+
+def measured_line(records):
+    """What a campaign measured, in one line: its points by benchmark, their targets, memories and profiles."""
+    count = lambda key: Counter(str(axis(r["point"], key)) for r in records)
+    benchmarks = ", ".join(f"{name} {n}" for name, n in count("benchmark").items())
+    line = f"Measured: {len(records)} points ({benchmarks}) on {', '.join(sorted(count('target')))}"
+    if any(r["point"]["target"] == "sim" for r in records):
+        line += (f"; memories {', '.join(sorted(count('memory')))}; link profiles "
+                 f"{', '.join(sorted(count('profile')))}")
+    return line
+
+
+def summary_section(records, comparison):
+    """The report's first section: what was measured, and the paper's figures beside ours with verdicts."""
+    def dev(d):
+        return "-" if d is None else f"{100 * d:+.1f} %"
+    return ("Summary: beside the paper", ["figure", "paper", "unit", "monet profile", "deviation", "verdict",
+                                          "MONet-open", "deviation", "verdict", "paper value is", "source"],
+            [[c["figure"], fmt(c["paper"], 2), c["unit"], fmt(c["monet"], 2), dev(c["monet_deviation"]),
+              verdicts(c, "monet"), fmt(c["ours"], 2), dev(c["ours_deviation"]), verdicts(c, "ours"), c["kind"],
+              c["source"]] for c in comparison], None,
+            measured_line(records) + ". The monet profile is the paper's path modelled in the same sim (same memory "
+            f"model, same distance): it reproduces a figure within {PAPER_TOLERANCE:.0%}; its constants and their "
+            "sources are in host/monet/link/profiles.py. MONet-open is our link, better or worse than the paper. "
+            "Memory: remote DDR4 (LiteDRAM) where the campaign ran it, else the on-card SRAM; the HMC row is the "
+            "half-width HMC behind our link, one 64 B line write at a time from the benchmark block. Bandwidth rows "
+            "use the best 8 m, 64 B read or write point at that rate. The detail follows the provenance.")
+
+
 def make_report(results_dir, out_dir=None):
     from monet.model import power, runner
     out = Path(out_dir or results_dir)
@@ -111,33 +155,29 @@ def make_report(results_dir, out_dir=None):
         sections += benchmark.sections(records, out)
 
     if not any(r["point"]["target"] == "sim" for r in records):
-        return _write(out, manifest, sections, {"fits": fits, "paper": comparison})
+        return _write(out, manifest, sections, {"fits": fits, "paper": comparison}, summary=[
+            ("Summary", None, [], None, measured_line(records) + ". No point ran on the sim: nothing to set "
+             "beside the paper's figures.")])
     sections += table1.sections(t1)
     table2 = power.run({}, records=records)
     if any(row["measured_GBps"] for row in table2["rows"]):
         sections += power.sections(table2, out)
 
-    def dev(d):
-        return "-" if d is None else f"{100 * d:+.1f} %"
-    sections.append(("Beside the paper", ["figure", "paper", "unit", "monet profile", "deviation", "MONet-open",
-                                          "deviation", "paper value is", "source"],
-                     [[c["figure"], fmt(c["paper"], 2), c["unit"], fmt(c["monet"], 2), dev(c["monet_deviation"]),
-                       fmt(c["ours"], 2), dev(c["ours_deviation"]), c["kind"], c["source"]]
-                      for c in comparison], None,
-                     "The monet profile is the paper's path modelled in the same sim (same memory model, same "
-                     "distance); its constants and their sources are in host/monet/link/profiles.py. Memory: remote DDR4 "
-                     "(LiteDRAM) where the campaign ran it, else the on-card SRAM; the HMC row is the half-width HMC "
-                     "behind our link, one 64 B line write at a time from the benchmark block. Bandwidth rows use "
-                     "the best 8 m, 64 B read or write point at that rate."))
-
-    return _write(out, manifest, sections, {"fits": fits, "paper": comparison, "table1": t1})
+    return _write(out, manifest, sections, {"fits": fits, "paper": comparison, "table1": t1},
+                  summary=[summary_section(records, comparison)])
 
 
-def _write(out, manifest, sections, data, title="MONet-open campaign report"):
-    (out / "report.md").write_text(_markdown(manifest, sections, title))
-    (out / "report.html").write_text(_html(manifest, sections, title))
+def _write(out, manifest, sections, data, title="MONet-open campaign report", summary=()):
+    """report.md, report.html and report.json: the title, the `summary` sections (the answer: the first screen),
+    the provenance (the manifest's settings, hashes and versions), then the detail."""
+    (out / "report.md").write_text(_markdown(manifest, list(summary), sections, title))
+    (out / "report.html").write_text(_html(manifest, list(summary), sections, title))
     (out / "report.json").write_text(json.dumps(data, indent=1))
     return out / "report.md", out / "report.html"
+
+
+PROVENANCE = ("Provenance", None, [], None, "What produced these figures: the campaign, the git revision, the "
+              "builds' hashes and the tool versions.")
 
 
 def _manifest_lines(manifest):
@@ -168,10 +208,12 @@ def _manifest_lines(manifest):
     return lines
 
 
-def _markdown(manifest, sections, title):
-    out = [f"# {title}", ""] + [f"- {l}" for l in _manifest_lines(manifest)]
-    for heading, header, rows, image, note in sections:
+def _markdown(manifest, summary, sections, title):
+    out = [f"# {title}"]
+    for heading, header, rows, image, note in summary + [PROVENANCE] + sections:
         out += ["", f"## {heading}", "", note]
+        if heading == PROVENANCE[0]:
+            out += [""] + [f"- {l}" for l in _manifest_lines(manifest)]
         if header:
             out += [""] + markdown_table(header, rows)
         if image:
@@ -179,16 +221,16 @@ def _markdown(manifest, sections, title):
     return "\n".join(out) + "\n"
 
 
-def _html(manifest, sections, title):
+def _html(manifest, summary, sections, title):
     e = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>",
              "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
              "margin:1em 0}td,th{border:1px solid #bbb;padding:3px 8px;font-size:13px}th{background:#eee}</style>",
-             f"</head><body><h1>{e(title)}</h1><ul>"]
-    parts += [f"<li>{e(l)}</li>" for l in _manifest_lines(manifest)]
-    parts.append("</ul>")
-    for heading, header, rows, image, note in sections:
+             f"</head><body><h1>{e(title)}</h1>"]
+    for heading, header, rows, image, note in summary + [PROVENANCE] + sections:
         parts.append(f"<h2>{e(heading)}</h2><p>{e(note)}</p>")
+        if heading == PROVENANCE[0]:
+            parts.append("<ul>" + "".join(f"<li>{e(l)}</li>" for l in _manifest_lines(manifest)) + "</ul>")
         if header:
             parts.append("<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in header) + "</tr>")
             for row in rows:

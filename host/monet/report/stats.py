@@ -35,10 +35,12 @@ def linear_fit(xs, ys):
     return a, b, (1 - ss_res / ss_tot) if ss_tot else 1.0
 
 
-def histogram_percentile(hist, shift, p):
+def histogram_percentile(hist, shift, p, highest=None):
     """Percentile (0..100) from a latency histogram whose bucket i holds [i << shift, (i+1) << shift)
     (the last bucket: everything above). Returns the upper edge of the bucket holding it, in cycles, within
-    one bucket of the true value and never below it; None when it falls in the open last bucket."""
+    one bucket of the true value and never below it; None when it falls in the open last bucket. With
+    `highest`, the largest sample measured, never above that either: a bucket's upper edge can lie beyond every
+    sample in it, and a percentile beyond the maximum is no percentile."""
     total = sum(hist)
     if total == 0:
         raise ValueError("empty histogram")
@@ -47,5 +49,8 @@ def histogram_percentile(hist, shift, p):
     for i, n in enumerate(hist):
         seen += n
         if seen >= need:
-            return ((i + 1) << shift) - 1 if i < len(hist) - 1 else None
+            if i == len(hist) - 1:
+                return None
+            edge = ((i + 1) << shift) - 1
+            return edge if highest is None else min(edge, highest)
     raise AssertionError("unreachable")

@@ -71,6 +71,16 @@ def group(records, benchmark, keys):
     return groups
 
 
+# Read and write (and a mix) told apart in every plot by marker and line, not by colour alone.
+OP_MARKERS = {"read": "o", "write": "s", "mixed": "^"}
+OP_LINES = {"read": "-", "write": "--", "mixed": "-."}
+
+
+def op_style(op, line="op"):
+    """A matplotlib format for an `op`'s series: its marker, and its line (`line`="op"), the given one, or none."""
+    return OP_MARKERS.get(op, "o") + (OP_LINES.get(op, "-") if line == "op" else line or "")
+
+
 @contextmanager
 def figure(path, title, xlabel, ylabel):
     """A matplotlib axes (headless) saved to `path` with its title, labels, grid and legend."""
