@@ -154,6 +154,14 @@ def test_the_summarys_verdicts(name, mine, unit, verdict):
     assert report.verdicts(row, name) == verdict
 
 
+def test_the_write_latency_at_8_m_is_the_latency_benchmarks():
+    # A bandwidth point's write at 8 m (its loaded latency) stands before the latency point: not taken.
+    write = bandwidth(15.0, 8.0)
+    write["point"]["op"], write["result"]["latency_ns"]["mean"] = "write", 900.0
+    rows = {row["figure"]: row for row in report.paper_comparison([write, latency("write", 8, 540.0)], [])}
+    assert rows["remote DDR4 write latency, 8 m"]["ours"] == 540.0
+
+
 def test_a_fit_on_ddr4_wins_over_one_on_sram(tmp_path):
     records = RECORDS + [latency("write", 0, 400.0, memory="ddr4"), latency("write", 10, 440.0, memory="ddr4")]
     rows = {row["figure"]: row["ours"] for row in report.paper_comparison(records, latency_bench.distance_fits(records))}
@@ -293,6 +301,11 @@ def test_manifest_lines_and_torn_lines(built):
         "- campaign: hand.yaml", "- git_revision: abc1234", "- nominal_clock_hz: 250000000",
         "- sim model ddr4 (sram, ddr4): gateware 65bd, firmware f1e2", "- versions: litex 2024.12, verilator 5.030"]
     assert html_text.index("<h2>Summary: beside the paper</h2>") < html_text.index("<h2>Provenance</h2>")
+    provenance = html_text[html_text.index("<h2>Provenance</h2>"):].split("\n")
+    assert provenance[1] == "<ul><li>campaign: hand.yaml</li><li>git_revision: abc1234</li>" \
+        "<li>nominal_clock_hz: 250000000</li><li>sim model ddr4 (sram, ddr4): gateware 65bd, firmware f1e2</li>" \
+        "<li>versions: litex 2024.12, verilator 5.030</li></ul>"
+    assert html_text.count("<ul>") == 1                    # under the provenance alone
     assert "<li>versions: litex 2024.12, verilator 5.030</li>" in html_text
     assert "<td>526.60</td>" in html_text
 
