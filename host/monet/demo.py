@@ -6,8 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-from monet import bench
+from monet.benchmarks import latency as latency_bench
 from monet.link import model as link_model
+from monet.link.settings import LinkSettings
 from monet.report.stats import linear_fit
 from monet.sim import SimBuild, SimTarget, tool_versions
 
@@ -27,7 +28,7 @@ def run_demo(out_dir, samples=200):
         for i, d in enumerate(DISTANCES_M):
             for op in ("read", "write"):
                 log(f"demo: [{len(rows) + 1}/{2 * len(DISTANCES_M)}] {op} at {d} m")
-                rows.append(bench.latency(target, op, d, LANES, RATE, samples))
+                rows.append(latency_bench.measure(target, op, LinkSettings(d, LANES, RATE), samples))
         wall = time.time() - t0
         c1 = target.fw.counters()
     speed = (c1["mcycle"] - c0["mcycle"]) / wall

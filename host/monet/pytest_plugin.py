@@ -40,10 +40,10 @@ def sim_models(request):
 def sim_session(sim_build):
     """The session's running sim (link at 8 x 15 Gb/s, 8 m, remote windows mapped) and the console commands
     that put its settings back as they were then."""
-    from monet.sim import link_setup
-    from monet.sim import SimTarget
+    from monet.link.settings import LinkSettings
+    from monet.sim import SimTarget, link_setup
     target = SimTarget(sim_build)
-    link_setup.configure_link(target, 8, 8, 15.0)
+    link_setup.configure_link(target, LinkSettings(8, 8, 15.0))
     link_setup.map_remote_windows(target)
     restore = settings_commands(target)
     target.pause()

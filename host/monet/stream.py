@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from monet.link import model as link_model
+from monet.link.settings import LinkSettings
 from monet.locks import exclusive
 from monet.repo import REPO
 from monet.sim import link_setup
@@ -97,18 +98,17 @@ def run_host(n=10_000_000, repetitions=10, threads=None, node=None, corrupt=Fals
     return result
 
 
-def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENTS, repetitions=SIM_REPETITIONS,
-            profile="ours", memory="sram", corrupt=False, window="uncached", hmc_width="full", placement="remote",
-            hmc_native=0):
-    """STREAM on the soft CPU: node 0 is the compute card's local RAM, node 1 the memory behind ReMAT (the
-    memory card's, or with `placement` local the compute card's local memory), through the uncached window
-    (one round trip a word) or the cacheable one (the data cache and ReMAT's combiner)."""
+def run_sim(target, node, link=LinkSettings(), n=SIM_ELEMENTS, repetitions=SIM_REPETITIONS, corrupt=False,
+            window="uncached"):
+    """STREAM on the soft CPU over LinkSettings `link`: node 0 is the compute card's local RAM, node 1 the
+    memory behind ReMAT (the memory card's, or with the link's placement local the compute card's local
+    memory), through the uncached window (one round trip a word) or the cacheable one (the data cache and
+    ReMAT's combiner)."""
     if node not in (0, 1):
         raise StreamError(f"sim node {node!r} is not known; accepted: 0 (local RAM), 1 (remote memory)")
-    link = link_setup.configure_link(target, distance_m, lanes, rate_gbps, profile, memory, hmc_width, placement,
-                                     hmc_native)
+    configured = link_setup.configure_link(target, link)
     if node == 1:
-        link_setup.map_remote_windows(target, bfct_target=link["bfct_target"])
+        link_setup.map_remote_windows(target, bfct_target=configured["bfct_target"])
     if window not in link_setup.WINDOWS:
         raise StreamError(f"sim window {window!r} is not known; accepted: {', '.join(link_setup.WINDOWS)}")
     mem = ("cached" if window == "cached" else "remote") if node else "local"
@@ -125,7 +125,8 @@ def run_sim(target, node, distance_m=8.0, lanes=8, rate_gbps=15.0, n=SIM_ELEMENT
             "bad_elements": sum(answer["bad"]), "n": n, "repetitions": repetitions, "threads": 1,
             "element_bytes": answer["word_bytes"], "cycles": answer["cycles"], "instret": answer["instret"],
             "ipc": answer["instret"] / answer["cycles"], "bus_fault": answer["fault"],
-            "distance_m": distance_m, "lanes": lanes, "rate_gbps": rate_gbps, "link": link_setup.link_record(link),
+            "distance_m": link.distance_m, "lanes": link.lanes, "rate_gbps": link.rate_gbps,
+            "link": link_setup.link_record(configured),
             "window": window if node else None}
 
 

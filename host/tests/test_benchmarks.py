@@ -2,6 +2,7 @@
 campaign files and the report are built from it, so a benchmark added in one module appears in all three."""
 
 import re
+from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -141,3 +142,18 @@ def test_the_latency_shows_the_measured_stages_and_what_they_leave(capsys):
     assert "measured stages (the cards' stage timers: 5 accesses timed alone, 0 samples spoiled)" in out
     assert re.search(r"wire_both_ways\s+48\.50\s+194\.0", out) and re.search(r"total\s+49\.50\s+198\.0", out)
     assert "the latency's mean less the stages: 0.50 cycles" in out
+
+
+def test_a_points_link_settings_are_the_axes_its_benchmark_offers():
+    from monet.link.settings import AXES as LINK_FIELDS, LinkSettings
+    point = {"distance_m": 36.0, "lanes": 4, "rate_gbps": 10.0, "profile": "monet", "memory": "ddr4",
+             "hmc_width": "half", "placement": "local", "hmc_native": 1, "target": "sim", "op": "read"}
+    assert REGISTRY["latency"].link(point) == LinkSettings(36.0, 4, 10.0, "monet", "ddr4", "half", "local", 1)
+    # memtest offers no profile, prbs the link's length, lanes and rate alone: the others stay at their defaults.
+    assert REGISTRY["memtest"].link(point) == LinkSettings(36.0, 4, 10.0, memory="ddr4", hmc_width="half",
+                                                           placement="local", hmc_native=1)
+    assert REGISTRY["prbs"].link(point) == LinkSettings(36.0, 4, 10.0)
+    assert LinkSettings.of(point).as_dict() == {name: point[name] for name in LINK_FIELDS}
+    assert LinkSettings() == LinkSettings(8.0, 8, 15.0, "ours", "sram", "full", "remote", 0)
+    with pytest.raises(FrozenInstanceError):     # a default argument shared by every call must not change
+        LinkSettings().lanes = 4

@@ -1,5 +1,5 @@
-"""The repository documents itself: doc/wire-format.md and doc/registers.md are what monet.docgen writes from
-the field tables and the build's csr.json, the field tables put every field where the wire format says, the
+"""The repository documents itself: doc/wire-format.md, doc/registers.md and doc/benchmarks.md are what
+monet.docgen writes from the field tables, the build's csr.json and the benchmark registry, the field tables put every field where the wire format says, the
 layout table (doc/layout.md) matches the tree, and nothing points to files outside the repository."""
 
 import re
@@ -20,6 +20,16 @@ def test_the_wire_format_document_is_generated_from_the_field_tables():
 def test_the_register_document_is_generated_from_the_build(sim_build):
     assert (REPO / "doc" / "registers.md").read_text() == docgen.registers(sim_build.dir), \
         "doc/registers.md is stale: run `.venv/bin/python -m monet.docgen`"
+
+
+def test_the_command_line_reference_is_generated_from_the_registry():
+    reference = docgen.benchmark_reference()
+    assert (REPO / "doc" / "benchmarks.md").read_text() == reference, \
+        "doc/benchmarks.md is stale: run `.venv/bin/python -m monet.docgen`"
+    from monet.benchmarks import REGISTRY
+    for bench in REGISTRY.values():                 # every benchmark and each of its options is there
+        section = reference.split(f"\n## {bench.name}\n")[1].split("\n## ")[0]
+        assert all(f"| {p.name} | {p.flag} |" in section for p in bench.params), bench.name
 
 
 def test_the_field_tables_put_each_field_at_its_bits():

@@ -83,7 +83,7 @@ def circles(edges):
 
 def test_the_graph_is_read():
     edges = graph()
-    assert {"monet.sim.link_setup", "monet.report.stats"} <= edges["monet.bench"]
+    assert {"monet.sim.link_setup", "monet.report.stats"} <= edges["monet.benchmarks.bandwidth"]
     assert "monet.cores.common.layouts" in edges["monet.cores.link.packing"]
     assert "monet.campaign.results" in edges["monet.model.runner"]
 

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from monet import bench
+from monet.benchmarks import bandwidth as bandwidth_bench
+from monet.link.settings import LinkSettings
 from monet.loopback import free_port
 from monet.sim import ctl
 from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole
@@ -29,9 +30,9 @@ def test_bandwidth_through_monet_ctl_equals_the_firmware_console(sim, via_ctl, o
     # settings reach the same registers, so every figure is the same (SRAM: no refresh to fall anywhere).
     # The first run after a link change may take a cycle more (the channel's block timer has a phase): a
     # run first, then the two compared.
-    bench.bandwidth(sim, op, 32, 8, 8, 15.0, count=3000)
-    firmware = bench.bandwidth(sim, op, 32, 8, 8, 15.0, count=3000)
-    through_ctl = bench.bandwidth(via_ctl, op, 32, 8, 8, 15.0, count=3000)
+    bandwidth_bench.measure(sim, op, 32, LinkSettings(8, 8, 15.0), count=3000)
+    firmware = bandwidth_bench.measure(sim, op, 32, LinkSettings(8, 8, 15.0), count=3000)
+    through_ctl = bandwidth_bench.measure(via_ctl, op, 32, LinkSettings(8, 8, 15.0), count=3000)
     assert through_ctl == firmware
     assert firmware["transactions"] == 3000 and firmware["bandwidth_GBps"] > 1
 

@@ -7,19 +7,22 @@ import sys
 
 import pytest
 
-from monet import bench
+from monet.benchmarks import bandwidth as bandwidth_bench
+from monet.benchmarks import latency as latency_bench
+from monet.benchmarks import memtest as memtest_bench
 from monet.cores.hmc.vaults import unloaded_cycles
 from monet.cores.phy.figures import delay_cycles, flit_ps, flit_threshold
+from monet.link.settings import LinkSettings
 from monet.sim import link_setup
 from monet.soc.hmc import unloaded_read_cycles
 
 
 @pytest.mark.parametrize("width,lanes", [("full", 16), ("half", 8)])
 def test_hmc_keeps_every_byte_and_reports_its_link(sim, width, lanes):
-    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, pattern="random", count=1000, seed=41, memory="hmc",
-                        hmc_width=width)
-    r = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=1000, seed=41, check=True,
-                        memory="hmc", hmc_width=width)
+    w = bandwidth_bench.measure(sim, "write", 128, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width=width),
+                                pattern="random", count=1000, seed=41)
+    r = bandwidth_bench.measure(sim, "read", 128, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width=width),
+                                pattern="random", count=1000, seed=41, check=True)
     assert w["transactions"] == r["transactions"] == 1000
     assert r["errors"] == 0 and r["bus_errors"] == 0
     assert r["link"]["hmc"] == {"width": width, "lanes": lanes, "rate_gbps": 15.0, "flit_ps": flit_ps(lanes, 15),
@@ -27,19 +30,19 @@ def test_hmc_keeps_every_byte_and_reports_its_link(sim, width, lanes):
     for run in (w, r):
         assert run["memory_peak_GBps"] == 40.0
         assert run["memory_service_cycles"] > unloaded_cycles(64, 250e6)
-    wrong = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, pattern="random", count=200, seed=42, check=True,
-                            memory="hmc", hmc_width=width)
+    wrong = bandwidth_bench.measure(sim, "read", 128, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width=width),
+                                    pattern="random", count=200, seed=42, check=True)
     assert wrong["errors"] > 0
 
 
 def test_hmc_link_errors_are_retried_and_nothing_corrupt_is_delivered(sim):
-    link_setup.configure_link(sim, 8, 8, 15.0, memory="hmc", hmc_width="half")
+    link_setup.configure_link(sim, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width="half"))
     before = sim.fw.hmc(ber=flit_threshold(1e-4), seed=7)     # the sim fixture sets it back after the test
     # 8 B writes: each a read-modify-write of its line in the host controller.
-    w = bench.bandwidth(sim, "write", 64, 8, 8, 15.0, pattern="random", count=600, seed=43, memory="hmc",
-                        hmc_width="half", size=8)
-    r = bench.bandwidth(sim, "read", 64, 8, 8, 15.0, pattern="random", count=600, seed=43, check=True,
-                        memory="hmc", hmc_width="half", size=8)
+    w = bandwidth_bench.measure(sim, "write", 64, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width="half"),
+                                pattern="random", count=600, seed=43, size=8)
+    r = bandwidth_bench.measure(sim, "read", 64, LinkSettings(8, 8, 15.0, memory="hmc", hmc_width="half"),
+                                pattern="random", count=600, seed=43, check=True, size=8)
     after = sim.fw.hmc()
     assert w["transactions"] == r["transactions"] == 600
     assert r["errors"] == 0 and r["bus_errors"] == 0
@@ -50,9 +53,9 @@ def test_hmc_link_errors_are_retried_and_nothing_corrupt_is_delivered(sim):
 
 
 def test_cpu_memtest_and_latency_on_hmc(sim):
-    result = bench.memtest(sim, 4 * 1024, seed=17, memory="hmc")
+    result = memtest_bench.measure(sim, 4 * 1024, 17, LinkSettings(memory="hmc"))
     assert result["errors"] == 0 and result["faults"] == 0 and result["memory"] == "hmc"
-    lat = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory="hmc")
+    lat = latency_bench.measure(sim, "read", LinkSettings(8, 8, 15.0, memory="hmc"), 20)
     # One read at a time: the HMC path's unloaded time, every sample (the card's service time of each): the
     # controller's request register and link out, the channel, the device, the channel back, the controller's
     # link in with its CRC stage and its response register.

@@ -6,19 +6,22 @@ import sys
 
 import pytest
 
-from monet import bench
 from monet.benchmarks import REGISTRY
+from monet.benchmarks import bandwidth as bandwidth_bench
+from monet.benchmarks import latency as latency_bench
+from monet.benchmarks import memtest as memtest_bench
 from monet.link import model as link_model
+from monet.link.settings import LinkSettings
 
 
 @pytest.mark.parametrize("memory", ["sram", "ddr4", "hmc"])
 def test_local_memory_skips_the_link_and_keeps_every_byte(sim, memory):
-    result = bench.memtest(sim, 4 * 1024, seed=23, memory=memory, placement="local")
+    result = memtest_bench.measure(sim, 4 * 1024, 23, LinkSettings(memory=memory, placement="local"))
     assert result["errors"] == 0 and result["faults"] == 0
     before = sim.fw.link()
-    local = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory=memory, placement="local")
+    local = latency_bench.measure(sim, "read", LinkSettings(8, 8, 15.0, memory=memory, placement="local"), 20)
     after = sim.fw.link()
-    remote = bench.latency(sim, "read", 8, 8, 15.0, samples=20, memory=memory)
+    remote = latency_bench.measure(sim, "read", LinkSettings(8, 8, 15.0, memory=memory), 20)
     assert after["frames_c"] == before["frames_c"], "a local access crossed the link"
     assert local["link"]["bfct_target"] == 1 and remote["link"]["bfct_target"] == 0
     assert local["breakdown_ns"]["phy"] == local["breakdown_ns"]["fiber"] == 0
@@ -34,9 +37,10 @@ def test_local_memory_skips_the_link_and_keeps_every_byte(sim, memory):
 def test_the_benchmark_block_reads_back_what_it_wrote_in_every_placement(sim, memory, placement, hmc_width,
                                                                         hmc_native, distance):
     where = dict(memory=memory, placement=placement, hmc_width=hmc_width, hmc_native=hmc_native)
-    w = bench.bandwidth(sim, "write", 128, distance, 8, 15.0, pattern="random", count=1500, seed=61, **where)
-    r = bench.bandwidth(sim, "read", 128, distance, 8, 15.0, pattern="random", count=1500, seed=61, check=True,
-                        **where)
+    w = bandwidth_bench.measure(sim, "write", 128, LinkSettings(distance, 8, 15.0, **where), pattern="random",
+                                count=1500, seed=61)
+    r = bandwidth_bench.measure(sim, "read", 128, LinkSettings(distance, 8, 15.0, **where), pattern="random",
+                                count=1500, seed=61, check=True)
     assert w["transactions"] == r["transactions"] == 1500
     assert r["errors"] == 0 and r["bus_errors"] == 0
     assert r["link"]["bfct_target"] == 1 and r["link"]["placement"] == placement
@@ -45,10 +49,11 @@ def test_the_benchmark_block_reads_back_what_it_wrote_in_every_placement(sim, me
 def test_the_benchmark_block_on_the_hmc_block_port_moves_checked_128_byte_blocks(sim):
     """The block port's 128 B blocks are the two pattern lines ReMAT's port reads at the same address, and
     one RD128 a cycle goes past the line port's 16 GB/s; the link's figures are left out (no link crossed)."""
-    where = dict(memory="hmc", placement="local", hmc_width="full", size=128)
-    w = bench.bandwidth(sim, "write", 128, 8, 8, 15.0, count=1000, seed=67, pbb_port="hmc", **where)
-    direct = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, count=1000, seed=67, check=True, pbb_port="hmc", **where)
-    lines = bench.bandwidth(sim, "read", 128, 8, 8, 15.0, count=1000, seed=67, check=True, **where)
+    local_hmc = LinkSettings(memory="hmc", placement="local")
+    w = bandwidth_bench.measure(sim, "write", 128, local_hmc, count=1000, seed=67, size=128, pbb_port="hmc")
+    direct = bandwidth_bench.measure(sim, "read", 128, local_hmc, count=1000, seed=67, check=True, size=128,
+                                     pbb_port="hmc")
+    lines = bandwidth_bench.measure(sim, "read", 128, local_hmc, count=1000, seed=67, check=True, size=128)
     assert w["transactions"] == direct["transactions"] == lines["transactions"] == 1000
     assert direct["line_transactions"] == lines["line_transactions"] == 2000 and direct["pbb_port"] == "hmc"
     assert direct["errors"] == lines["errors"] == 0 and direct["bus_errors"] == lines["bus_errors"] == 0
@@ -59,8 +64,10 @@ def test_the_benchmark_block_on_the_hmc_block_port_moves_checked_128_byte_blocks
 
 
 def test_native_hmc_carries_the_fiber_in_its_own_link(sim):
-    near = bench.latency(sim, "read", 0, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
-    far = bench.latency(sim, "read", 36, 8, 15.0, samples=10, memory="hmc", hmc_width="half", hmc_native=1)
+    near = latency_bench.measure(sim, "read", LinkSettings(0, 8, 15.0, memory="hmc", hmc_width="half", hmc_native=1),
+                                 10)
+    far = latency_bench.measure(sim, "read", LinkSettings(36, 8, 15.0, memory="hmc", hmc_width="half", hmc_native=1),
+                                10)
     assert far["link"]["hmc"]["fiber_ns"] == pytest.approx(link_model.fiber_ns(36))
     grown = far["latency_ns"]["p50"] - near["latency_ns"]["p50"]
     assert grown == pytest.approx(2 * link_model.fiber_ns(36), abs=8)   # whole cycles each way
@@ -84,9 +91,10 @@ def test_the_block_port_is_refused_where_it_does_not_reach():
                         "--pbb-port", "hmc", "--size", "128"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "placement remote is not accepted" in r.stderr and "Traceback" not in r.stderr
     local = dict(memory="hmc", placement="local", hmc_native=0, size=128)
-    assert bench.pbb_port_refusal("hmc", **local) is None and bench.pbb_port_refusal("remat", **local) is None
+    assert bandwidth_bench.pbb_port_refusal("hmc", **local) is None
+    assert bandwidth_bench.pbb_port_refusal("remat", **local) is None
     for key, value in (("memory", "ddr4"), ("hmc_native", 1), ("size", 64)):
-        assert f"with {key} {value} is not accepted" in bench.pbb_port_refusal("hmc", **{**local, key: value})
+        assert f"with {key} {value} is not accepted" in bandwidth_bench.pbb_port_refusal("hmc", **{**local, key: value})
     bandwidth = REGISTRY["bandwidth"]
     assert bandwidth.refuse({"size": [128, 64], "pbb_port": ["hmc"]}, ["sim"])[0] == "pbb_port"
     assert bandwidth.refuse({"size": [64], "pbb_port": ["remat"]}, ["sim"]) is None

@@ -6,14 +6,18 @@ import sys
 
 import pytest
 
-from monet import bench
+from monet.benchmarks import bandwidth as bandwidth_bench
+from monet.benchmarks import ber as ber_bench
+from monet.benchmarks import memtest as memtest_bench
+from monet.benchmarks import prbs as prbs_bench
+from monet.link.settings import LinkSettings
 from monet.sim import link_setup
 
 
 @pytest.mark.parametrize("lanes,burst", [(8, 1), (2, 8)])
 def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
-    r = bench.ber_point(sim, 1e-5, 36, lanes, 15.0, bits=2e7, burst=burst, seed=lanes + burst,
-                        reference_count=3000)
+    r = ber_bench.measure(sim, 1e-5, LinkSettings(36, lanes, 15.0), bits=2e7, burst=burst, seed=lanes + burst,
+                          reference_count=3000)
     assert r["error_events"] > 20 and r["crc_errors"] > 0 and r["replays"] > 0   # errors did hit frames
     assert r["corrupted_words"] == 0 and r["bus_errors"] == 0                    # none got through
     assert r["accesses"]["read"] == r["accesses"]["write"] >= 2000
@@ -22,9 +26,9 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
 
 @pytest.mark.parametrize("window, nbytes", [("uncached", 32 * 1024), ("cached", 16 * 1024)])
 def test_cpu_memtest_passes_under_errors(sim, window, nbytes):
-    bench.set_errors(sim, 1e-5, seed=5)
+    ber_bench.set_errors(sim, 1e-5, seed=5)
     before = sim.fw.retry()
-    result = bench.memtest(sim, nbytes, seed=9, window=window)
+    result = memtest_bench.measure(sim, nbytes, 9, LinkSettings(), window)
     after = sim.fw.retry()
     assert result["errors"] == 0 and result["faults"] == 0
     assert after["compute"]["crc_errors"] + after["memory"]["crc_errors"] > \
@@ -32,12 +36,12 @@ def test_cpu_memtest_passes_under_errors(sim, window, nbytes):
 
 
 def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
-    link = link_setup.configure_link(sim, 36, 8, 15.0)
+    link = link_setup.configure_link(sim, LinkSettings(36, 8, 15.0))
     link_setup.configure_retry(sim, "ours", link["delay"])
-    bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=20000, seed=3)
+    bandwidth_bench.measure(sim, "write", 128, LinkSettings(36, 8, 15.0), count=20000, seed=3)
     before = sim.fw.retry()
     sim.fw.errinj(down=2500, down_after=8000)      # 10 us at 250 MHz, 32 us into the read run
-    r = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=20000, seed=3, check=True)
+    r = bandwidth_bench.measure(sim, "read", 128, LinkSettings(36, 8, 15.0), count=20000, seed=3, check=True)
     after = sim.fw.retry()
     assert r["transactions"] == 20000 and r["errors"] == 0 and r["bus_errors"] == 0
     for end in ("compute", "memory"):
@@ -50,20 +54,20 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
 
 @pytest.mark.parametrize("lanes,ber", [(8, 1e-4), (4, 3e-5)])
 def test_prbs_measures_the_injected_ber(sim, lanes, ber):
-    link_setup.configure_link(sim, 8, lanes, 15.0)
-    bench.set_errors(sim, ber, seed=lanes)
+    link_setup.configure_link(sim, LinkSettings(8, lanes, 15.0))
+    ber_bench.set_errors(sim, ber, seed=lanes)
     # A 95 % interval misses the true rate 1 time in 20 by design, and the error pattern a seed gives shifts
     # with the cycles between the seed's load and the run (firmware timing): a fresh-clone run saw 333 errors
     # where 290 were expected (+2.5 sigma). 99.9 % intervals keep the check's power without that flakiness;
     # over 24 seeds the measured rate averaged 1.006 x the injected one.
-    r = bench.prbs(sim, cycles=40000, confidence=0.999)
+    r = prbs_bench.measure(sim, cycles=40000, confidence=0.999)
     for direction in ("a2b", "b2a"):
         d = r[direction]
         assert d["bits"] > 5e6 and d["relocks"] == 0
         assert d["ber_low"] <= ber <= d["ber_high"], d
     # The link carries traffic again afterwards.
-    bench.set_errors(sim, 0.0)
-    assert bench.bandwidth(sim, "read", 64, 8, lanes, 15.0, count=500)["transactions"] == 500
+    ber_bench.set_errors(sim, 0.0)
+    assert bandwidth_bench.measure(sim, "read", 64, LinkSettings(8, lanes, 15.0), count=500)["transactions"] == 500
 
 
 def test_ber_cli_prints_the_figures_asked_for(sim_build):
@@ -95,11 +99,11 @@ def test_a_dead_link_ends_accesses_with_a_bus_error_and_the_cpu_goes_on(sim):
 
 
 def test_credits_bound_the_requests_toward_the_memory_card(sim):
-    free = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=4000)
+    free = bandwidth_bench.measure(sim, "read", 128, LinkSettings(36, 8, 15.0), count=4000)
     sim.fw.retry(credits=4)
     before = sim.fw.retry()["compute"]["credit_stalls"]
-    bench.bandwidth(sim, "write", 128, 36, 8, 15.0, count=2000, seed=4)
-    held = bench.bandwidth(sim, "read", 128, 36, 8, 15.0, count=2000, seed=4, check=True)
+    bandwidth_bench.measure(sim, "write", 128, LinkSettings(36, 8, 15.0), count=2000, seed=4)
+    held = bandwidth_bench.measure(sim, "read", 128, LinkSettings(36, 8, 15.0), count=2000, seed=4, check=True)
     stalls = sim.fw.retry()["compute"]["credit_stalls"] - before
     assert held["errors"] == 0 and held["transactions"] == 2000 and stalls > 0
     # Four requests per credit round trip instead of the whole tag pool.

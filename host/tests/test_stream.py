@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from monet import stream
+from monet.link.settings import LinkSettings
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +73,8 @@ def test_cli_host_json():
 @pytest.mark.slow
 def test_sim_stream_local_and_remote_validate_and_remote_falls_with_distance(sim):
     local = stream.run_sim(sim, 0, n=256, repetitions=2)
-    near = stream.run_sim(sim, 1, distance_m=8, n=256, repetitions=2)
-    far = stream.run_sim(sim, 1, distance_m=100, n=256, repetitions=2)
+    near = stream.run_sim(sim, 1, LinkSettings(8), n=256, repetitions=2)
+    far = stream.run_sim(sim, 1, LinkSettings(100), n=256, repetitions=2)
     for r in (local, near, far):
         assert r["validates"] and r["bad_elements"] == 0 and not r["bus_fault"]
         assert 0 < r["ipc"] <= 1
@@ -100,7 +101,7 @@ def test_sim_stream_takes_the_longest_arrays_the_host_accepts_and_refuses_one_wo
 def test_sim_stream_through_the_cacheable_window_validates_and_combines_words_into_lines(sim, fetch_lines):
     sim.fw.combiner(fetch_lines=fetch_lines)
     before = sim.fw.combiner()
-    cached = stream.run_sim(sim, 1, distance_m=8, n=1024, repetitions=2, window="cached")
+    cached = stream.run_sim(sim, 1, LinkSettings(8), n=1024, repetitions=2, window="cached")
     after = sim.fw.combiner()
     assert cached["validates"] and not cached["bus_fault"] and cached["window"] == "cached"
     moved = {k: after[k] - before[k] for k in ("read_hits", "fetches", "write_lines", "write_words", "write_errors")}

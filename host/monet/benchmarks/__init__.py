@@ -1,19 +1,27 @@
 """The benchmark registry: one module in this package per benchmark, each a `Benchmark` subclass.
 
 A benchmark declares its parameters (`Param`: campaign key, CLI option, accepted values, default, help), the
-targets it runs on, `run()`, its cost in sim cycles, its verdicts against targets and its report sections,
-and the smallest campaign point that still exercises it (`smallest`, for the runner matrix test). `monet bench NAME`
-(monet.cli), a campaign's validation and points (monet.campaign.plan, monet.campaign.points) and the report
-(monet.report.document) are built from REGISTRY, so adding a benchmark is adding one file here, and its test.
+targets it runs on, `run()` (its module's `measure` does the work, over the point's `LinkSettings`:
+`Benchmark.link`), its cost in sim cycles, its verdicts against the paper and our targets, its report sections,
+and the smallest campaign point that still exercises it (`smallest`, for the runner matrix test). `monet bench
+NAME` (monet.cli), a campaign's validation and points (monet.campaign.plan, monet.campaign.points, the Dask
+workers of monet.campaign.workers) and the report (monet.report.document) are built from REGISTRY, so adding a
+benchmark is adding one file here, and its test. A benchmark of one's own can stay outside the package:
+MONET_BENCHMARKS names its files (separated as PATH is), and every part finds it the same way.
 """
 
 import argparse
 import importlib
+import importlib.util
+import os
 import pkgutil
+import sys
 from collections import namedtuple
+from pathlib import Path
 
 from monet.link import model as link_model
 from monet.link.profiles import HMC_WIDTHS, MEMORIES, PLACEMENTS, PROFILES
+from monet.link.settings import AXES as LINK_AXES, LinkSettings
 from monet.report.paper import PAPER_TOLERANCE
 
 
@@ -117,7 +125,6 @@ def where_ran(records):
     """Where a report section's points ran, in words (for its title)."""
     targets = {r["point"]["target"] for r in records}
     return " and ".join(WHERE[t] for t in (*LINUX_TARGETS, "host") if t in targets)
-LINK_AXES = ("distance_m", "lanes", "rate_gbps", "profile", "memory", "hmc_width", "placement", "hmc_native")
 MEMORY_AXES = ("memory", "rate_gbps", "lanes", "placement", "hmc_width", "hmc_native")   # memory_refusal's
 NODE_DESCRIBED = "0 (local memory), 1 (remote memory)"
 
@@ -171,6 +178,10 @@ class Benchmark:
         """Runs one point on an open target (None for `host`); returns the result as a JSON-able dict."""
         raise NotImplementedError
 
+    def link(self, point):
+        """The point's LinkSettings: the link axes this benchmark offers, the others at their defaults."""
+        return LinkSettings.of({name: point[name] for name in self.axes if name in point})
+
     def cost(self, point):
         """A rough cost of one campaign point in sim cycles: workers take the costliest points first (longest
         processing time first), so that no worker is left alone with a long point at the end; only that order
@@ -217,9 +228,25 @@ def register(cls):
     return cls
 
 
+PLUGINS_ENV = "MONET_BENCHMARKS"   # more benchmark files, separated as PATH is (os.pathsep)
+
+
+def _load_file(path):
+    """Registers the benchmarks of a file outside the package (named in PLUGINS_ENV)."""
+    if not path.is_file() or path.suffix != ".py":
+        sys.exit(f"monet: {PLUGINS_ENV}: {path} is not a Python file; accepted: paths of .py files defining "
+                 f"benchmarks, separated by '{os.pathsep}'")
+    spec = importlib.util.spec_from_file_location(f"monet_benchmark_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+
+
 def _load():
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
+    for path in filter(None, os.environ.get(PLUGINS_ENV, "").split(os.pathsep)):
+        _load_file(Path(path))
     ordered = sorted(REGISTRY.values(), key=lambda b: (b.order, b.name))
     REGISTRY.clear()
     REGISTRY.update((b.name, b) for b in ordered)

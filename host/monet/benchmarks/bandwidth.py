@@ -1,12 +1,15 @@
 """Sustained bandwidth from the benchmark block, link utilisation and latency under load (paper Figs 7, 9, 14)."""
 
-from monet import bench
+import math
+
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.link import model as link_model
 from monet.report.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
                          THESIS_HMC_LINK_GBPS)
+from monet.report.stats import histogram_percentile
 from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, op_style, print_table
-from monet.soc.facts import REMOTE_TAGS
+from monet.sim.link_setup import configure_link, link_record, map_remote_windows, memory_service
+from monet.soc.facts import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS, peak_GBps
 
 # A bandwidth-vs-distance series: everything but the distance is the same (runs of other lengths or depths
 # at one distance belong to other sweeps).
@@ -16,30 +19,144 @@ DISTANCE_SERIES = ("profile", *MEMORY_SERIES, "op", "pattern", "size", "lanes", 
 DISTANCE_FLOOR = 0.9
 
 
+DDR4_PEAK_GBPS = peak_GBps(NOMINAL_CLK_HZ)   # 16.0: DDR4-2000 at LiteDRAM's 4:1 (the part's own is 17.06)
+# The paper's memory utilisation of an HMC: against one quadrant's 40 GB/s (4 vaults x 10 GB/s), what one
+# link reaches (T4: 22.5 GB/s remote at half width is 56.25 %).
+MEMORY_PEAK_GBPS = {"ddr4": DDR4_PEAK_GBPS, "hmc": HMC_QUADRANT_GBPS}
+
+SIZES = (8, 16, 32, 64, 128)
+OPS = ("read", "write", "mixed")
+PBB_PORTS = ("remat", "hmc")   # the benchmark block on ReMAT's port, or on the HMC controller's block port
+
+
+class PbbPortError(ValueError):
+    """A point the benchmark block's HMC block port cannot run (the message names it and what would be)."""
+
+
+def pbb_port_refusal(pbb_port, memory, placement, hmc_native, size):
+    """Why a point cannot use `pbb_port`, or None. The HMC controller's block port moves 128 B blocks of the
+    compute card's own HMC: memory hmc, placement local, not native, size 128."""
+    if pbb_port == "remat":
+        return None
+    if pbb_port not in PBB_PORTS:
+        return f"pbb_port {pbb_port!r} is not accepted; accepted: {', '.join(PBB_PORTS)}"
+    needs = {"memory": (memory, "hmc"), "placement": (placement, "local"), "hmc_native": (hmc_native, 0),
+             "size": (size, 128)}
+    for key, (value, accepted) in needs.items():
+        if value != accepted:
+            return (f"pbb_port hmc with {key} {value} is not accepted; the HMC controller's block port moves "
+                    f"128 B blocks of the local HMC: memory hmc, placement local, hmc_native 0, size 128")
+    return None
+MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
+MIXES = ("random", "even")   # a mix's reads: at random, or spread evenly (the ratio's running sum)
+
+
+def pbb_read_ratio(read_percent):
+    """The benchmark block's read ratio (reads per 256 accesses) nearest to `read_percent` %."""
+    return round(read_percent * 256 / 100)
+
+
+def measure(target, op, outstanding, link, pattern="seq", count=20000, seed=1, check=False, size=64,
+            cycles_per_line=64, read_percent=MIXED_READ_PERCENT, pbb_port="remat", mix="random"):
+    """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
+    port) over LinkSettings `link`. Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines. `op`
+    mixed: each access a read with probability `read_percent` %, a write otherwise (both count); `mix` even
+    spreads the reads evenly instead (reads and writes alternate at 50 %).
+    `pbb_port` hmc: the block on the HMC controller's 128 B block port instead, each access one RD128 or
+    WR128 (local HMC only; PbbPortError otherwise)."""
+    refusal = pbb_port_refusal(pbb_port, link.memory, link.placement, link.hmc_native, size)
+    if refusal:
+        raise PbbPortError(refusal)
+    direct = pbb_port == "hmc"
+    lines_per_access = 2 if size == 128 else 1
+    transactions_per_access = 1 if direct else lines_per_access
+    configured = configure_link(target, link)
+    info = target.fw.facts()
+    windows = map_remote_windows(target, info, configured["bfct_target"])
+    mapped = len(windows) * info["section_bytes"]
+    span = 1 << (mapped.bit_length() - 1)   # the largest power of two inside the mapped windows
+    # Histogram bucket width: the buckets below the last (which takes the overflow) must cover the worst
+    # latency expected, the round trip plus every outstanding response queued behind the others on the link.
+    bound = 2 * configured["delay"] + 32 + outstanding * link_model.serialization_cycles(10, link.lanes, link.rate_gbps)
+    shift = max(0, math.ceil(math.log2(bound / (PBB_BUCKETS - 1))))
+    # The firmware gives up on a run that exceeds this many cycles (a generous bound: 64 cycles a line).
+    lines = count * lines_per_access
+    budget = min(2**32 - 1, 1_000_000 + int(cycles_per_line * lines))
+    run, memory_figures = memory_service(target, lambda: target.fw.pbb(
+        op=op, ratio=pbb_read_ratio(read_percent) if op == "mixed" else None, mix=mix if op == "mixed" else None,
+        pattern=pattern, addr=0, span=span,
+        count=count * transactions_per_access, size=size, outstanding=outstanding, seed=seed, check=check,
+        shift=shift, direct=1 if direct else None, timeout=budget, wait=max(300, lines // 100)))
+    if run.get("timed_out"):
+        raise RuntimeError(f"benchmark block stalled: {run['completed']} of {run['count']} transactions completed "
+                           f"(CRC errors: compute {run['crc_errors_c']}, memory {run['crc_errors_m']})")
+    payload = run["completed"] * (size if direct else min(size, link_model.LINE_BYTES))
+    seconds = run["cycles"] * link_model.CLK_PS * 1e-12
+    bw = payload / seconds / 1e9
+    # The link figures are our link's: none where the run did not cross it (local memory, native HMC).
+    over_link = link.placement == "remote" and not link.hmc_native
+    capacity = link_model.payload_capacity_GBps(link.lanes, link.rate_gbps) if over_link else None
+    # Cycles the data's direction was busy (a mix's data go both ways).
+    data_busy = {"read": run["busy_b2a"], "write": run["busy_a2b"], "mixed": run["busy_a2b"] + run["busy_b2a"]}[op]
+    line_bits = data_busy * link_model.CLK_PS * 1e-3 * link.lanes * link.rate_gbps
+    hist = run["hist"]
+    pct = {}
+    for p in (50, 90, 99, 99.9):
+        cycles = histogram_percentile(hist, shift, p, highest=run["lat_max"])
+        pct[f"p{p:g}".replace(".", "_")] = None if cycles is None else link_model.cycles_to_ns(cycles)
+    return {
+        "op": op, "pattern": pattern, "size": size, "outstanding": outstanding,
+        "read_percent": {"read": 100, "write": 0}.get(op, read_percent), "mix": mix if op == "mixed" else None,
+        "distance_m": link.distance_m, "lanes": link.lanes,
+        "rate_gbps": link.rate_gbps, "profile": link.profile,
+        "memory": link.memory,
+        "pbb_port": pbb_port,
+        "transactions": run["completed"] // transactions_per_access,
+        "line_transactions": run["completed"] * lines_per_access // transactions_per_access,
+        "cycles": run["cycles"],
+        "bandwidth_GBps": bw,
+        "payload_capacity_GBps": capacity,
+        "link_utilisation": bw / (2 * link.lanes * link.rate_gbps / 8) if over_link else None,
+        "payload_utilisation": bw / capacity if over_link else None,
+        "link_efficiency": payload * 8 / line_bits if line_bits and over_link else None,
+        # The paper's memory utilisation: achieved against the memory's peak (DDR4 only: the SRAM has none).
+        "memory_peak_GBps": MEMORY_PEAK_GBPS.get(link.memory),
+        "memory_utilisation": bw / MEMORY_PEAK_GBPS[link.memory] if link.memory in MEMORY_PEAK_GBPS else None,
+        **memory_figures,
+        "errors": run["errors"], "bus_errors": run["bus_errors"],
+        "latency_ns": {"min": link_model.cycles_to_ns(run["lat_min"]),
+                       "mean": link_model.cycles_to_ns(run["lat_sum"] / max(run["completed"], 1)),
+                       "max": link_model.cycles_to_ns(run["lat_max"]), **pct},
+        "histogram": {"bucket_cycles": 1 << shift, "counts": hist, "overflow": hist[-1]},
+        "clock_hz": link_model.NOMINAL_CLK_HZ,
+        "link": link_record(configured),
+    }
+
+
 @register
 class Bandwidth(Benchmark):
     """Sustained bandwidth from the benchmark block."""
 
     order = 20
     params = (
-        Param("op", "read, write or mixed (reads and writes at random, --read-percent reads)", choices=bench.OPS,
+        Param("op", "read, write or mixed (reads and writes at random, --read-percent reads)", choices=OPS,
               default="read", required=True),
         Param("read_percent", "mixed: percent of the accesses that are reads (53: the thesis's best mix for 128 B "
-              "on an HMC link)", low=1, high=99, integer=True, default=bench.MIXED_READ_PERCENT, flag="--read-percent",
+              "on an HMC link)", low=1, high=99, integer=True, default=MIXED_READ_PERCENT, flag="--read-percent",
               only_with=("op", "mixed")),
         Param("mix", "mixed: random (each access a read with probability --read-percent) or even (reads spread "
-              "evenly: reads and writes alternate at 50 %)", choices=bench.MIXES, default="random",
+              "evenly: reads and writes alternate at 50 %)", choices=MIXES, default="random",
               only_with=("op", "mixed")),
         Param("pattern", "seq or random addresses", choices=("seq", "random"), default="seq"),
-        Param("size", "bytes per access: 8..64 one line transaction, 128 two", choices=bench.SIZES, default=64),
+        Param("size", "bytes per access: 8..64 one line transaction, 128 two", choices=SIZES, default=64),
         Param("outstanding", "transactions in flight (at most ReMAT's tags)", low=1, high=REMOTE_TAGS, integer=True,
               default=REMOTE_TAGS),
         Param("count", "transactions", low=1, high=2**31, integer=True, default=20000),
         Param("pbb_port", "remat (the benchmark block on ReMAT's port) or hmc (on the HMC controller's 128 B "
               "block port, RD128/WR128, as the paper's block measures its local HMC: placement local, size 128)",
-              choices=bench.PBB_PORTS, default="remat", flag="--pbb-port", only_with=("memory", "hmc")),
+              choices=PBB_PORTS, default="remat", flag="--pbb-port", only_with=("memory", "hmc")),
     )
-    errors = (bench.PbbPortError,)
+    errors = (PbbPortError,)
 
     def refuse(self, values, targets):
         sizes = [s for s in values["size"] if s != 128]
@@ -54,18 +171,14 @@ class Bandwidth(Benchmark):
         return point["count"] * (2 if point["size"] == 128 else 1) / link_model.lines_per_cycle(capacity)
 
     def refuse_point(self, point):
-        return bench.pbb_port_refusal(point.get("pbb_port", "remat"), point["memory"], point["placement"],
+        return pbb_port_refusal(point.get("pbb_port", "remat"), point["memory"], point["placement"],
                                       point["hmc_native"], point["size"])
 
     def run(self, target, point, log=None):
-        return bench.bandwidth(target, point["op"], point["outstanding"], point["distance_m"], point["lanes"],
-                               point["rate_gbps"], pattern=point["pattern"], count=point["count"],
-                               size=point["size"], profile=point["profile"], memory=point["memory"],
-                               hmc_width=point["hmc_width"],
-                               placement=point["placement"], hmc_native=point["hmc_native"],
-                               read_percent=point.get("read_percent", bench.MIXED_READ_PERCENT),
-                               mix=point.get("mix", "random"),
-                               pbb_port=point.get("pbb_port", "remat"))
+        return measure(target, point["op"], point["outstanding"], self.link(point), pattern=point["pattern"],
+                       count=point["count"], size=point["size"],
+                       read_percent=point.get("read_percent", MIXED_READ_PERCENT), mix=point.get("mix", "random"),
+                       pbb_port=point.get("pbb_port", "remat"))
 
     def verdicts(self, point, result):
         if point["memory"] == "hmc" and point["placement"] == "local" and point["hmc_width"] == "full":
@@ -114,7 +227,7 @@ class Bandwidth(Benchmark):
             "Link utilisation is the paper's: achieved / (2 x lanes x rate / 8). Payload utilisation is against "
             "one direction's capacity after 64b/66b; link efficiency is payload bits over line bits while the "
             "data direction was busy. Memory utilisation (DDR4) is the paper's too: achieved / the DRAM's peak "
-            f"({bench.DDR4_PEAK_GBPS:.1f} GB/s in the sim: one 64 B burst a cycle at LiteDRAM's 4:1; the "
+            f"({DDR4_PEAK_GBPS:.1f} GB/s in the sim: one 64 B burst a cycle at LiteDRAM's 4:1; the "
             "paper's DDR4-2133 part peaks at 17.06).")]
         series = group(records, self.name, DISTANCE_SERIES)
         hmc = {k: rs for k, rs in series.items() if is_remote_hmc(dict(zip(DISTANCE_SERIES, k)))}
@@ -158,7 +271,7 @@ def op_label(point):
     """read, write, or mixed with its share of reads (and "even" where they were spread evenly)."""
     if point["op"] == "mixed":
         even = ", even" if point.get("mix") == "even" else ""
-        return f"mixed {point.get('read_percent', bench.MIXED_READ_PERCENT)} % reads{even}"
+        return f"mixed {point.get('read_percent', MIXED_READ_PERCENT)} % reads{even}"
     return point["op"]
 
 

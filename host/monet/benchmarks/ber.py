@@ -1,12 +1,111 @@
 """Bandwidth and data integrity under an injected bit error rate, against the replay model (paper Fig 11)."""
 
-from monet import bench
-from monet.benchmarks import Benchmark, Param, Verdict, register
+import math
+
+from monet.benchmarks import Benchmark, Param, Verdict, bandwidth, register
 from monet.link import model as link_model
+from monet.link import reliability
 from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
 from monet.report.tables import figure, fmt, group, op_style, print_table
+from monet.sim.link_setup import configure_link, configure_retry, link_record
+from monet.soc.facts import REMOTE_TAGS, block_threshold
 
 SERIES = ("profile", "op", "lanes", "rate_gbps", "distance_m", "burst")
+
+
+def set_errors(target, ber=0.0, burst=1, seed=None):
+    """Programs the channel's bit error rate (every lane), burst length and, if given, the generators' seed."""
+    return target.fw.errinj(ber=block_threshold(ber), burst=burst, seed=seed)
+
+
+def _reliability_counters(target):
+    errinj = target.fw.errinj()
+    retry = target.fw.retry()
+    return errinj, retry
+
+
+def _delta(after, before, keys):
+    return {k: after[k] - before[k] for k in keys}
+
+
+RETRY_KEYS = ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls", "naks", "duplicates",
+              "out_of_order", "reinits", "down_cycles", "crc_errors", "frames")
+MAX_RUN_CYCLES = 5_000_000
+
+
+def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBps):
+    """(replay model, accesses per run, predicted efficiency) of a BER point on a link whose error-free
+    bandwidth is `bandwidth_GBps`: about `bits` line bits, fewer when the link would crawl."""
+    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps)
+    lines_per_cycle = link_model.lines_per_cycle(bandwidth_GBps)
+    efficiency = max(model["predicted_efficiency"], 0.001)
+    count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
+    if efficiency < 0.5:   # a crawling link: bound the run's time rather than its bits
+        count = max(2000, min(count, int(MAX_RUN_CYCLES * lines_per_cycle * efficiency)))
+    return model, count, efficiency
+
+
+def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstanding=REMOTE_TAGS, reference_count=50000,
+            log=None):
+    """Sustained bandwidth under a bit error rate over LinkSettings `link`, with every byte checked.
+
+    Writes a seeded pattern over the span, then reads it back with checking, both under `ber` on every lane
+    and both directions, for about `bits` line bits in all (fewer when the replay model predicts the run
+    would exceed MAX_RUN_CYCLES while running at less than half speed). The error-free reference is the same
+    benchmark at BER 0.
+    """
+    facts = target.build.constants
+    configured = configure_link(target, link)
+    timeout, nak = configure_retry(target, link.profile, configured["delay"])
+    set_errors(target, 0.0, seed=seed)
+    reference = bandwidth.measure(target, op, outstanding, link, count=reference_count)
+    model, count, efficiency = ber_run_size(ber, link.profile, link.distance_m, link.lanes, link.rate_gbps, bits,
+                                            reference["bandwidth_GBps"])
+    cycles_per_line = 64 / efficiency
+    set_errors(target, ber, burst=burst, seed=seed)
+    errinj0, retry0 = _reliability_counters(target)
+    runs = {}
+    for run_op, check in (("write", False), ("read", True)):
+        if log:
+            log(f"BER {ber:g}: {run_op} {count} accesses{' with checking' if check else ''}")
+        runs[run_op] = bandwidth.measure(target, run_op, outstanding, link, count=count, check=check,
+                                         cycles_per_line=cycles_per_line)
+    errinj1, retry1 = _reliability_counters(target)
+    set_errors(target, 0.0)
+    ends = {end: _delta(retry1[end], retry0[end], RETRY_KEYS) for end in ("compute", "memory")}
+    blocks = (errinj1["blocks_a2b"] - errinj0["blocks_a2b"]) + (errinj1["blocks_b2a"] - errinj0["blocks_b2a"])
+    hits = (errinj1["hits_a2b"] - errinj0["hits_a2b"]) + (errinj1["hits_b2a"] - errinj0["hits_b2a"])
+    measured = runs[op]
+    line_bits = blocks * 66
+    result = {
+        "ber": ber, "burst": burst, "seed": seed, "op": op, "outstanding": outstanding,
+        "distance_m": link.distance_m, "lanes": link.lanes, "rate_gbps": link.rate_gbps, "profile": link.profile,
+        "memory": link.memory,
+        "bandwidth_GBps": measured["bandwidth_GBps"],
+        "error_free_bandwidth_GBps": reference["bandwidth_GBps"],
+        "efficiency_vs_error_free": measured["bandwidth_GBps"] / reference["bandwidth_GBps"],
+        "predicted": model,
+        "replays": ends["compute"]["replays"] + ends["memory"]["replays"],
+        "replayed_bytes": ends["compute"]["replayed_bytes"] + ends["memory"]["replayed_bytes"],
+        "crc_errors": ends["compute"]["crc_errors"] + ends["memory"]["crc_errors"],
+        "corrupted_words": runs["read"]["errors"],
+        "bus_errors": runs["write"]["bus_errors"] + runs["read"]["bus_errors"],
+        "accesses": {k: r["transactions"] for k, r in runs.items()},
+        "bits": line_bits,
+        "bits_target": bits,
+        "error_events": hits,
+        "injected_bit_errors": hits * burst,
+        "realised_ber": hits * burst / line_bits if line_bits else None,
+        "ends": ends,
+        "retry": {"timeout_cycles": timeout, "nak": nak, **reliability.retry_window(
+            link.profile, link.distance_m, link.lanes, link.rate_gbps, facts["remote_tags"], facts["link_retry_depth"],
+            reference["bandwidth_GBps"])},
+        "clock_hz": link_model.NOMINAL_CLK_HZ,
+        "link": link_record(configured),
+    }
+    if link.profile == "monet":
+        result["retry"]["note"] = reliability.PROFILE_RETRY_NOTE
+    return result
 
 
 @register
@@ -31,15 +130,13 @@ class Ber(Benchmark):
 
     def sim_cycles(self, point):
         capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
-        _, count, efficiency = bench.ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
+        _, count, efficiency = ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
                                                   point["rate_gbps"], point["bits"], capacity)
         return 2 * count / (link_model.lines_per_cycle(capacity) * efficiency)   # the write, then the read
 
     def run(self, target, point, log=None):
-        result = bench.ber_point(target, point["ber"], point["distance_m"], point["lanes"], point["rate_gbps"],
-                                 profile=point["profile"], memory=point["memory"],
-                                 hmc_width=point["hmc_width"], bits=point["bits"],
-                                 burst=point["burst"], seed=point["seed"], op=point["op"], log=log)
+        result = measure(target, point["ber"], self.link(point), bits=point["bits"], burst=point["burst"],
+                         seed=point["seed"], op=point["op"], log=log)
         goal = self._goal(point)
         if goal is not None:
             result["target"] = {"efficiency_at_least": goal, "pass": result["efficiency_vs_error_free"] >= goal}

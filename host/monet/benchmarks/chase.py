@@ -48,9 +48,7 @@ class Chase(Benchmark):
         return (point["lines"] + point["loads"]) * 150   # the chain written, then one round trip a load
 
     def run(self, target, point, log=None):
-        link = link_setup.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"],
-                                         point["profile"], point["memory"], point["hmc_width"], point["placement"],
-                                         point["hmc_native"])
+        link = link_setup.configure_link(target, self.link(point))
         info = target.fw.facts()
         link_setup.map_remote_windows(target, info, link["bfct_target"])
         answer = target.fw.chase(addr=0, lines=point["lines"], n=point["loads"], seed=point["seed"],

@@ -1,11 +1,29 @@
 """PRBS31 on every lane, both directions: bits, bit errors and the BER's confidence interval."""
 
-from monet import bench
 from monet.benchmarks import Benchmark, Param, Verdict, register
+from monet.benchmarks.ber import set_errors
+from monet.link import reliability
 from monet.report.tables import print_table
 from monet.sim import link_setup
 
 DIRECTIONS = ("a2b", "b2a")
+
+
+def measure(target, cycles=1_000_000, confidence=0.95):
+    """PRBS31 on every active lane, both directions, for `cycles`: bits, bit errors, the BER and its
+    confidence interval per direction (a2b checked at the memory card, b2a at the compute card)."""
+    run = target.fw.prbs(cycles=cycles, wait=max(300, cycles // 20000))
+    lanes = run["lanes"]
+    result = {"cycles": cycles, "lanes": lanes, "confidence": confidence}
+    for direction in ("a2b", "b2a"):
+        d = run[direction]
+        bits = d["words"] * lanes * 66
+        errors = sum(d["errors"][:lanes])
+        low, high = reliability.ber_bounds(bits, errors, confidence) if bits else (None, None)
+        result[direction] = {"bits": bits, "errors": errors, "errors_per_lane": d["errors"][:lanes],
+                             "relocks": d["relocks"], "ber": errors / bits if bits else None,
+                             "ber_low": low, "ber_high": high}
+    return result
 
 
 @register
@@ -27,10 +45,10 @@ class Prbs(Benchmark):
         return point["cycles"]
 
     def run(self, target, point, log=None):
-        link = link_setup.configure_link(target, point["distance_m"], point["lanes"], point["rate_gbps"])
-        bench.set_errors(target, point["ber"], burst=1, seed=point["seed"])
-        result = bench.prbs(target, cycles=point["cycles"])
-        bench.set_errors(target, 0.0)
+        link = link_setup.configure_link(target, self.link(point))
+        set_errors(target, point["ber"], burst=1, seed=point["seed"])
+        result = measure(target, cycles=point["cycles"])
+        set_errors(target, 0.0)
         result.update(injected_ber=point["ber"], distance_m=point["distance_m"], rate_gbps=point["rate_gbps"],
                       seed=point["seed"], link=link_setup.link_record(link))
         result["injected_within_bounds"] = all(result[d]["ber_low"] <= point["ber"] <= result[d]["ber_high"]

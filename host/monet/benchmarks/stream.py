@@ -66,11 +66,7 @@ class Stream(Benchmark):
         node = point["node"] or 0
         if point["target"] in LINUX_TARGETS:
             return stream.run_qemu(target, node, n=n, repetitions=reps, threads=threads, perf=True)
-        return stream.run_sim(target, node, point["distance_m"], point["lanes"], point["rate_gbps"], n=n,
-                              repetitions=reps, profile=point["profile"], memory=point["memory"],
-                              hmc_width=point["hmc_width"], placement=point["placement"],
-                              hmc_native=point["hmc_native"],
-                              window=point["window"])
+        return stream.run_sim(target, node, self.link(point), n=n, repetitions=reps, window=point["window"])
 
     def verdicts(self, point, result):
         return [Verdict(f"validation ({result['bad_elements']} bad elements)", result["validates"], gates=True)]

@@ -5,8 +5,8 @@ JSON answers, on the same register map. Against the sim it reaches the SoC's bus
 second bus master), whose bytes the model's monet_bridge module puts on a loopback port; litex_server turns
 that into LiteX's Etherbone-over-TCP, which monet-ctl (and litex_cli, RemoteClient) speak.
 
-`CtlTarget(sim)` gives a running sim's `fw` over monet-ctl instead of the firmware: the benchmarks of
-monet.bench that only program CSRs (bandwidth: link, BFCT, the benchmark block) then run unchanged through it.
+`CtlTarget(sim)` gives a running sim's `fw` over monet-ctl instead of the firmware: the benchmarks' runs
+that only program CSRs (bandwidth's: link, BFCT, the benchmark block) then run unchanged through it.
 """
 
 import json

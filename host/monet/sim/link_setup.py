@@ -15,36 +15,36 @@ from monet.soc.facts import TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cycles, hmc_
 WINDOWS = ("uncached", "cached")
 
 
-def configure_link(target, distance_m, lanes, rate_gbps, profile="ours", memory="sram", hmc_width="full",
-                   placement="remote", hmc_native=0):
-    """Programs a sweep point (no rebuild): lanes, lane rate, PHY + fiber delay, the profile's framing and
-    streamer, the memory card's memory (an HMC's link at `hmc_width` and the point's lane rate) and where
-    it is (`placement`; with `hmc_native` the HMC link itself runs over the fiber, not our link). Returns
-    the firmware's answer with the settings echoed; `bfct_target` is the BFCT target that reaches the
+def configure_link(target, link):
+    """Programs a sweep point's LinkSettings `link` (no rebuild): lanes, lane rate, PHY + fiber delay, the
+    profile's framing and streamer, the memory card's memory (an HMC's link at its width and the point's lane
+    rate) and where it is (placement; with hmc_native the HMC link itself runs over the fiber, not our link).
+    Returns the firmware's answer with the settings echoed; `bfct_target` is the BFCT target that reaches the
     memory (map_remote_windows)."""
-    refusal = memory_refusal(memory, rate_gbps, lanes, placement, hmc_width, hmc_native)
+    refusal = memory_refusal(link.memory, link.rate_gbps, link.lanes, link.placement, link.hmc_width,
+                             link.hmc_native)
     if refusal:
         raise ValueError(refusal)
-    prof = PROFILES[profile]
-    link = target.fw.link(lanes=lanes, block_ps=prof.block_ps(rate_gbps),
-                          delay=prof.delay_cycles(distance_m, rate_gbps), skew=0, memory=MEMORIES[memory],
-                          memlat=prof.extra_cycles,
-                          max_units=prof.max_units, pairing=prof.pairing, issue_rate=prof.issue_rate)
-    link["profile"], link["memory"], link["placement"], link["hmc_native"] = profile, memory, placement, hmc_native
+    prof = PROFILES[link.profile]
+    answer = target.fw.link(lanes=link.lanes, block_ps=prof.block_ps(link.rate_gbps),
+                            delay=prof.delay_cycles(link.distance_m, link.rate_gbps), skew=0,
+                            memory=MEMORIES[link.memory], memlat=prof.extra_cycles, max_units=prof.max_units,
+                            pairing=prof.pairing, issue_rate=prof.issue_rate)
+    answer.update(profile=link.profile, memory=link.memory, placement=link.placement, hmc_native=link.hmc_native)
     # Native HMC reaches the memory without our link, as a local memory does; the fiber is in its channel.
-    link["bfct_target"] = TARGET_LOCAL if placement == "local" or hmc_native else TARGET_REMOTE0
-    link["hmc"] = None
-    if memory == "hmc":
-        hmc_lanes = HMC_WIDTHS[hmc_width]
-        fiber = link_model.fiber_ns(distance_m) if hmc_native else 0.0
-        delay = hmc_delay_cycles(rate_gbps, fiber_ns=fiber, lanes=hmc_lanes)
+    answer["bfct_target"] = TARGET_LOCAL if link.placement == "local" or link.hmc_native else TARGET_REMOTE0
+    answer["hmc"] = None
+    if link.memory == "hmc":
+        hmc_lanes = HMC_WIDTHS[link.hmc_width]
+        fiber = link_model.fiber_ns(link.distance_m) if link.hmc_native else 0.0
+        delay = hmc_delay_cycles(link.rate_gbps, fiber_ns=fiber, lanes=hmc_lanes)
         max_delay = target.build.constants["hmc_max_delay"]     # csr.json, read once
         if delay > max_delay:
-            raise ValueError(f"native HMC over {distance_m:g} m needs a channel delay of {delay} cycles; the "
+            raise ValueError(f"native HMC over {link.distance_m:g} m needs a channel delay of {delay} cycles; the "
                              f"sim's HMC channel holds {max_delay}")
-        link["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, rate_gbps), delay=delay)
-        link["hmc"].update(width=hmc_width, lanes=hmc_lanes, rate_gbps=rate_gbps, fiber_ns=fiber)
-    return link
+        answer["hmc"] = target.fw.hmc(flit_ps=hmc_flit_ps(hmc_lanes, link.rate_gbps), delay=delay)
+        answer["hmc"].update(width=link.hmc_width, lanes=hmc_lanes, rate_gbps=link.rate_gbps, fiber_ns=fiber)
+    return answer
 
 
 def memory_service(target, run):

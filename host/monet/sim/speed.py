@@ -12,6 +12,7 @@ the console exchanges around each workload (a few thousand cycles against millio
 
 import time
 
+from monet.link.settings import LinkSettings
 from monet.sim import link_setup
 from monet.soc.facts import REMOTE_SECTION_BITS, REMOTE_TAGS
 
@@ -44,7 +45,8 @@ def workloads(idle_s=3.0, cpu_bytes=8192, pbb_lines=800_000):
             raise RuntimeError(f"sim speed: the remote window check failed: {check}")
 
     def pbb(target):
-        # One `pbb` command alone (bench.bandwidth would add link and window set-up exchanges to the figure).
+        # One `pbb` command alone (the bandwidth benchmark's run would add link and window set-up exchanges to
+        # the figure).
         run = target.fw.pbb(op="read", pattern="seq", addr=0, span=1 << REMOTE_SECTION_BITS, count=pbb_lines,
                             outstanding=REMOTE_TAGS, timeout=64 * pbb_lines, wait=600)
         if run["timed_out"] or run["completed"] != pbb_lines:
@@ -60,7 +62,7 @@ def workloads(idle_s=3.0, cpu_bytes=8192, pbb_lines=800_000):
 def run(target, build, **sizes):
     """Runs the workloads on a booted sim; returns the figures with the model's identity."""
     from monet.sim import tool_versions
-    link_setup.configure_link(target, DISTANCE_M, LANES, RATE_GBPS)
+    link_setup.configure_link(target, LinkSettings(DISTANCE_M, LANES, RATE_GBPS))
     link_setup.map_remote_windows(target)
     results = {}
     for name, what, work in workloads(**sizes):
