@@ -18,16 +18,18 @@
  *     seed= check=0|1 shift= size= direct=0|1 : one run of the benchmark block, waited out, with link
  *     occupancy. direct=1: 128 B blocks on the HMC controller's block port (the HMC must be the memory). */
 static void cmd_pbb(struct args *a) {
-    static const char *ops[] = {"read", "write", "mixed"}, *patterns[] = {"seq", "stride", "random"};
+    static const struct { const char *name; uint32_t code; } ops[] = {
+        {"read", PBB_MODE_READ}, {"write", PBB_MODE_WRITE}, {"mixed", PBB_MODE_MIXED}}, patterns[] = {
+        {"seq", PBB_PATTERN_SEQ}, {"stride", PBB_PATTERN_STRIDE}, {"random", PBB_PATTERN_RANDOM}};
     const char *op = arg_str(a, "op", "read"), *pattern = arg_str(a, "pattern", "seq");
     struct pbb_settings s;
-    s.mode = 3; s.pattern = 3;
+    int mode_known = 0, pattern_known = 0;
     for (uint32_t i = 0; i < 3; i++) {
-        if (!strcmp(op, ops[i])) s.mode = i;
-        if (!strcmp(pattern, patterns[i])) s.pattern = i;
+        if (!strcmp(op, ops[i].name)) { s.mode = ops[i].code; mode_known = 1; }
+        if (!strcmp(pattern, patterns[i].name)) { s.pattern = patterns[i].code; pattern_known = 1; }
     }
-    if (s.mode == 3) { error("op must be read, write or mixed"); return; }
-    if (s.pattern == 3) { error("pattern must be seq, stride or random"); return; }
+    if (!mode_known) { error("op must be read, write or mixed"); return; }
+    if (!pattern_known) { error("pattern must be seq, stride or random"); return; }
     s.read_ratio  = arg_u32(a, "ratio", 128);
     const char *mix = arg_str(a, "mix", "random");
     if (strcmp(mix, "random") && strcmp(mix, "even")) { error("mix must be random or even"); return; }

@@ -4,15 +4,13 @@
 
 #include <stdint.h>
 #include <generated/csr.h>
+#include <generated/soc.h>   /* MEMCARD_MEMORY_*, from litex/cores/memcard/codes.py */
 
 /* The memory card is in this register map (the sim; a board's memory card), not on another board. */
 #ifdef CSR_REMOTE_MEMCARD_MEMORY_ADDR
 #define MEMCARD_IN_MAP 1
 #endif
 
-#define MEMCARD_MEMORY_SRAM 0
-#define MEMCARD_MEMORY_DDR4 1
-#define MEMCARD_MEMORY_HMC  2
 
 struct memcard_counters {
     uint32_t reads, writes, errors;

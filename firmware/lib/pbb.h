@@ -3,14 +3,7 @@
 #define MONET_PBB_H
 
 #include <stdint.h>
-#include <generated/soc.h>   /* PBB_BUCKETS */
-
-#define PBB_MODE_READ  0
-#define PBB_MODE_WRITE 1
-#define PBB_MODE_MIXED 2
-#define PBB_PATTERN_SEQ    0
-#define PBB_PATTERN_STRIDE 1
-#define PBB_PATTERN_RANDOM 2
+#include <generated/soc.h>   /* PBB_BUCKETS; PBB_MODE_* and PBB_PATTERN_*, from litex/cores/pbb/codes.py */
 
 struct pbb_settings {
     uint32_t mode, read_ratio, pattern, base, span, stride, count, outstanding, seed, check, shift, size_log2;

@@ -7,7 +7,7 @@
 /* A BFCT entry (its bits are the entry CSR's fields). */
 struct bfct_entry {
     int enable, read, write;
-    uint32_t target;  /* 0: remote link 0 */
+    uint32_t target;  /* REMAT_TARGET_* (soc.h, from litex/cores/remat/codes.py) */
     uint32_t base;    /* remote section index */
 };
 

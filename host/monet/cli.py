@@ -9,6 +9,7 @@ import time
 from contextlib import contextmanager
 
 from monet.benchmarks import AXIS, MEMORY_AXES, REGISTRY, Param, value_text
+from monet.link import reliability
 from monet.link.profiles import memory_refusal
 from monet.model.runner import MODELS
 from monet.qemu import QemuError
@@ -101,7 +102,6 @@ def cmd_bench(args):
 
 
 def cmd_link_budget(args):
-    from monet.link import reliability
     rates = [args.rate] if args.rate else sorted(reliability.SENSITIVITY_DBM)
     rows = [reliability.power_budget(rate, tx_dbm=args.tx_dbm, hop_loss_db=args.hop_loss_db, fiber_km=args.fiber_km,
                                      extra_loss_db=args.extra_loss_db, margin_db=args.margin_db,
@@ -339,7 +339,8 @@ def _add_benchmark(bench_parsers, benchmark):
 
 # Options of `monet link budget` and `monet campaign run`.
 BUDGET = {
-    "rate": Param("rate", "one lane rate (default: all with a known sensitivity)", choices=(10.0, 12.5, 15.0)),
+    "rate": Param("rate", "one lane rate (default: all with a known sensitivity)",
+                  choices=tuple(sorted(reliability.SENSITIVITY_DBM))),
     "tx_dbm": Param("tx_dbm", "transmitter power, dBm", low=-30, high=10, default=-3.0, flag="--tx-dbm"),
     "hop_loss_db": Param("hop_loss_db", "insertion loss per switch hop, dB", low=0.01, high=20, default=1.0,
                          flag="--hop-loss-db"),

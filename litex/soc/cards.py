@@ -26,13 +26,11 @@ from monet.cores.remat.codes import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.errors import BoardError
-from monet.soc.facts import LINK_RETRY_DEPTH
+from monet.soc.facts import BOARD_LANES, BOARD_RATES_GBPS, LINK_RETRY_DEPTH, code_constants
 from monet.soc.remote import compute_stages
 
 SYS_CLK_HZ   = 250_000_000
-RATES_GBPS   = (10.0, 12.5, 15.0)
 REFCLK_HZ    = 156.25e6          # every cage's reference: one quad PLL gives 10, 12.5 or 15 Gb/s from it
-LANES        = (1, 2, 4, 8)
 # ReMAT on a board: 16 sections of 256 MB (a 4 GB window), 128 tags, three ports (two PS masters, the PBB).
 REMOTE_SECTIONS, REMOTE_SECTION_BITS, REMOTE_TAGS = 16, 28, 128
 PBB_BUCKETS  = 64
@@ -52,10 +50,10 @@ PS_QSPI_SIZE   = 0x0400_0000
 def resolve_cage(lanes, rate_gbps, cage, cages):
     """The cage the lanes go to (`cage`, or the first of the board's `cages`, name -> lanes, with room for
     them); refuses lane counts, rates and cages the board does not have, by flag."""
-    if lanes not in LANES:
-        raise BoardError(f"--lanes {lanes}: accepted are {', '.join(map(str, LANES))}")
-    if rate_gbps not in RATES_GBPS:
-        raise BoardError(f"--rate {rate_gbps:g}: accepted are {', '.join(f'{r:g}' for r in RATES_GBPS)} (Gb/s)")
+    if lanes not in BOARD_LANES:
+        raise BoardError(f"--lanes {lanes}: accepted are {', '.join(map(str, BOARD_LANES))}")
+    if rate_gbps not in BOARD_RATES_GBPS:
+        raise BoardError(f"--rate {rate_gbps:g}: accepted are {', '.join(f'{r:g}' for r in BOARD_RATES_GBPS)} (Gb/s)")
     cage = cage or next((name for name, n in cages.items() if n >= lanes), next(iter(cages)))
     if cage not in cages:
         raise BoardError(f"--cage {cage}: accepted are {', '.join(cages)}")
@@ -194,7 +192,7 @@ class ComputeCard(SoCCore):
                             ("LINK_EFFICIENCY_PERMILLE", round(LINE_EFFICIENCY * 1000)),
                             ("REMOTE_LINE_BYTES", LINE_BYTES), ("PBB_BUCKETS", PBB_BUCKETS),
                             ("REMOTE_WINDOW0_BASE", HPM1_FPD_HIGH), ("REMOTE_WINDOW1_BASE", HPM0_LPD_BASE),
-                            ("REMOTE_WINDOW1_SIZE", HPM0_LPD_SIZE)):
+                            ("REMOTE_WINDOW1_SIZE", HPM0_LPD_SIZE), *code_constants().items()):
             self.add_constant(name, value)
         if with_delay_line:
             self.add_constant("LANES_MAX_DELAY", DELAY_LINE_DEPTH - 1)

@@ -5,13 +5,15 @@
 
 """What the host knows of the hardware, in one place and without Migen: the sim SoC's clock, sizes and depths,
 the remote path's limits and timestamp points, and the Migen-free facts of the cores (the link's constants,
-the channel's figures, the BFCT's codes). `monet --help` and the report import this and never Migen
+the channel's figures, the cores' codes: CODES, which every SoC exports to the firmware as soc.h constants). `monet --help` and the report import this and never Migen
 (host/tests/test_imports.py checks it); the gateware takes the same values from here.
 """
 
 from monet.cores.common.layouts import BEAT_BLOCKS, BLOCK_BITS, LINE_BYTES, MAX_LANES, segment_names
+from monet.cores.memcard.codes import MEMORIES
+from monet.cores.pbb.codes import MODES, PATTERNS
 from monet.cores.phy.figures import block_threshold, delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
-from monet.cores.remat.codes import TARGET_LOCAL, TARGET_REMOTE0
+from monet.cores.remat.codes import FAULTS, TARGET_LOCAL, TARGET_REMOTE0, TARGETS
 
 NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
 REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.
@@ -27,6 +29,11 @@ REMOTE_SECTION_BITS = 20            # 1 MiB sections
 REMOTE_TAGS         = 128           # ReMAT's outstanding requests
 MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
+
+# A board's link: the lane rates our cards configure its transceivers for (one quad PLL from every cage's
+# 156.25 MHz reference) and its bonded lanes (litex/soc/cards.py checks a build's settings against them).
+BOARD_RATES_GBPS = (10.0, 12.5, 15.0)
+BOARD_LANES      = (1, 2, 4, 8)
 
 USER_INCLUDE = "user_include"   # in a build: generated/ headers for monet-ctl (no bare-metal access functions)
 BRIDGE_PORT_ENV = "MONET_SIM_BRIDGE_PORT"   # Vsim's bridge listens on 127.0.0.1 at this port (0: any free one)
@@ -52,3 +59,15 @@ STAGE_SEGMENTS = {"compute": segment_names(COMPUTE_POINTS), "memory": segment_na
 def peak_GBps(clk_freq):
     """The memory card's DDR4 peak at system clock `clk_freq`: its controller takes one 64 B burst a cycle."""
     return clk_freq * LINE_BYTES / 1e9
+
+
+# The cores' codes, each declared once in its core's codes.py: the gateware compares with them, the host
+# programs them, and every SoC exports them as constants (soc.h, csr.json) named PREFIX_NAME, which the
+# firmware uses (firmware/lib's pbb.h, memcard.h, remat.h).
+CODES = {"MEMCARD_MEMORY": MEMORIES, "PBB_MODE": MODES, "PBB_PATTERN": PATTERNS, "REMAT_FAULT": FAULTS,
+         "REMAT_TARGET": TARGETS}
+
+
+def code_constants():
+    """{constant name: value} of every code of CODES, as a SoC exports them."""
+    return {f"{prefix}_{name.upper()}": value for prefix, table in CODES.items() for name, value in table.items()}

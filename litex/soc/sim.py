@@ -33,7 +33,7 @@ from monet.cores.pbb.core import PBB
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_conversion
-from monet.soc.facts import (CONSOLE_MAX_SAMPLES, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTIONS,
+from monet.soc.facts import (CONSOLE_MAX_SAMPLES, code_constants, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTIONS,
                              REMOTE_SECTION_BITS, REMOTE_TAGS, ROM_SIZE, SRAM_SIZE, USER_INCLUDE)
 from monet.soc.remote import RemoteMemoryPath
 from monet.soc.user_headers import write_user_headers
@@ -115,6 +115,8 @@ class MonetSimSoC(SoCCore):
         self.add_constant("REMOTE_LINE_BYTES", LINE_BYTES)
         self.add_constant("CONSOLE_MAX_SAMPLES", CONSOLE_MAX_SAMPLES)
         self.add_constant("PBB_BUCKETS", PBB_BUCKETS)
+        for name, value in code_constants().items():
+            self.add_constant(name, value)
 
         # The CSR bridge: LiteX's UARTBone as a second bus master, its bytes on the monet_bridge sim module, so
         # that litex_server and monet-ctl reach every register the firmware does (no CSR of its own).

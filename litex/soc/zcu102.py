@@ -32,7 +32,7 @@ from monet.cores.link.core import LinkEndpoint
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import DDR4Memory, TrafficRefresher
 from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
-from monet.soc.facts import LINK_RETRY_DEPTH
+from monet.soc.facts import LINK_RETRY_DEPTH, code_constants
 from monet.soc.remote import memory_stages
 
 CAGES        = {"sfp": 4, "fmc": 8}    # lanes each place has, in the order a default is chosen
@@ -133,7 +133,7 @@ class MemoryCardSoC(SoCCore):
         for name, value in (("MEMCARD_SIZE", PL_DDR4_SIZE), ("MEMCARD_SRAM_SIZE", MEMCARD_SRAM_SIZE),
                             ("NOMINAL_CLK_HZ", SYS_CLK_HZ),
                             ("LINK_RETRY_DEPTH", LINK_RETRY_DEPTH), ("LINK_LANES", lanes),
-                            ("LINK_RATE_MBPS", int(rate_gbps * 1000))):
+                            ("LINK_RATE_MBPS", int(rate_gbps * 1000)), *code_constants().items()):
             self.add_constant(name, value)
 
 

@@ -20,9 +20,10 @@ from collections import namedtuple
 from pathlib import Path
 
 from monet.link import model as link_model
-from monet.link.profiles import HMC_WIDTHS, MEMORIES, PLACEMENTS, PROFILES
+from monet.link.profiles import HMC_WIDTHS, PLACEMENTS, PROFILES
 from monet.link.settings import AXES as LINK_AXES, LinkSettings
 from monet.report.paper import PAPER_TOLERANCE
+from monet.soc.facts import MEMORIES
 
 
 def value_text(value):

@@ -15,8 +15,13 @@ from monet.sim import tool_versions
 from monet.sim.ctl import CtlError, build as build_ctl
 from monet.soc.board import BOARDS, ROLES, generate_card, load_bitstream, sha256_of
 from monet.soc.errors import BoardError
+from monet.soc.facts import BOARD_LANES, BOARD_RATES_GBPS
 
 PS_COMPILER = "aarch64-linux-gnu-gcc"   # the compute card's PS runs aarch64 Linux (tools/setup.sh installs it)
+
+
+def _listed(values):
+    return ", ".join(f"{v:g}" for v in values)
 
 
 def add_build_arguments(parser):
@@ -24,8 +29,10 @@ def add_build_arguments(parser):
     parser.add_argument("--board", default="zcu102", help=f"the board (accepted: {', '.join(BOARDS)}; "
                         "default zcu102)")
     parser.add_argument("--role", required=True, help=f"the card (accepted: {', '.join(ROLES)})")
-    parser.add_argument("--lanes", type=int, default=4, help="bonded lanes (accepted: 1, 2, 4, 8; default 4)")
-    parser.add_argument("--rate", type=float, default=15.0, help="lane rate, Gb/s (accepted: 10, 12.5, 15; default 15)")
+    parser.add_argument("--lanes", type=int, default=4, help=f"bonded lanes (accepted: {_listed(BOARD_LANES)}; "
+                        "default 4)")
+    parser.add_argument("--rate", type=float, default=15.0, help=f"lane rate, Gb/s (accepted: "
+                        f"{_listed(BOARD_RATES_GBPS)}; default 15)")
     parser.add_argument("--cage", default=None, help="where the lanes go (accepted: sfp for up to 4 lanes, fmc for "
                         "up to 8; default sfp up to 4 lanes, fmc for 8)")
     parser.add_argument("--ps-preset", default=None, metavar="TCL",

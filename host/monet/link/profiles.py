@@ -29,6 +29,7 @@ compare against.
 from dataclasses import dataclass
 
 from monet.link import model as link_model
+from monet.soc.facts import MEMORIES   # the memory card's `memory` CSR codes (memcard/codes.py)
 
 AURORA_LATENCY_USER_CLK = 48
 GEARBOX_PAUSE_EVERY     = 32
@@ -36,7 +37,6 @@ CC_BLOCKS, CC_PERIOD    = 8, 4992
 STREAMER_GBPS           = 8.29
 STREAMER_EXTRA_CYCLES   = 1
 
-MEMORIES = {"sram": 0, "ddr4": 1, "hmc": 2}   # the memory card's `memory` CSR
 HMC_WIDTHS = {"full": 16, "half": 8}           # an HMC link's lanes
 HMC_RATES_GBPS = (10.0, 12.5, 15.0)            # the lane rates an HMC takes (the spec's; the paper's T3 setup)
 

@@ -9,7 +9,7 @@ from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.campaign.results import load, read_manifest
 from monet.report import table1
-from monet.report.paper import PAPER, PAPER_TOLERANCE
+from monet.report.paper import PAPER, PAPER_BANDWIDTH_GBPS, PAPER_TOLERANCE
 from monet.report.tables import POINT_DEFAULTS, axis, fmt, markdown_table
 
 
@@ -47,7 +47,7 @@ def _profile_figures(records, fits, profile):
         figures[label] = f and f["at_100m_ns"]
     f = fit_of("write") or fit_of("read")
     figures["latency per round-trip metre, DDR4"] = f and f["L_m_ns_per_m"]
-    for rate in (10.0, 12.5, 15.0):
+    for rate in PAPER_BANDWIDTH_GBPS:
         bw = [r["result"]["bandwidth_GBps"] for r in bandwidth_at(rate)]
         figures[f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s"] = max(bw) if bw else None
     figures["link utilisation, 8 x 15 Gb/s"] = max((r["result"]["link_utilisation"] for r in bandwidth_at(15.0)),

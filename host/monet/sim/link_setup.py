@@ -6,8 +6,8 @@ benchmark that runs on the sim sets its point up through here."""
 
 from monet.link import model as link_model
 from monet.link import reliability
-from monet.link.profiles import HMC_WIDTHS, MEMORIES, PROFILES, memory_refusal
-from monet.soc.facts import TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cycles, hmc_flit_ps
+from monet.link.profiles import HMC_WIDTHS, PROFILES, memory_refusal
+from monet.soc.facts import MEMORIES, TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cycles, hmc_flit_ps
 
 # How the soft CPU reaches remote memory: the uncached window (every word a round trip) or the cacheable
 # one (its data cache's refills and write-through words combined into line transactions by ReMAT); STREAM

@@ -17,12 +17,10 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
+from monet.cores.memcard.codes import MEMORIES, MEMORY_DDR4, MEMORY_HMC
 from monet.cores.memcard.ddr4 import DDR4Memory
 
 
-MEMORY_SRAM = 0   # `memory` values: the on-card SRAM (a line a cycle) ...
-MEMORY_DDR4 = 1   # ... or DDR4 through LiteDRAM (with_ddr4) ...
-MEMORY_HMC  = 2   # ... or an HMC (a memory module given as `hmc`)
 
 # A request's class, kept beside it in the input FIFO: below the selected memory's size, a read or write
 # request in range, and one for DDR4 or the HMC rather than the SRAM stage.
@@ -284,7 +282,8 @@ class MemoryCard(LiteXModule):
         self._reads   = CSRStatus(32, description="Line reads served.")
         self._writes  = CSRStatus(32, description="Line writes served.")
         self._errors  = CSRStatus(32, description="Requests answered with an error (out of range, bad type).")
-        self._memory  = CSRStorage(2, description="Memory: 0 the on-card SRAM, 1 DDR4, 2 HMC (if built with them).")
+        self._memory  = CSRStorage(2, description="Memory: " + ", ".join(f"{code} {name}" for name, code in
+                                   MEMORIES.items()) + " (the memories it is built with; codes.py).")
         self._service_sum   = CSRStatus(32, description="Sum of the memory's service times, cycles.")
         self._service_count = CSRStatus(32, description="Responses the service sum covers.")
         self.comb += [

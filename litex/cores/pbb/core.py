@@ -50,9 +50,8 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.arith import add_in_two_words, count_strobes
 from monet.cores.common.freelist import PairedFreeList
 from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
+from monet.cores.pbb.codes import MODE_MIXED, MODE_WRITE, PATTERN_RANDOM, PATTERN_STRIDE
 
-MODE_READ, MODE_WRITE, MODE_MIXED = 0, 1, 2
-PATTERN_SEQ, PATTERN_STRIDE, PATTERN_RANDOM = 0, 1, 2
 GOLDEN = 0x9E3779B1
 START_CYCLES = 4   # from `start` to the run (the derived settings' registers: step, step mod span, twice it, limit)
 

@@ -3,17 +3,22 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""The BFCT's codes as plain Python, without Migen (the host reads them through monet.soc.facts): the fault
-kinds ReMAT latches with a faulting address, and the targets a section sends its accesses to."""
+"""The BFCT's codes as plain Python, without Migen (the host reads them through monet.soc.facts, the firmware as
+soc.h constants, REMAT_FAULT_* and REMAT_TARGET_*): the fault kinds ReMAT latches with a faulting address, and
+the targets a section sends its accesses to."""
 
 # Fault kinds latched with the faulting address.
-FAULT_NONE      = 0
-FAULT_UNMAPPED  = 1  # outside the table, or the section is disabled.
-FAULT_NO_READ   = 2
-FAULT_NO_WRITE  = 3
-FAULT_TARGET    = 4  # the section names a target this build does not have.
-FAULT_REMOTE    = 5  # the memory card answered with an error.
-FAULT_TIMEOUT   = 6  # no answer within ReMAT's request timeout (the link is down): the outcome is unknown.
+FAULTS = {
+    "none":     0,
+    "unmapped": 1,   # outside the table, or the section is disabled.
+    "no_read":  2,
+    "no_write": 3,
+    "target":   4,   # the section names a target this build does not have.
+    "remote":   5,   # the memory card answered with an error.
+    "timeout":  6,   # no answer within ReMAT's request timeout (the link is down): the outcome is unknown.
+}
+FAULT_NONE, FAULT_UNMAPPED, FAULT_NO_READ, FAULT_NO_WRITE, FAULT_TARGET, FAULT_REMOTE, FAULT_TIMEOUT = FAULTS.values()
 
-TARGET_REMOTE0 = 0   # `target` values: remote port 0, through the link ...
-TARGET_LOCAL   = 1   # ... or the compute card's local memory
+# A section's `target`: remote port 0, through the link, or the compute card's local memory.
+TARGETS = {"remote0": 0, "local": 1}
+TARGET_REMOTE0, TARGET_LOCAL = TARGETS["remote0"], TARGETS["local"]

@@ -3,17 +3,16 @@ programmed latency and back-pressure from the link, on the SRAM and on DDR4 thro
 Verilog; DDR4 also through refreshes and row misses."""
 
 import random
-import re
-from pathlib import Path
 
 import pytest
 
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
-from monet.cores.memcard.core import MEMORY_DDR4, MEMORY_HMC, MEMORY_SRAM, MemoryCard
+from monet.cores.memcard.codes import MEMORY_DDR4
+from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import REFRESH_IDLE_CYCLES, DDR4Memory
-from monet.soc.facts import peak_GBps
 from monet.cores.tests.verilog_sim import run_simulation
+from monet.soc.facts import peak_GBps
 
 from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import byte_mask_bits, send_transactions
@@ -365,14 +364,6 @@ def test_the_cpu_programs_the_latency_and_reads_32_bit_counters():
     # The three answers leave one a cycle, the first 2 + 6 cycles after the card took it (the count starts
     # as the last request is taken, two cycles after the first).
     assert cycles == [6, 7, 8]
-
-
-def test_the_memory_codes_are_the_firmwares():
-    """`memory`'s values as firmware/lib/memcard.h defines them (the console's `link memory=` and the host's
-    `--memory` speak them)."""
-    header = (Path(__file__).resolve().parents[3] / "firmware" / "lib" / "memcard.h").read_text()
-    codes = {name: int(value) for name, value in re.findall(r"#define MEMCARD_MEMORY_(\w+)\s+(\d+)", header)}
-    assert codes == {"SRAM": MEMORY_SRAM, "DDR4": MEMORY_DDR4, "HMC": MEMORY_HMC}
 
 
 def test_the_dram_peak_is_a_burst_a_cycle():

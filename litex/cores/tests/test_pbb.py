@@ -8,6 +8,7 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import T_ERR, T_RD_REQ, T_RD_RSP, T_WR_ACK, T_WR_REQ
 from monet.cores.hmc.host import block_txn_layout
+from monet.cores.pbb.codes import *
 from monet.cores.pbb.core import *
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation

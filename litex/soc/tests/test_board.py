@@ -23,6 +23,7 @@ from monet.repo import REPO
 from monet.sim import ctl
 from monet.soc import zcu111
 from monet.soc.board import default_output
+from monet.soc.facts import code_constants
 from monet.soc.zcu102 import _sfp_pins
 
 CARDS = {"compute": dict(lanes=8, rate=15.0, delay_line=True), "memory": dict(lanes=2, rate=10.0)}
@@ -140,6 +141,8 @@ def test_the_csr_map_the_headers_and_the_drivers_agree(card):
     for name, value in doc["constants"].items():
         if isinstance(value, int):
             assert re.search(rf"#define {name.upper()} {value}\b", soc_h), name
+    # The cores' codes, declared once in their codes.py, reach the card's headers (the drivers use them).
+    assert code_constants().items() <= {name.upper(): value for name, value in doc["constants"].items()}.items()
     # The user-space headers carry no bare-metal access functions, and the drivers build against them.
     assert "hw/common.h" not in header
     compiler = shutil.which("gcc") or shutil.which("cc")
