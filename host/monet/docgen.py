@@ -74,6 +74,11 @@ def _default(param):
     return "by target" if param.default is None else value_text(param.default)
 
 
+def _campaign(param):
+    swept = "sweeps " + ", ".join(value_text(v) for v in param.sweep) if param.campaign else "CLI only"
+    return swept + (f"; with {param.only_with[0]} {param.only_with[1]}" if param.only_with else "")
+
+
 def benchmark_reference():
     """doc/benchmarks.md: every benchmark of the registry, its targets and its options (`monet bench NAME`) and
     campaign keys, and the sweep axes they share."""
@@ -91,9 +96,7 @@ def benchmark_reference():
                 + (", ".join(AXIS[name].flag for name in bench.axes) or "none") + ".", ""]
         if bench.params:
             out += markdown_table(["key", "option", "accepted", "default", "campaign", "meaning"],
-                                  [(p.name, p.flag, p.accepted, _default(p),
-                                    ("sweeps " + ", ".join(value_text(v) for v in p.sweep) if p.campaign else "CLI only")
-                                    + (f"; with {p.only_with[0]} {p.only_with[1]}" if p.only_with else ""), p.help)
+                                  [(p.name, p.flag, p.accepted, _default(p), _campaign(p), p.help)
                                    for p in bench.params])
     return "\n".join(out) + "\n"
 

@@ -68,7 +68,8 @@ def test_the_command_line_and_a_campaign_file_know_it(echo, tmp_path):
     assert "echo" not in monet(os.environ, "bench", "--help").stdout      # only where it is named
     missing = monet({**echo, "MONET_BENCHMARKS": str(tmp_path / "none.py")}, "--help")
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
-    assert f"MONET_BENCHMARKS: {tmp_path / 'none.py'} is not a Python file; accepted: paths of .py files" in missing.stderr
+    assert f"MONET_BENCHMARKS: {tmp_path / 'none.py'} is not a Python file; accepted: paths of .py files" \
+        in missing.stderr
 
 
 @pytest.mark.sim

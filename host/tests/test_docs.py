@@ -1,6 +1,7 @@
 """The repository documents itself: doc/wire-format.md, doc/registers.md and doc/benchmarks.md are what
-monet.docgen writes from the field tables, the build's csr.json and the benchmark registry, the field tables put every field where the wire format says, the
-layout table (doc/layout.md) matches the tree, and nothing points to files outside the repository."""
+monet.docgen writes from the field tables, the build's csr.json and the benchmark registry, the field tables
+put every field where the wire format says, the layout table (doc/layout.md) matches the tree, and nothing
+points to files outside the repository."""
 
 import re
 import subprocess

@@ -5,8 +5,9 @@
 
 """What the host knows of the hardware, in one place and without Migen: the sim SoC's clock, sizes and depths,
 the remote path's limits and timestamp points, and the Migen-free facts of the cores (the link's constants,
-the channel's figures, the cores' codes: CODES, which every SoC exports to the firmware as soc.h constants). `monet --help` and the report import this and never Migen
-(host/tests/test_imports.py checks it); the gateware takes the same values from here.
+the channel's figures, the cores' codes: CODES, which every SoC exports to the firmware as soc.h constants).
+`monet --help` and the report import this and never Migen (host/tests/test_imports.py checks it); the gateware
+takes the same values from here.
 """
 
 from monet.cores.common.layouts import BEAT_BLOCKS, BLOCK_BITS, LINE_BYTES, MAX_LANES, segment_names

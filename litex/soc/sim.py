@@ -33,8 +33,9 @@ from monet.cores.pbb.core import PBB
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_conversion
-from monet.soc.facts import (CONSOLE_MAX_SAMPLES, code_constants, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTIONS,
-                             REMOTE_SECTION_BITS, REMOTE_TAGS, ROM_SIZE, SRAM_SIZE, USER_INCLUDE)
+from monet.soc.facts import (CONSOLE_MAX_SAMPLES, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS,
+                             REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTION_BITS, REMOTE_SECTIONS, REMOTE_TAGS,
+                             ROM_SIZE, SRAM_SIZE, USER_INCLUDE, code_constants)
 from monet.soc.remote import RemoteMemoryPath
 from monet.soc.user_headers import write_user_headers
 

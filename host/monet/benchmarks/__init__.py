@@ -205,6 +205,11 @@ class Benchmark:
         """The report's sections of this benchmark's records: (title, header, rows, image or None, note)."""
         return []
 
+    def paper_figures(self, records, profile):
+        """{figure of monet.report.paper.PAPER: value} as `profile`'s points of this benchmark measured them
+        (None where none did): the report's summary sets them beside the paper."""
+        return {}
+
     @property
     def campaign_params(self):
         return [p for p in self.params if p.campaign]

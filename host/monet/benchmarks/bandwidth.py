@@ -4,10 +4,11 @@ import math
 
 from monet.benchmarks import Benchmark, Param, Verdict, paper_check, register
 from monet.link import model as link_model
-from monet.report.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE, PAYLOAD_UTILISATION_TARGET,
-                         THESIS_HMC_LINK_GBPS)
+from monet.report.paper import (HMC_QUADRANT_GBPS, PAPER_BANDWIDTH_GBPS, PAPER_HMC_LOCAL_FW_SHARE,
+                                PAYLOAD_UTILISATION_TARGET, THESIS_HMC_LINK_GBPS)
+from monet.report import table1
 from monet.report.stats import histogram_percentile
-from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, op_style, print_table
+from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, op_style, paper_memory, print_table
 from monet.sim.link_setup import configure_link, link_record, map_remote_windows, memory_service
 from monet.soc.facts import NOMINAL_CLK_HZ, PBB_BUCKETS, REMOTE_TAGS, peak_GBps
 
@@ -59,9 +60,9 @@ def pbb_read_ratio(read_percent):
 def measure(target, op, outstanding, link, pattern="seq", count=20000, seed=1, check=False, size=64,
             cycles_per_line=64, read_percent=MIXED_READ_PERCENT, pbb_port="remat", mix="random"):
     """Sustained bandwidth of `count` accesses of `size` bytes from the benchmark block (ReMAT's second
-    port) over LinkSettings `link`. Below 64 B an access is one masked line transaction; 128 B is two on consecutive lines. `op`
-    mixed: each access a read with probability `read_percent` %, a write otherwise (both count); `mix` even
-    spreads the reads evenly instead (reads and writes alternate at 50 %).
+    port) over LinkSettings `link`. Below 64 B an access is one masked line transaction; 128 B is two on
+    consecutive lines. `op` mixed: each access a read with probability `read_percent` %, a write otherwise
+    (both count); `mix` even spreads the reads evenly instead (reads and writes alternate at 50 %).
     `pbb_port` hmc: the block on the HMC controller's 128 B block port instead, each access one RD128 or
     WR128 (local HMC only; PbbPortError otherwise)."""
     refusal = pbb_port_refusal(pbb_port, link.memory, link.placement, link.hmc_native, size)
@@ -205,6 +206,23 @@ class Bandwidth(Benchmark):
                  "link_efficiency")]
         rows += [[f"latency {k} (ns)", f"{v:.1f}" if v is not None else "-"] for k, v in result["latency_ns"].items()]
         print_table(rows, ["figure", "value"])
+
+    def paper_figures(self, records, profile):
+        """The paper's bandwidth figures: the best 8 m, 64 B read or write at 8 lanes of each of its lane rates
+        (DDR4 where it ran, else the SRAM), the link's utilisation at 15 Gb/s, and (our link) T1's remote HMC
+        write latency, one 64 B line write at a time from the block, half-width HMC behind our link."""
+        def at(rate):
+            return paper_memory([r for r in records if r["point"]["benchmark"] == "bandwidth"
+                                 and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == rate
+                                 and r["point"]["distance_m"] == 8 and r["point"]["profile"] == profile
+                                 and r["point"].get("size", 64) == 64 and r["point"]["op"] != "mixed"])
+        figures = {f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s": max((r["result"]["bandwidth_GBps"] for r in at(rate)),
+                                                                    default=None) for rate in PAPER_BANDWIDTH_GBPS}
+        figures["link utilisation, 8 x 15 Gb/s"] = max((r["result"]["link_utilisation"] for r in at(15.0)),
+                                                       default=None)
+        figures["remote HMC write latency, 8 m"] = \
+            table1.measured(records)[table1.REMOTE_HMC_LABEL]["write_ns"] if profile == "ours" else None
+        return figures
 
     def sections(self, records, out):
         bw = [r for r in records if r["point"]["benchmark"] == self.name]
@@ -354,7 +372,8 @@ def draw_bandwidth(ax, records):
         if len(best) < 2:
             continue
         xs = sorted(best)
-        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]), label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
+        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]),
+                label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
                 f"{p['size']} B {p['distance_m']:g} m")
     caps = sorted({r["point"]["lanes"] * r["point"]["rate_gbps"] for r in records
                    if r["point"]["benchmark"] == "bandwidth"})
@@ -374,6 +393,7 @@ def draw_bandwidth_distance(ax, series):
         if len(best) < 2:
             continue
         xs = list(best)
-        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]), label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
+        ax.plot(xs, [best[x] for x in xs], op_style(p["op"]),
+                label=f"{p['profile']} {memory_label(p)} {p['op']} {p['pattern']} "
                 f"{p['size']} B {p['lanes']}x{p['rate_gbps']:g}G")
     ax.plot([8], [PAPER_BANDWIDTH_GBPS[15.0]], "kx", label="paper: remote DDR4, 8 x 15 Gb/s, 8 m")

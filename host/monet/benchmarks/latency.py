@@ -7,7 +7,8 @@ from monet.link import model as link_model
 from monet.link.profiles import PROFILES
 from monet.report.paper import LOGIC_CYCLES_TARGET, OPENHMC_READ_NS, PAPER_LATENCY_100M_NS, PAPER_LATENCY_NS
 from monet.report.stats import linear_fit, summary
-from monet.report.tables import MEMORY_SERIES, OP_LINES, figure, fmt, group, memory_label, op_style, print_table
+from monet.report.tables import (MEMORY_SERIES, OP_LINES, figure, fmt, group, memory_label, op_style, paper_memory,
+                                 print_table)
 from monet.sim.link_setup import configure_link, link_record, map_remote_windows, memory_service
 from monet.soc.facts import CONSOLE_MAX_SAMPLES, TARGET_REMOTE0
 
@@ -126,6 +127,26 @@ class Latency(Benchmark):
                             f"{link_model.cycles_to_ns(stages['total_cycles']):.1f}"]],
                         ["stage", "cycles", "ns"])
             print(f"the latency's mean less the stages: {stages['unaccounted_cycles']:.2f} cycles")
+
+    def paper_figures(self, records, profile):
+        """The paper's latency figures: the remote DDR4 write at 8 m (8 x 15 Gb/s), Eq. 1's 100 m write and read
+        and its latency per round-trip metre, from this profile's fits (DDR4 where it ran, else the SRAM)."""
+        w8 = paper_memory([r for r in records if r["point"]["benchmark"] == "latency" and r["point"]["op"] == "write"
+                           and r["point"]["distance_m"] == 8 and r["point"]["lanes"] == 8
+                           and r["point"]["rate_gbps"] == 15.0 and r["point"]["profile"] == profile])
+        fits = [f for f in distance_fits(records) if f["lanes"] == 8 and f["rate_gbps"] == 15.0
+                and f["profile"] == profile]
+
+        def fit_of(op):
+            mine = [f for f in fits if f["op"] == op]
+            return next((f for f in mine if f["memory"] == "ddr4"), None) or \
+                next((f for f in mine if f["memory"] == "sram"), None)
+
+        write, read = fit_of("write"), fit_of("read")
+        return {"remote DDR4 write latency, 8 m": w8[0]["result"]["latency_ns"]["mean"] if w8 else None,
+                "remote DDR4 write latency, 100 m (Eq. 1)": write and write["at_100m_ns"],
+                "remote DDR4 read latency, 100 m (Eq. 1)": read and read["at_100m_ns"],
+                "latency per round-trip metre, DDR4": (write or read) and (write or read)["L_m_ns_per_m"]}
 
     def sections(self, records, out):
         rows = [[r["point"]["profile"], memory_label(r["point"]), r["point"]["op"], fmt(r["point"]["distance_m"], 0),

@@ -9,60 +9,21 @@ from monet.benchmarks import REGISTRY
 from monet.benchmarks.latency import distance_fits
 from monet.campaign.results import load, read_manifest
 from monet.report import table1
-from monet.report.paper import PAPER, PAPER_BANDWIDTH_GBPS, PAPER_TOLERANCE
+from monet.report.paper import PAPER, PAPER_TOLERANCE
 from monet.report.tables import POINT_DEFAULTS, axis, fmt, markdown_table
 
 
-def _profile_figures(records, fits, profile):
-    """The paper's figures as measured on one profile: remote DDR4 memory where the campaign ran it, else the
-    SRAM; remote HMC terminated on the memory card for the HMC figure."""
-    def pick(rs):
-        remote = [r for r in rs if axis(r["point"], "placement") == "remote"]
-        ddr4 = [r for r in remote if axis(r["point"], "memory") == "ddr4"]
-        return ddr4 or [r for r in remote if axis(r["point"], "memory") == "sram"]
-
-    def fit_of(op):
-        fits_here = [f for f in fits if f["op"] == op and f["lanes"] == 8 and f["rate_gbps"] == 15.0
-                     and f["profile"] == profile]
-        return next((f for f in fits_here if f["memory"] == "ddr4"), None) or \
-            next((f for f in fits_here if f["memory"] == "sram"), None)
-
-    def bandwidth_at(rate):
-        return pick([r for r in records if r["point"]["benchmark"] == "bandwidth" and r["point"]["lanes"] == 8
-                     and r["point"]["rate_gbps"] == rate and r["point"]["distance_m"] == 8
-                     and r["point"]["profile"] == profile and r["point"].get("size", 64) == 64
-                     and r["point"]["op"] != "mixed"])
-
-    figures = {}
-    w8 = pick([r for r in records if r["point"]["benchmark"] == "latency" and r["point"]["op"] == "write"
-               and r["point"]["distance_m"] == 8 and r["point"]["lanes"] == 8 and r["point"]["rate_gbps"] == 15.0
-               and r["point"]["profile"] == profile])
-    figures["remote DDR4 write latency, 8 m"] = w8[0]["result"]["latency_ns"]["mean"] if w8 else None
-    # A line write from the benchmark block, as T1 measures it (a CPU word costs the HMC a read first).
-    figures["remote HMC write latency, 8 m"] = \
-        table1.measured(records)[table1.REMOTE_HMC_LABEL]["write_ns"] if profile == "ours" else None
-    for op, label in (("write", "remote DDR4 write latency, 100 m (Eq. 1)"),
-                      ("read", "remote DDR4 read latency, 100 m (Eq. 1)")):
-        f = fit_of(op)
-        figures[label] = f and f["at_100m_ns"]
-    f = fit_of("write") or fit_of("read")
-    figures["latency per round-trip metre, DDR4"] = f and f["L_m_ns_per_m"]
-    for rate in PAPER_BANDWIDTH_GBPS:
-        bw = [r["result"]["bandwidth_GBps"] for r in bandwidth_at(rate)]
-        figures[f"remote DDR4 bandwidth, 8 x {rate:g} Gb/s"] = max(bw) if bw else None
-    figures["link utilisation, 8 x 15 Gb/s"] = max((r["result"]["link_utilisation"] for r in bandwidth_at(15.0)),
-                                                  default=None)
-    return figures
-
-
-def paper_comparison(records, fits):
-    """Rows: figure, paper value, the MONet-compatible profile and its deviation, our link and its deviation."""
-    monet = _profile_figures(records, fits, "monet")
-    ours = _profile_figures(records, fits, "ours")
+def paper_comparison(records):
+    """Rows: figure, paper value, the MONet-compatible profile and its deviation, our link and its deviation. Each
+    benchmark gives the paper's figures its points measured (Benchmark.paper_figures)."""
     rows = []
+    measured = {name: {} for name in ("monet", "ours")}
+    for benchmark in REGISTRY.values():
+        for name, figures in measured.items():
+            figures.update(benchmark.paper_figures(records, name))
     for label, (value, unit, kind, source) in PAPER.items():
         row = {"figure": label, "paper": value, "unit": unit, "kind": kind, "source": source}
-        for name, figures in (("monet", monet), ("ours", ours)):
+        for name, figures in measured.items():
             mine = figures.get(label)
             row[name] = mine
             row[f"{name}_deviation"] = None if mine is None else (mine - value) / value
@@ -143,7 +104,7 @@ def make_report(results_dir, out_dir=None):
             r["point"].setdefault(k, v)
     out.mkdir(parents=True, exist_ok=True)
     fits = distance_fits(records)
-    comparison = paper_comparison(records, fits)
+    comparison = paper_comparison(records)
     sections = []   # (title, header, rows, image or None, note)
 
     t1 = table1.rows(records)

@@ -81,6 +81,14 @@ def op_style(op, line="op"):
     return OP_MARKERS.get(op, "o") + (OP_LINES.get(op, "-") if line == "op" else line or "")
 
 
+def paper_memory(records):
+    """The remote records of the paper's memory: DDR4 where the campaign ran it, else the on-card SRAM (the
+    report sets these beside the paper's DDR4 figures)."""
+    remote = [r for r in records if axis(r["point"], "placement") == "remote"]
+    return [r for r in remote if axis(r["point"], "memory") == "ddr4"] or \
+        [r for r in remote if axis(r["point"], "memory") == "sram"]
+
+
 @contextmanager
 def figure(path, title, xlabel, ylabel):
     """A matplotlib axes (headless) saved to `path` with its title, labels, grid and legend."""
