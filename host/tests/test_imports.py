@@ -88,6 +88,14 @@ def test_the_graph_is_read():
     assert "monet.campaign.results" in edges["monet.model.runner"]
 
 
+def test_every_package_is_in_the_distribution():
+    """pyproject.toml names every package of the three folders (a wheel would leave out one it does not)."""
+    import tomllib
+    named = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {name for name, path in modules().items() if path.name == "__init__.py"}
+    assert folders == named
+
+
 def test_no_module_imports_itself_back():
     assert circles(graph()) == []
 

@@ -8,8 +8,9 @@ import subprocess
 
 import pytest
 
-from monet import qemu, stream, ycsb
+from monet import qemu
 from monet.cli import main
+from monet.workloads import stream, ycsb
 
 
 def test_guest_has_a_cpu_less_remote_node_and_the_overlay_onlines_it(qemu_guest):

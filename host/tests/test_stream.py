@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from monet import stream
 from monet.link.settings import LinkSettings
+from monet.workloads import stream
 
 
 @pytest.fixture(scope="module")

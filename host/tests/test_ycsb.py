@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from monet import perf, ycsb
+from monet.workloads import perf, ycsb
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """perf stat (cycles, instructions) around STREAM under Linux on the board-in-a-box (paper Fig 19)."""
 
-from monet import stream
 from monet.benchmarks import NODE_DESCRIBED, Benchmark, Param, register, where_ran
 from monet.report.tables import fmt, ipc_text, print_table
+from monet.workloads import stream
 
 
 @register

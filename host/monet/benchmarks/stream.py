@@ -3,13 +3,13 @@ machine (paper Figs 12-14, 19)."""
 
 from collections import defaultdict
 
-from monet import stream
 from monet.benchmarks import LINUX_TARGETS, NODE_DESCRIBED, WHERE, Benchmark, Param, Verdict, register
 from monet.report.paper import PAPER_IPC_SLOPE_PER_M, PAPER_STREAM_36M, PAPER_STREAM_8M, STREAM_CACHED_TARGET
 from monet.report.stats import linear_fit
 from monet.report.tables import MEMORY_SERIES, figure, fmt, group, memory_label, print_table
 from monet.sim import link_setup
 from monet.soc.facts import LOCAL_RAM_SIZE
+from monet.workloads import stream
 
 KERNELS = stream.KERNELS
 # The longest arrays the console's STREAM lays out in the sim's local RAM: three arrays of n 4-byte words, each

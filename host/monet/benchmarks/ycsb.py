@@ -1,10 +1,10 @@
 """YCSB workloads A, B, C, F against memcached: ops/s, latency and IPC (paper Figs 15-18)."""
 
-from monet import ycsb
 from monet.benchmarks import Benchmark, Param, Verdict, register, where_ran
 from monet.benchmarks.stream import refuse_remote_node
 from monet.report.paper import PAPER_YCSB
 from monet.report.tables import figure, ipc_text, print_table
+from monet.workloads import ycsb
 
 
 def _us(v):

@@ -64,14 +64,14 @@ class WorkerTargets:
 
     def qemu_guest(self):
         from monet.qemu import QemuTarget
-        from monet.ycsb import free_port
+        from monet.workloads.ycsb import free_port
         if self._qemu_guest is None:
             self._qemu_guest = QemuTarget(self.qemu_image(), forward_port=free_port())
         return self._qemu_guest
 
     def board_guest(self):
         from monet.board.target import open_board
-        from monet.ycsb import free_port
+        from monet.workloads.ycsb import free_port
         if self._board_guest is None:
             self._board_guest = open_board(self.qemu_image(), forward_port=free_port(), log=_log)
         return self._board_guest

@@ -9,7 +9,7 @@ is cached by a hash of everything that shapes it.
 
 `QemuTarget` boots it, drives a shell over the serial console (every wait bounded: a hung guest ends in a
 QemuError and QEMU is killed) and forwards one loopback port to the guest's memcached. Emulation makes no
-latency claim and its IPC is not meaningful (monet.perf says so).
+latency claim and its IPC is not meaningful (monet.workloads.perf says so).
 
 The ZCU102 stand-in (`machine="zcu102"`): QEMU's xlnx-zcu102 machine booting the same image with Debian's
 device tree for the board, patched for what QEMU lacks (zcu102_device_tree), and the same NUMA fragment; its

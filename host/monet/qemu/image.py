@@ -225,7 +225,7 @@ class GuestImage:
         shutil.copytree(LINUX / "overlay", rootfs, dirs_exist_ok=True, symlinks=True)
         shutil.copy(LINUX / "qemu" / "init", rootfs / "init")
         shutil.copy(LINUX / "qemu" / "modules", rootfs / "etc/monet/modules")
-        from monet import stream
+        from monet.workloads import stream
         shutil.copy(stream.build("aarch64"), rootfs / "usr/bin/stream")
 
 

@@ -140,7 +140,7 @@ def run_host(workload, node=None, threads=THREADS, operations=OPERATIONS, log=pr
     """A workload against a memcached on this machine (bound to NUMA `node` when given), with perf stat on
     the server during the run phase where perf exists."""
     import tempfile
-    from monet import perf
+    from monet.workloads import perf
     with Memcached(node=node) as server, tempfile.TemporaryDirectory() as tmp:
         result = run(workload, server.hosts, threads, operations, log=log,
                      measure=perf.AttachedStat(server.proc.pid, f"{tmp}/perf.csv"))
@@ -192,7 +192,7 @@ def run_qemu(guest, workload, node=1, threads=THREADS, operations=OPERATIONS, lo
     """A workload against memcached in the board-in-a-box guest, its memory bound to NUMA `node` by the
     overlay's monet-memcached, reached through the guest's forwarded loopback port; perf stat on the server
     during the run phase (emulated counters: IPC reported as not meaningful)."""
-    from monet import perf
+    from monet.workloads import perf
     if not guest.forward_port:
         raise YcsbError("the guest was booted without a forwarded port for memcached")
     guest.require_remote_node(node)

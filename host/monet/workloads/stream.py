@@ -133,7 +133,7 @@ def run_sim(target, node, link=LinkSettings(), n=SIM_ELEMENTS, repetitions=SIM_R
 def run_qemu(guest, node, n=QEMU_ELEMENTS, repetitions=QEMU_REPETITIONS, threads=4, perf=False, timeout=1800):
     """STREAM in the board-in-a-box guest (monet.qemu), arrays bound to NUMA `node` with numactl; with
     `perf`, under `perf stat` (cycles, instructions: emulated, so IPC is reported as not meaningful)."""
-    from monet import perf as perf_stat
+    from monet.workloads import perf as perf_stat
     guest.require_remote_node(node)
     command = " ".join(host_command("stream", n, repetitions, threads, node))
     if perf:
