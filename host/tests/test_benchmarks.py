@@ -2,7 +2,7 @@
 campaign files and the report are built from it, so a benchmark added in one module appears in all three."""
 
 import re
-from dataclasses import FrozenInstanceError
+from dataclasses import FrozenInstanceError, asdict
 
 import pytest
 
@@ -153,7 +153,7 @@ def test_a_points_link_settings_are_the_axes_its_benchmark_offers():
     assert REGISTRY["memtest"].link(point) == LinkSettings(36.0, 4, 10.0, memory="ddr4", hmc_width="half",
                                                            placement="local", hmc_native=1)
     assert REGISTRY["prbs"].link(point) == LinkSettings(36.0, 4, 10.0)
-    assert LinkSettings.of(point).as_dict() == {name: point[name] for name in LINK_FIELDS}
+    assert asdict(LinkSettings.of(point)) == {name: point[name] for name in LINK_FIELDS}
     assert LinkSettings() == LinkSettings(8.0, 8, 15.0, "ours", "sram", "full", "remote", 0)
     with pytest.raises(FrozenInstanceError):     # a default argument shared by every call must not change
         LinkSettings().lanes = 4

@@ -10,7 +10,7 @@ the channel's figures, the cores' codes: CODES, which every SoC exports to the f
 takes the same values from here.
 """
 
-from monet.cores.common.layouts import BEAT_BLOCKS, BLOCK_BITS, LINE_BYTES, MAX_LANES, segment_names
+from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES, segment_names
 from monet.cores.memcard.codes import MEMORIES
 from monet.cores.pbb.codes import MODES, PATTERNS
 from monet.cores.phy.figures import block_threshold, delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps

@@ -1,6 +1,6 @@
 """A point's link and memory as one object: what every sim benchmark's run takes instead of loose arguments."""
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -21,9 +21,6 @@ class LinkSettings:
     def of(cls, point):
         """The settings of a campaign or CLI point (its other keys are the benchmark's own)."""
         return cls(**{name: point[name] for name in AXES if name in point})
-
-    def as_dict(self):
-        return asdict(self)
 
 
 AXES = tuple(f.name for f in fields(LinkSettings))   # the campaign's link axes, in this order
