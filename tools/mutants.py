@@ -140,9 +140,9 @@ def open_session(name, tests, sample, seed, fresh):
 
 def make_tree(index):
     """A worker tree: the checkout's files (tracked and new, not ignored; none it no longer has) and a `monet`
-    package of symlinks into it, so `PYTHONPATH=<tree>/build/imports` imports the tree's code. Every module and subpackage of
-    host/monet is linked: one left out would be imported from the checkout by the venv's editable install,
-    which would then test the unmutated code."""
+    package of symlinks into it, so `PYTHONPATH=<tree>/build/imports` imports the tree's code. Every module and
+    subpackage of host/monet is linked: one left out would be imported from the checkout by the venv's editable
+    install, which would then test the unmutated code."""
     tree = OUT / f"tree-{index}"
     names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")
@@ -156,9 +156,12 @@ def make_tree(index):
     # A file the checkout no longer has (moved or deleted since the tree was made) goes too: a stale module
     # would still be linked into the package below and imported.
     kept = set(filter(None, names))
-    for path in [p for p in tree.rglob("*") if p.is_file() and not p.relative_to(tree).parts[0] == "build"]:
-        if str(path.relative_to(tree)) not in kept:
-            path.unlink()
+    for top in tree.iterdir():
+        if top.name == "build":      # the tree's own: the package of links below, the mutants' models
+            continue
+        for path in [top] if top.is_file() else top.rglob("*"):
+            if path.is_file() and str(path.relative_to(tree)) not in kept:
+                path.unlink()
     pkg = tree / "build" / "imports" / "monet"
     if pkg.exists():
         shutil.rmtree(pkg)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from monet.campaign.plan import (Campaign, CampaignError, Progress, ResultsStore, point_id, point_key,
-                            write_manifest)
+                                 write_manifest)
 from monet.repo import git_revision
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
@@ -178,7 +178,7 @@ def test_a_progress_line_in_the_same_instant_says_no_rate_and_no_time_left(tmp_p
     import monet.campaign.plan
     store = ResultsStore(tmp_path)
     store.total = 2
-    monkeypatch.setattr(monet.campaign.plan.time, "time", lambda: 1000.0)      # no time passes: no rate yet
+    monkeypatch.setattr(monet.campaign.plan.time, "time", lambda: 1000.0)   # no time passes: no rate yet
     Progress(store, width=10).point_done({"benchmark": "latency", "distance_m": 0, "rep": 0})
     assert capfd.readouterr().err.startswith("\r[..........] 0/2 points, 0.0/min, 0 s left  ")
 

@@ -1,6 +1,7 @@
-"""The report (host/monet/report/document.py and the benchmarks' sections): the report's measured columns from a results store whose answers are worked out by
-hand (Eq. 1 fits on points laid on a line, the best point per rate, the DDR4 point preferred, STREAM as a
-share of local RAM), the comparison with the paper, the Linux sections, and the plots' data."""
+"""The report (host/monet/report/document.py and the benchmarks' sections): the report's measured columns from
+a results store whose answers are worked out by hand (Eq. 1 fits on points laid on a line, the best point per
+rate, the DDR4 point preferred, STREAM as a share of local RAM), the comparison with the paper, the Linux
+sections, and the plots' data."""
 
 import json
 
@@ -143,8 +144,8 @@ def test_the_paper_comparison_picks_the_right_points(built):
 
 
 @pytest.mark.parametrize("name, mine, unit, verdict", [
-    ("monet", 115.0, "ns", "reproduced"), ("monet", 85.0, "GB/s", "reproduced"), ("monet", 116.0, "ns", "not reproduced"),
-    ("monet", 84.0, "GB/s", "not reproduced"), ("ours", 90.0, "ns", "better"), ("ours", 110.0, "ns", "worse"),
+    ("monet", 115.0, "ns", "reproduced"), ("monet", 85.0, "GB/s", "reproduced"),
+    ("monet", 116.0, "ns", "not reproduced"), ("monet", 84.0, "GB/s", "not reproduced"), ("ours", 90.0, "ns", "better"), ("ours", 110.0, "ns", "worse"),
     ("ours", 90.0, "ns/m", "better"), ("ours", 110.0, "GB/s", "better"), ("ours", 90.0, "", "worse"),
     ("ours", 100.0, "GB/s", "equal"), ("ours", None, "ns", "-")])
 def test_the_summarys_verdicts(name, mine, unit, verdict):

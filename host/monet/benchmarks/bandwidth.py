@@ -28,6 +28,8 @@ MEMORY_PEAK_GBPS = {"ddr4": DDR4_PEAK_GBPS, "hmc": HMC_QUADRANT_GBPS}
 SIZES = (8, 16, 32, 64, 128)
 OPS = ("read", "write", "mixed")
 PBB_PORTS = ("remat", "hmc")   # the benchmark block on ReMAT's port, or on the HMC controller's block port
+MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
+MIXES = ("random", "even")   # a mix's reads: at random, or spread evenly (the ratio's running sum)
 
 
 class PbbPortError(ValueError):
@@ -48,8 +50,6 @@ def pbb_port_refusal(pbb_port, memory, placement, hmc_native, size):
             return (f"pbb_port hmc with {key} {value} is not accepted; the HMC controller's block port moves "
                     f"128 B blocks of the local HMC: memory hmc, placement local, hmc_native 0, size 128")
     return None
-MIXED_READ_PERCENT = 53   # the best mix of 128 B reads and writes on an HMC link (thesis, Table 3.5)
-MIXES = ("random", "even")   # a mix's reads: at random, or spread evenly (the ratio's running sum)
 
 
 def pbb_read_ratio(read_percent):
@@ -173,7 +173,7 @@ class Bandwidth(Benchmark):
 
     def refuse_point(self, point):
         return pbb_port_refusal(point.get("pbb_port", "remat"), point["memory"], point["placement"],
-                                      point["hmc_native"], point["size"])
+                                point["hmc_native"], point["size"])
 
     def run(self, target, point, log=None):
         return measure(target, point["op"], point["outstanding"], self.link(point), pattern=point["pattern"],

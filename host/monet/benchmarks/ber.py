@@ -131,7 +131,7 @@ class Ber(Benchmark):
     def sim_cycles(self, point):
         capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
         _, count, efficiency = ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
-                                                  point["rate_gbps"], point["bits"], capacity)
+                                            point["rate_gbps"], point["bits"], capacity)
         return 2 * count / (link_model.lines_per_cycle(capacity) * efficiency)   # the write, then the read
 
     def run(self, target, point, log=None):

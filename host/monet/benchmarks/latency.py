@@ -143,10 +143,11 @@ class Latency(Benchmark):
                 next((f for f in mine if f["memory"] == "sram"), None)
 
         write, read = fit_of("write"), fit_of("read")
+        slope = write or read     # the write's fit where there is one, as the paper's Eq. 1
         return {"remote DDR4 write latency, 8 m": w8[0]["result"]["latency_ns"]["mean"] if w8 else None,
                 "remote DDR4 write latency, 100 m (Eq. 1)": write and write["at_100m_ns"],
                 "remote DDR4 read latency, 100 m (Eq. 1)": read and read["at_100m_ns"],
-                "latency per round-trip metre, DDR4": (write or read) and (write or read)["L_m_ns_per_m"]}
+                "latency per round-trip metre, DDR4": slope and slope["L_m_ns_per_m"]}
 
     def sections(self, records, out):
         rows = [[r["point"]["profile"], memory_label(r["point"]), r["point"]["op"], fmt(r["point"]["distance_m"], 0),

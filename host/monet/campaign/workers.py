@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 
-from monet.campaign.plan import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id, point_key,
-                            write_manifest)
+from monet.campaign.plan import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id,
+                                 point_key, write_manifest)
 from monet.campaign.points import finish_result, run_point
 
 CONNECT_TIMEOUT_S = 15

@@ -63,7 +63,8 @@ def verdicts(row, name):
 
 def measured_line(records):
     """What a campaign measured, in one line: its points by benchmark, their targets, memories and profiles."""
-    count = lambda key: Counter(str(axis(r["point"], key)) for r in records)
+    def count(key):
+        return Counter(str(axis(r["point"], key)) for r in records)
     benchmarks = ", ".join(f"{name} {n}" for name, n in count("benchmark").items())
     line = f"Measured: {len(records)} points ({benchmarks}) on {', '.join(sorted(count('target')))}"
     if any(r["point"]["target"] == "sim" for r in records):
