@@ -3,7 +3,7 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Small helpers shared by the cores: named status CSRs, memories with an asynchronous read port."""
+"""Small helpers shared by the cores: named status CSRs, codes in words, memories with an asynchronous read port."""
 
 from migen import *
 
@@ -16,6 +16,11 @@ def add_status(module, name, signal, description):
     setattr(module, f"_{name}", csr)
     module.comb += csr.status.eq(signal)
     return csr
+
+
+def codes_text(table):
+    """A CSR's codes in words, for its description: "0 read, 1 write, 2 mixed" of {name: code}."""
+    return ", ".join(f"{code} {name}" for name, code in table.items())
 
 
 def async_memory(module, width, depth):

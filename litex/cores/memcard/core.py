@@ -14,6 +14,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
+from monet.cores.common.csr import codes_text
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
@@ -282,8 +283,8 @@ class MemoryCard(LiteXModule):
         self._reads   = CSRStatus(32, description="Line reads served.")
         self._writes  = CSRStatus(32, description="Line writes served.")
         self._errors  = CSRStatus(32, description="Requests answered with an error (out of range, bad type).")
-        self._memory  = CSRStorage(2, description="Memory: " + ", ".join(f"{code} {name}" for name, code in
-                                   MEMORIES.items()) + " (the memories it is built with; codes.py).")
+        self._memory  = CSRStorage(2, description=f"Memory: {codes_text(MEMORIES)} (the memories it is built "
+                                                  "with; codes.py).")
         self._service_sum   = CSRStatus(32, description="Sum of the memory's service times, cycles.")
         self._service_count = CSRStatus(32, description="Responses the service sum covers.")
         self.comb += [

@@ -48,9 +48,10 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.arith import add_in_two_words, count_strobes
+from monet.cores.common.csr import codes_text
 from monet.cores.common.freelist import PairedFreeList
 from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
-from monet.cores.pbb.codes import MODE_MIXED, MODE_WRITE, PATTERN_RANDOM, PATTERN_STRIDE
+from monet.cores.pbb.codes import MODE_MIXED, MODE_WRITE, MODES, PATTERN_RANDOM, PATTERN_STRIDE, PATTERNS
 
 GOLDEN = 0x9E3779B1
 START_CYCLES = 4   # from `start` to the run (the derived settings' registers: step, step mod span, twice it, limit)
@@ -495,9 +496,9 @@ class PBB(LiteXModule):
 
     def add_control(self):
         self._start       = CSR()  # write: start a run with the settings below.
-        self._mode        = CSRStorage(2, description="0 read, 1 write, 2 mixed.")
+        self._mode        = CSRStorage(2, description=f"{codes_text(MODES)} (codes.py).")
         self._read_ratio  = CSRStorage(8, description="Mixed: reads per 256 transactions.")
-        self._pattern     = CSRStorage(2, description="0 sequential, 1 strided, 2 random.")
+        self._pattern     = CSRStorage(2, description=f"{codes_text(PATTERNS)} (codes.py).")
         self._base        = CSRStorage(32, description="Window byte offset of the region (line aligned).")
         self._span        = CSRStorage(32, description="Region size, bytes (a power of two for random).")
         self._stride      = CSRStorage(32, description="Strided: step in bytes (a line multiple).")
