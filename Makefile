@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup demo test test-fast test-cores test-sim mutants clean
+.PHONY: setup demo test test-fast test-cores test-sim test-long mutants clean
 
 setup:
 	@bash tools/setup.sh
@@ -33,6 +33,11 @@ test-cores: setup
 
 test-sim: setup
 	$(PYTEST) host/tests
+
+# The documented commands at their full size (marker `long`: whole-card estimates, every sim model's speed,
+# the Linux and cluster campaigns, make demo), skipped by the others; not in CI (doc/testing.md).
+test-long: setup
+	$(PYTEST) --long -m long host/tests/test_documented_commands.py
 
 # Mutation testing (not in CI): per-file scores and the surviving mutants; about an hour on 2 cores (README).
 # MUTANTS_ARGS passes options through, e.g. MUTANTS_ARGS="--files host/monet/report/stats.py --sample 100".

@@ -105,10 +105,20 @@ def main():
     from monet.sim import SimBuild
     build = SimBuild(log=lambda m: print(m, file=sys.stderr, flush=True)).ensure()
     DOC.mkdir(exist_ok=True)
-    (DOC / "wire-format.md").write_text(wire_format())
-    (DOC / "registers.md").write_text(registers(build.dir))
-    (DOC / "benchmarks.md").write_text(benchmark_reference())
-    print(f"wrote {DOC / 'wire-format.md'}, {DOC / 'registers.md'} and {DOC / 'benchmarks.md'}")
+    for name, text in (("wire-format.md", wire_format()), ("registers.md", registers(build.dir)),
+                       ("benchmarks.md", benchmark_reference())):
+        print(f"wrote {DOC / name}" if _write(DOC / name, text) else f"{DOC / name} is up to date")
+
+
+def _write(path, text):
+    """Writes `text` to `path` unless it holds it already (True when written), in one step: a reader (a test
+    comparing the documents) sees the old text or the new, never half of it."""
+    if path.exists() and path.read_text() == text:
+        return False
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.replace(path)
+    return True
 
 
 if __name__ == "__main__":

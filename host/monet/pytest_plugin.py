@@ -126,6 +126,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "sim: needs the sim model (built once per run)")
     config.addinivalue_line("markers", "qemu: needs the board-in-a-box QEMU image")
     config.addinivalue_line("markers", "slow: takes a minute or so; collected first (see below)")
+    config.addinivalue_line("markers", "long: runs a documented command at its full size (minutes each); skipped "
+                                       "unless --long is given (`make test-long`)")
 
 
 # After any shuffling (pytest-randomly), tests marked `slow` move to the front, in their shuffled order: on
@@ -134,6 +136,11 @@ def pytest_configure(config):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if not config.getoption("long"):
+        skip = pytest.mark.skip(reason="a documented command at its full size: `make test-long` runs it")
+        for item in items:
+            if item.get_closest_marker("long"):
+                item.add_marker(skip)
 
 
 # Campaigns: `pytest monet/campaign/points.py --campaign FILE --results DIR` (what `monet campaign run` does).
@@ -142,6 +149,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("monet", "MONet-open campaigns")
     group.addoption("--campaign", default=None, help="campaign YAML file whose points to run")
     group.addoption("--results", default=None, help="results folder (results.jsonl, manifest.json)")
+    group.addoption("--long", action="store_true", help="also run the tests marked `long` (each documented command "
+                    "at its full size: whole-card estimates, every sim model's speed, the Linux campaign)")
     group.addoption("--sim-model", default=None, help="the sim model every sim point runs on (default: each "
                     "point's, monet.campaign.plan.plan_models)")
 

@@ -1,23 +1,27 @@
 """The commands the README and doc/ show, as a user types them: from the repository root, with the venv's
 tools on PATH (`source .venv/bin/activate`, as the README says), with default output folders.
 
-Every command found in the documents is one of: a usage line (its subcommand and every option it names
-exist; the usage block lists every option each subcommand has), a command checked here without running
-(it parses, and what it names exists: campaign files, cores, cages, make targets, console commands), or a
-command run as written (the cheap ones here; the sim's `monet ctl` session, `monet demo`, `monet sim build`
-and `monet sim speed` on the sim). A documented command this file does not know fails the first test, so a
-new one in the docs is checked from the day it is written.
+Every command found in the documents is one of: a usage line, or a `monet` command named in prose without
+what it needs (its subcommand and every option it names exist; the usage block lists every option each
+subcommand has); a command that runs the tests themselves (`make test`: CI; its selections); or a command a
+test here runs, named in RUNS, as written or with the changes that test names (doc/testing.md). Every command
+is also checked without running (it parses, and what it names exists). A documented command no test runs
+fails the first test, so a new one in the docs is run from the day it is written.
 """
 
+import contextlib
+import inspect
+import io
+import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from monet.benchmarks import REGISTRY
 from monet.campaign.plan import Campaign
@@ -78,43 +82,108 @@ def _options(parser):
     return {o for a in parser._actions for o in a.option_strings}
 
 
-# Commands checked without running them, and why; the check is in _check_without_running.
-NOT_RUN_HERE = {
-    "monet board build": "generates a card (about 30 s each): litex/soc/tests/test_board.py runs it from the "
-                         "repository root, into the default folder and into a relative --out",
-    "monet board estimate": "Yosys takes minutes a core: litex/soc/tests/test_estimate.py synthesises small cores",
-    "monet campaign run": "litex/host tests run campaigns through every runner (test_runner_matrix.py)",
-    "monet bench": "a benchmark point: test_runner_matrix.py runs every benchmark; the sim and QEMU tests each",
-    "monet sim serve": "runs until Ctrl-C: test_the_documented_monet_ctl_session_runs runs it",
-    "monet model": "models: host/tests/test_model_*.py run each",
-    "monet report": "host/tests/test_report.py",
-    "monet sim speed": "16 s of fixed workloads: host/tests/test_sim_speed.py runs them at small sizes",
-    "python -m monet.docgen": "writes doc/ from a sim build: host/tests/test_docs.py compares it",
-    "pytest": "host/tests/test_pytest_plugin.py collects the tiers; campaign points run through monet campaign",
-    "make": "each target exists (make -n); `make test` is CI itself",
-    "monet-ctl": "on a board's PS (uio:): each command is one of the console's",
-    "litex_cli": "LiteX's own tool, in the venv",
-    "dask": "Dask's own scheduler and worker, in the venv; a cluster of machines is not here",
+# Where each documented command runs: the test (in this file) that takes it from the documents through
+# `documented(prefix)` and runs it as written, or with the changes that test names: a free port for a fixed
+# one, loopback for another machine, the sim's CSR access for a board's, a fresh results folder for a
+# campaign's default one. Tests marked `long` run a command at its full size (a whole card's estimate, every
+# sim model's speed, the Linux and cluster campaigns: minutes each): `make test-long`, not CI.
+RUNS = {
+    "monet --help": "test_the_documented_help_runs",
+    "monet sim serve": "test_the_documented_monet_ctl_session_runs",
+    "monet ctl": "test_the_documented_monet_ctl_session_runs",
+    "monet-ctl": "test_the_documented_monet_ctl_session_runs",
+    "monet demo": "test_the_documented_demo_runs",
+    "monet board build": "test_the_documented_card_commands_run",
+    "python -m monet.docgen": "test_the_documented_doc_generation_changes_nothing",
+    "monet board estimate": "test_the_documented_estimates_run",
+    "monet sim speed": "test_the_documented_sim_speeds_run",
+    "monet campaign run": "test_the_documented_campaigns_run",
+    "dask": "test_the_documented_cluster_runs_on_loopback",
+    "make demo": "test_the_documented_make_demo_runs",
 }
-RUN_HERE = ("monet --help", "monet link budget", "monet ctl", "monet demo", "monet sim build")
+# The commands that run the test suite itself, which a test cannot run without running itself: CI runs
+# `make test` (.ci/run), which runs `make setup`; the other targets and the `pytest` line run a selection of the
+# same tests, and `make mutants` runs them once per mutant, for hours, outside CI (doc/testing.md). Each is
+# checked to be that: a make target whose recipe runs pytest (or the mutants driver), a selection make names.
+THE_SUITE = ("make test", "make setup", "make test-fast", "make test-cores", "make test-sim", "make test-long",
+             "make mutants", "pytest")
 # The long ones at their smallest sizes (what each adds to the documented command).
 SMALLEST = {"monet demo": ["--samples", "5"]}
 
 
 def _kind(command):
-    for prefix in (*RUN_HERE, *NOT_RUN_HERE):
-        if command == prefix or command.startswith(prefix + " "):
-            return prefix
-    return None
+    """The longest prefix of RUNS or THE_SUITE that `command` starts with."""
+    prefixes = [p for p in (*RUNS, *THE_SUITE) if command == p or command.startswith(p + " ")]
+    return max(prefixes, key=len, default=None)
+
+
+def _named_in_prose(command):
+    """A `monet` subcommand named without what it needs (`monet report`, `monet campaign run`): it does not parse."""
+    words = shlex.split(command)
+    if words[0] != "monet" or "--help" in words:
+        return False
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            make_parser().parse_args(words[1:])
+    except SystemExit:
+        return True
+    return False
+
+
+def _concrete(command):
+    return not PLACEHOLDER.search(command.split("<")[0]) and not _named_in_prose(command)
+
+
+def _invocation(command):
+    """What a command does, to run each once: a `monet` command's parsed arguments (so `monet sim speed` and
+    `monet sim speed --model full` are one), the words of any other."""
+    words = shlex.split(command.split("<")[0])
+    if words[0] == "monet" and "<" not in command and "--help" not in words:
+        return repr(sorted(vars(make_parser().parse_args(words[1:])).items()))
+    return command.split()
+
+
+def documented(prefix):
+    """The concrete commands of the documents under `prefix` (its longest), each invocation once, in the
+    documents' order."""
+    seen, commands = [], []
+    for _, command in documented_commands():
+        if _kind(command) == prefix and _concrete(command) and _invocation(command) not in seen:
+            seen.append(_invocation(command))
+            commands.append(command)
+    return commands
 
 
 def test_every_documented_command_is_known_and_checked():
     commands = documented_commands()
     assert len(commands) > 40, "the extraction found too few commands"
-    unknown = [f"{where}: {c}" for where, c in commands if _kind(c) is None]
-    assert unknown == [], "documented commands this test does not know: add them to RUN_HERE or NOT_RUN_HERE"
+    unknown = [f"{where}: {c}" for where, c in commands if _kind(c) is None and _concrete(c)]
+    assert unknown == [], "documented commands no test runs: add them to RUNS (and run them) or THE_SUITE"
     for where, command in commands:
         _check_without_running(where, command)
+
+
+def test_every_concrete_documented_command_has_a_test_that_runs_it_from_the_documents():
+    """Each RUNS test exists and takes its commands from the documents; each THE_SUITE command runs the tests."""
+    this = sys.modules[__name__]
+    concrete = {_kind(c) for _, c in documented_commands() if _concrete(c)}
+    assert {"monet board build", "monet-ctl", "dask", "monet board estimate"} <= concrete
+    makefile = (REPO / "Makefile").read_text()
+    for prefix in sorted(concrete):
+        if prefix in THE_SUITE:
+            if prefix == "pytest":
+                for command in documented("pytest"):
+                    assert re.search(r'-m ("[^"]*")', command).group(1) in makefile, f"{command}: no make target"
+                continue
+            recipe = subprocess.run(["make", "-n", prefix.split()[1]], cwd=REPO, capture_output=True, text=True)
+            assert recipe.returncode == 0 and re.search(r"pytest|mutants\.py|setup\.sh", recipe.stdout), prefix
+            continue
+        test = getattr(this, RUNS[prefix], None)
+        assert test is not None, f"RUNS names {RUNS[prefix]} for {prefix!r}: no such test here"
+        source = inspect.getsource(test)
+        assert "documented(" in source and f'"{prefix}"' in source, \
+            f"{RUNS[prefix]} does not take its commands from the documents (documented({prefix!r}))"
+        assert documented(prefix), prefix
 
 
 def _console_commands():
@@ -219,16 +288,8 @@ def test_every_yaml_block_is_a_campaign_that_loads(tmp_path):
                     f"{campaign.name!r} is not campaigns/{shipped.name}"
 
 
-@pytest.mark.parametrize("command", sorted({c for _, c in documented_commands() if c.startswith("monet link budget")
-                                             and not PLACEHOLDER.search(c)} | {"monet link budget"}))
-def test_the_documented_link_budgets_run(command, capsys):
-    words = shlex.split(command)
-    assert main(words[1:]) == 0
-    assert "budget dB" in capsys.readouterr().out or "--json" in words
-
-
 def test_the_documented_help_runs(capsys):
-    assert _documented("monet --help")
+    assert documented("monet --help") == ["monet --help"]
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     help_text = capsys.readouterr().out
@@ -241,18 +302,26 @@ def _activated_env(**extra):
             **extra}
 
 
-def _documented(prefix):
-    return [c for _, c in documented_commands() if c == prefix or c.startswith(prefix + " ")]
+def _run(words, timeout=600, **env):
+    """A command from the repository root in the activated venv; it must end well, without a traceback."""
+    r = subprocess.run(words, cwd=REPO, env=_activated_env(**env), capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, f"{shlex.join(words)}: {r.stdout}{r.stderr}"
+    return r
 
 
 @pytest.mark.sim
 def test_the_documented_monet_ctl_session_runs(sim_build, tmp_path):
     """doc/console.md's monet-ctl block as written: `monet sim serve`, then each `monet ctl` line beside it (the
-    served port is a free one, named through MONET_CTL_CSR and in place of the one a line names)."""
+    served port is a free one, named through MONET_CTL_CSR and in place of the one a line names); then the
+    board guide's `monet-ctl` lines on the same sim: the sim's monet-ctl (the same program, built against the
+    sim's register map) with the served sim's access in place of the PS's UIO device."""
     from monet.loopback import free_port
+    from monet.sim.ctl import sim_binary
     port = free_port()
-    serve = subprocess.Popen(["monet", "sim", "serve", "--port", str(port)], cwd=REPO, env=_activated_env(),
+    serve_command, = documented("monet sim serve")
+    serve = subprocess.Popen(shlex.split(serve_command) + ["--port", str(port)], cwd=REPO, env=_activated_env(),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    served = f"tcp:127.0.0.1:{port}"
     try:
         for line in serve.stdout:
             if "Ctrl-C ends the sim" in line:
@@ -260,20 +329,29 @@ def test_the_documented_monet_ctl_session_runs(sim_build, tmp_path):
         else:
             pytest.fail(f"monet sim serve ended: {serve.wait()}")
         (tmp_path / "lines.txt").write_text("info\nretry\n")
-        ran = 0
-        for command in _documented("monet ctl"):
-            if PLACEHOLDER.search(command.split("<")[0]) or command == "monet ctl":    # usage, or named in prose
+        ran = []
+        for command in documented("monet ctl"):
+            if command == "monet ctl":                        # named in prose
                 continue
-            command = re.sub(r"tcp:127\.0\.0\.1:\d+", f"tcp:127.0.0.1:{port}", command)
+            command = re.sub(r"tcp:127\.0\.0\.1:\d+", served, command)
             words, stdin = shlex.split(command.split("<")[0]), None
             if "<" in command:
                 stdin = open(tmp_path / command.split("<")[1].strip())
-            r = subprocess.run(words, cwd=REPO, env=_activated_env(MONET_CTL_CSR=f"tcp:127.0.0.1:{port}"),
-                               stdin=stdin, capture_output=True, text=True, timeout=120)
+            r = subprocess.run(words, cwd=REPO, env=_activated_env(MONET_CTL_CSR=served), stdin=stdin,
+                               capture_output=True, text=True, timeout=120)
             assert r.returncode == 0 and r.stdout.startswith("{") and '"error"' not in r.stdout, \
                 f"{command}: {r.stdout}{r.stderr}"
-            ran += 1
-        assert ran >= 5
+            ran.append(command)
+        assert len(ran) >= 5
+        board_lines = documented("monet-ctl")
+        assert all("uio:/dev/uio0" in c for c in board_lines) and len(board_lines) >= 5
+        info = json.loads(_run([str(sim_binary(sim_build)), "--csr", served, "info"]).stdout)
+        for command in board_lines:
+            # A span of the board's sections (256 MB) is one of the sim's, which are smaller.
+            command = re.sub(r"span=(\d+)", lambda m: f"span={min(int(m[1]), info['section_bytes'])}", command)
+            words = [str(sim_binary(sim_build))] + shlex.split(command.replace("uio:/dev/uio0", served))[1:]
+            r = _run(words, timeout=300)
+            assert r.stdout.startswith("{") and '"error"' not in r.stdout, f"{command}: {r.stdout}"
         started = below(serve.pid)
         assert started, "monet sim serve runs the sim and litex_server"
     finally:
@@ -284,14 +362,105 @@ def test_the_documented_monet_ctl_session_runs(sim_build, tmp_path):
 
 @pytest.mark.sim
 @pytest.mark.slow
-@pytest.mark.parametrize("prefix", ["monet sim build", "monet demo"])
-def test_the_documented_sim_commands_run_as_written(sim_build, prefix):
-    """Into their default folders (`build/demo`), from the repository root, the long ones at their smallest."""
-    commands = [c for c in _documented(prefix) if not PLACEHOLDER.search(c)] or [prefix]
-    for command in commands:
-        r = subprocess.run(shlex.split(command) + SMALLEST.get(prefix, []), cwd=REPO, env=_activated_env(),
-                           capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, f"{command}: {r.stdout}{r.stderr}"
-        assert "Traceback" not in r.stderr
-    if prefix == "monet demo":
-        assert "latency" in (REPO / "build" / "demo" / "latency.md").read_text()
+def test_the_documented_demo_runs(sim_build):
+    """Into its default folder (`build/demo`), from the repository root, at its smallest."""
+    for command in documented("monet demo"):
+        _run(shlex.split(command) + SMALLEST["monet demo"])
+    assert "latency" in (REPO / "build" / "demo" / "latency.md").read_text()
+
+
+@pytest.mark.parametrize("command", documented("monet board build"))
+def test_the_documented_card_commands_run(command):
+    """Each card the documents generate, into its default folder; a Vivado build (`--build`) without Vivado
+    here is refused before anything is written, naming what it lacks (Vivado, or the PS preset it exports)."""
+    words = shlex.split(command)
+    if ("--build" in words or "--load" in words) and shutil.which("vivado") is None:
+        r = subprocess.run(words, cwd=REPO, env=_activated_env(), capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and "Traceback" not in r.stderr
+        assert "needs Vivado on PATH" in r.stderr or "--ps-preset zcu102_ps.tcl: no such file" in r.stderr, r.stderr
+        return
+    from monet.soc.board import default_output
+    _run(words)
+    args = make_parser().parse_args(words[1:])
+    manifest = json.loads((REPO / default_output(args.board, args.role, args.lanes, args.rate) /
+                           "manifest.json").read_text())
+    assert (manifest["board"], manifest["role"], manifest["lanes"]) == (args.board, args.role, args.lanes)
+
+
+@pytest.mark.sim
+def test_the_documented_doc_generation_changes_nothing(sim_build):
+    """`python -m monet.docgen` as written: the committed documents are what it writes (it says so, and
+    rewrites none)."""
+    before = {p: p.read_bytes() for p in (REPO / "doc").glob("*.md")}
+    for command in documented("python -m monet.docgen"):
+        out = _run([sys.executable] + shlex.split(command)[1:]).stdout
+        assert out.count("is up to date") == 3, out
+    assert {p: p.read_bytes() for p in (REPO / "doc").glob("*.md")} == before
+
+
+# At their full size (`make test-long`).
+
+@pytest.mark.long
+@pytest.mark.parametrize("command", documented("monet board estimate"))
+def test_the_documented_estimates_run(command):
+    """Every core each command names meets the goal of 8 levels (the exit status says PASS)."""
+    assert "PASS" in _run(shlex.split(command), timeout=3600).stdout
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.parametrize("command", documented("monet sim speed"))
+def test_the_documented_sim_speeds_run(sim_build, command):
+    """Each model's workloads (`--model all` builds the models it lacks)."""
+    assert "cycles/s" in _run(shlex.split(command), timeout=3600).stdout
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.qemu
+@pytest.mark.parametrize("command", [c for c in documented("monet campaign run") if "--scheduler" not in c])
+def test_the_documented_campaigns_run(command, tmp_path):
+    """Each campaign the documents run, into a fresh results folder (the default one would resume a run
+    found there)."""
+    _run(shlex.split(command) + ["--results", str(tmp_path / "results")], timeout=3600)
+    assert (tmp_path / "results" / "report.md").exists() or "--report" not in command
+
+
+@pytest.mark.long
+@pytest.mark.sim
+def test_the_documented_cluster_runs_on_loopback(sim_build, tmp_path):
+    """doc/campaigns.md's cluster as written but on this machine: the scheduler and the workers on 127.0.0.1
+    (`--host`, a free port in place of 8786 and `head`, no dashboards: nothing listens beyond loopback), the
+    campaign into a fresh results folder; every point ran on the cluster's workers."""
+    from monet.loopback import free_port
+    scheduler, worker = documented("dask")
+    campaign, = [c for c in documented("monet campaign run") if "--scheduler" in c]
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    loopback = ["--host", "127.0.0.1", "--no-dashboard"]
+    started = []
+    try:
+        started.append(subprocess.Popen(shlex.split(scheduler.replace("8786", str(port))) + loopback, cwd=REPO,
+                                        env=_activated_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        started.append(subprocess.Popen(shlex.split(re.sub(r"tcp://head:8786", address, worker)) + loopback,
+                                        cwd=REPO, env=_activated_env(), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
+        results = tmp_path / "results"
+        _run(shlex.split(re.sub(r"tcp://head:8786", address, campaign)) + ["--results", str(results)],
+             timeout=3600)
+        manifest = json.loads((results / "manifest.json").read_text())
+        assert len({ran["worker"] for ran in manifest["ran_on"].values()}) == 2, manifest["ran_on"]
+        assert (results / "report.md").exists()
+    finally:
+        for process in started:
+            process.terminate()
+            process.wait(timeout=60)
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.parametrize("command", documented("make demo"))
+def test_the_documented_make_demo_runs(command):
+    """`make demo` as written: the default campaign on the sim into build/demo/campaign, and its report."""
+    _run(shlex.split(command), timeout=3600)
+    assert (REPO / "build" / "demo" / "campaign" / "report.md").exists()
