@@ -80,7 +80,7 @@ class MemoryCard(LiteXModule):
 
         # # #
 
-        now = Signal(32)
+        self.now = now = Signal(32)     # the cycle count the service times are stamped with
         self.sync += now.eq(now + 1)
 
         lines = size // LINE_BYTES

@@ -142,7 +142,7 @@ class PBB(LiteXModule):
 
         # # #
 
-        now = Signal(32)
+        self.now = now = Signal(32)     # the cycle count the latencies are stamped with
         self.sync += now.eq(now + 1)
 
         id_bits  = log2_int(max_outstanding)

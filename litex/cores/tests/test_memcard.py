@@ -1,6 +1,8 @@
 """Memory card (litex/cores/memcard/core.py, ddr4.py): reads, full and byte-masked writes, error answers, the
-programmed latency and back-pressure from the link, on the SRAM and on DDR4 through LiteDRAM, on the generated
-Verilog; DDR4 also through refreshes and row misses."""
+programmed latency and back-pressure from the link, on the SRAM, on DDR4 through LiteDRAM and on the HMC (its
+host controller, channels and device, answering out of order), on the generated Verilog; service times across
+the wrap of the card's cycle count; requests through the local port answered there; DDR4 also through
+refreshes and row misses."""
 
 import random
 
@@ -8,11 +10,13 @@ import pytest
 
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
-from monet.cores.memcard.codes import MEMORY_DDR4
+from monet.cores.memcard.codes import MEMORY_DDR4, MEMORY_HMC
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ddr4 import REFRESH_IDLE_CYCLES, DDR4Memory
+from monet.cores.phy.figures import delay_cycles, flit_ps
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.soc.facts import peak_GBps
+from monet.soc.hmc import HMCMemoryPath
 
 from .csr_bank import ControlBank, csr_read, csr_write
 from .link_responder import byte_mask_bits, send_transactions
@@ -20,35 +24,55 @@ from .link_responder import byte_mask_bits, send_transactions
 FULL = (1 << 64) - 1
 LINES = 8192        # a 512 KiB card: four DDR4 rows across the 16 banks (8 KiB each)
 ROW_LINES = 128     # lines in one DDR4 row; the next 128 lines are in the next bank
-MEMORIES = ("sram", "ddr4")
+MEMORIES = ("sram", "ddr4", "hmc")
+SELECT = {"ddr4": MEMORY_DDR4, "hmc": MEMORY_HMC}
+HMC_SETTLE = 150    # cycles for the HMC's links to come up (16 lanes at 10 Gb/s, as the sim's default)
 CARDS = {}          # one card per memory: its Verilog is converted once (each run starts a fresh model)
 
 
 def card(memory):
+    """The HMC's card has the local port too (as the sim's): one model serves both tests."""
     if memory not in CARDS:
-        CARDS[memory] = MemoryCard(size=LINES * 64, max_outstanding=8, with_ddr4=memory == "ddr4")
+        hmc = HMCMemoryPath(storage_bytes=LINES * 64, domain="hmc") if memory == "hmc" else None
+        CARDS[memory] = MemoryCard(size=LINES * 64, max_outstanding=8, with_ddr4=memory == "ddr4", hmc=hmc,
+                                   with_local_port=memory == "hmc")
     return CARDS[memory]
+
+
+def select(dut, memory):
+    """Selects `memory` and, for the HMC, brings its links up."""
+    if memory in SELECT:
+        yield dut.memory.eq(SELECT[memory])
+    if memory == "hmc":
+        for channel in (dut.hmc.down, dut.hmc.up):
+            yield channel.flit_ps.eq(flit_ps(16, 10))
+            yield channel.delay.eq(delay_cycles(10, lanes=16))
+        for _ in range(HMC_SETTLE):
+            yield
 
 
 def line(seed):
     return random.Random(seed).getrandbits(512)
 
 
-def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400):
+def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400, now=None):
     """Sends (type, tag, laddr, mask, data) requests one a cycle (a number among them: that many idle
     cycles); returns the responses (type, tag, laddr, data, cycle), the cycle the card took each request and
-    its counters (reads, writes, errors, credits, service sum, service count, refreshes, refresh waits).
-    `stall_every`: the link refuses a response every that many cycles."""
+    its counters (reads, writes, errors, credits, service sum, service count, refreshes, refresh waits, and
+    for the HMC the reads and writes its host controller sent). `stall_every`: the link refuses a response
+    every that many cycles; `now`: the card's cycle count as the first request goes."""
     dut = card(memory)
     responses, taken, counters = [], [], []
     freed = [0]
     start = {}
+    cycles += HMC_SETTLE if memory == "hmc" else 0
 
     def send():
         yield dut.latency.eq(latency)
-        if memory == "ddr4":
-            yield dut.memory.eq(MEMORY_DDR4)
+        yield from select(dut, memory)
         yield
+        if now is not None:
+            yield dut.now.eq(now)
         for name in ("reads", "writes", "errors", "service_sum", "service_count"):
             start[name] = yield getattr(dut, name)
         for name in ("refreshes", "refresh_waits"):
@@ -79,6 +103,8 @@ def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400):
                          (yield dut.service_count) - start["service_count"]])
         for name in ("refreshes", "refresh_waits"):
             counters.append(((yield getattr(dut.ddr4, name)) if memory == "ddr4" else 0) - start[name])
+        if memory == "hmc":
+            counters.append(((yield dut.hmc.host.reads), (yield dut.hmc.host.writes)))
 
     run_simulation(dut, [send(), receive()])
     return responses, taken, counters
@@ -114,8 +140,8 @@ def test_requests_are_answered_in_order_with_the_right_data(memory, latency, sta
     if memory == "sram":
         assert got == want
     else:
-        # Lines in different banks (and errors, answered at once) may pass each other; one line's answers
-        # keep their order.
+        # Lines in different banks or vaults (and errors, answered at once) may pass each other; one line's
+        # answers keep their order.
         assert sorted(got, key=lambda r: r[1]) == sorted(want, key=lambda r: r[1])
         for laddr in {r[2] for r in want}:
             assert [r for r in got if r[2] == laddr and r[0] != ERR] == \
@@ -124,6 +150,48 @@ def test_requests_are_answered_in_order_with_the_right_data(memory, latency, sta
     assert counters[:4] == [6, 3, 4, len(REQUESTS)]
     assert counters[5] == len(REQUESTS)
     assert len(taken) == len(REQUESTS)
+    if memory == "hmc":
+        # The HMC served the accesses (the SRAM beside it holds the same lines and would answer the same).
+        assert counters[8] == (6, 3)
+
+
+@pytest.mark.parametrize("memory", MEMORIES)
+def test_service_times_hold_across_the_wrap_of_the_cycle_count(memory):
+    """The card's cycle count wraps from 2**32 - 1 to 0 while a read is served, at each cycle of its service:
+    its service time is what it is away from the wrap (a stamp narrower than the count would make it about
+    2**31)."""
+    read = [(RD_REQ, 1, ROW_LINES, 0, 0)]
+    away = exchange(read, memory=memory, cycles=100)[2]
+    assert away[5] == 1 and away[4] < 200
+    for before in range(1, 12):
+        assert exchange(read, memory=memory, cycles=100, now=2**32 - before)[2][4:6] == away[4:6], before
+
+
+def test_a_request_through_the_local_port_is_answered_there_and_takes_no_credit():
+    """The local port beside the link (ReMAT's local target in the sim): its requests share the input FIFO and
+    the memories, each answer goes back the way its request came, and only the link's requests give credits."""
+    dut = card("hmc")
+    local, link, credits = [], [], [0]
+
+    def send():
+        yield from send_transactions(dut.local_sink, [(WR_REQ, 1, 3, FULL, line(3)), (RD_REQ, 2, 3, 0, 0)])
+        yield from send_transactions(dut.sink, [(RD_REQ, 3, 3, 0, 0), (RD_REQ, 4, LINES, 0, 0)])
+        yield from send_transactions(dut.local_sink, [(RD_REQ, 5, 4, 0, 0)])
+
+    def receive():
+        yield dut.local_source.ready.eq(1)
+        yield dut.source.ready.eq(1)
+        for _ in range(40):
+            credits[0] += yield dut.taken
+            for source, got in ((dut.local_source, local), (dut.source, link)):
+                if (yield source.valid):
+                    got.append(((yield source.type), (yield source.tag), (yield source.data)))
+            yield
+
+    run_simulation(dut, [send(), receive()])
+    assert local == [(WR_ACK, 1, 0), (RD_RSP, 2, line(3)), (RD_RSP, 5, 0)]
+    assert link == [(RD_RSP, 3, line(3)), (ERR, 4, 0)]
+    assert credits[0] == 2
 
 
 @pytest.mark.parametrize("latency,cycles", [(0, 2), (1, 3), (6, 8)])

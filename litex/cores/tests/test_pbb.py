@@ -37,11 +37,11 @@ def start_and_wait(pbb, settings):
         yield
 
 
-def block_memory(dut, cycles, delay, requests, limit=1 << 14):
+def block_memory(dut, cycles, delay, requests, limit=1 << 14, flip=0):
     """Generator: answers the block port's requests (a pair's second, a read, after its first) after `delay`
     cycles, in order, from a 128 B block memory of `limit` bytes (a block beyond it is answered T_ERR), a
     data-less answer beside the one before it when both are due, as the HMC controller passes a pair;
-    appends (type, tag, laddr, paired) per request."""
+    appends (type, tag, laddr, paired) per request. `flip`: bits every read answer has flipped."""
     memory, pending = {}, []
 
     def answer(typ, laddr):
@@ -50,7 +50,7 @@ def block_memory(dut, cycles, delay, requests, limit=1 << 14):
         if typ == T_WR_REQ:
             memory[laddr] = yield dut.block_sink.data
             return T_WR_ACK, 0
-        return T_RD_RSP, memory.get(laddr, 0)
+        return T_RD_RSP, memory.get(laddr, 0) ^ flip
 
     yield dut.block_sink.ready.eq(1)
     for cycle in range(cycles):
@@ -79,9 +79,9 @@ def block_memory(dut, cycles, delay, requests, limit=1 << 14):
         yield
 
 
-def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32, blocks=None):
+def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32, blocks=None, flip=0):
     """Programs the BFCT (all sections rw, identity), then runs the PBB `runs` times with `settings`; the
-    block port's requests are appended to `blocks` if given."""
+    block port's requests are appended to `blocks` if given, its read answers have the bits `flip` flipped."""
     dut = Bench(max_outstanding)
     results, on_link, peak = [], [], [0]
 
@@ -99,7 +99,7 @@ def run_pbb(settings, runs=1, delay=20, cycles=1500, max_outstanding=32, blocks=
             results.append(r)
 
     run_simulation(dut, [control(), link_responder(dut.remat, cycles, delay, on_link, peak),
-                         block_memory(dut, cycles, delay, [] if blocks is None else blocks)])
+                         block_memory(dut, cycles, delay, [] if blocks is None else blocks, flip=flip)])
     return results, on_link, peak[0]
 
 
@@ -176,29 +176,32 @@ def test_outstanding_limit_and_latency_histogram():
     assert narrow["lat_min"] >= 16 and narrow["hist"] == [0] * 15 + [40]
 
 
-def test_a_restart_with_every_id_out_never_hands_out_an_id_still_in_flight():
-    # Every id out (outstanding = max_outstanding) when a second start comes: the new run may only use ids as
-    # the first run's answers bring them back.
+@pytest.mark.parametrize("outstanding,first_count,restart_after", [(32, 200, 60), (8, 4, 10)])
+def test_a_restart_with_ids_in_flight_keeps_them_apart_and_keeps_the_outstanding_limit(outstanding, first_count,
+                                                                                        restart_after):
+    """A second start while the first run has ids out (every one of the 32; or 4, under a limit of 8): the new
+    run uses an id only once its answer is back, and has room only for what the limit leaves, so no more than
+    `outstanding` are ever out."""
     dut = Bench(32)
-    settings = dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, outstanding=32, count=200, check=0)
-    clashes, out, issued = [], set(), [0]
+    settings = dict(BASE, mode=MODE_READ, pattern=PATTERN_SEQ, outstanding=outstanding, check=0)
+    clashes, out, most, issued = [], set(), [0], [0]
 
     def control():
         yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
-        for name, value in settings.items():
-            yield getattr(dut.pbb, name).eq(value)
-        for restart in (True, False):
+        for count, wait in ((first_count, restart_after), (200, 0)):
+            for name, value in dict(settings, count=count).items():
+                yield getattr(dut.pbb, name).eq(value)
             yield dut.pbb.start.eq(1)
             yield
             yield dut.pbb.start.eq(0)
-            for _ in range(60 if restart else 0):
+            for _ in range(wait):
                 yield
         while (yield dut.pbb.busy):
             yield
 
     def monitor():
         req, rsp = dut.remat.ports[1].req, dut.remat.ports[1].rsp
-        for _ in range(1400):
+        for _ in range(2200):
             if (yield rsp.valid):
                 out.discard((yield rsp.id))
             if (yield req.valid) and (yield req.ready):
@@ -207,10 +210,40 @@ def test_a_restart_with_every_id_out_never_hands_out_an_id_still_in_flight():
                     clashes.append(i)
                 out.add(i)
                 issued[0] += 1
+            most[0] = max(most[0], len(out))
             yield
 
-    run_simulation(dut, [control(), monitor(), link_responder(dut.remat, 1400, 60)])
-    assert issued[0] > 40 and clashes == []
+    run_simulation(dut, [control(), monitor(), link_responder(dut.remat, 2200, 60)])
+    assert issued[0] > 40 and clashes == [] and most[0] == outstanding
+
+
+def test_a_count_above_2_to_the_31_is_not_cut_short():
+    dut = Bench(32)
+    seen = {}
+
+    def control():
+        yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
+        for name, value in dict(BASE, mode=MODE_READ, count=2**31 + 3, check=0).items():
+            yield getattr(dut.pbb, name).eq(value)
+        yield dut.pbb.start.eq(1)
+        yield
+        yield dut.pbb.start.eq(0)
+        for _ in range(300):
+            yield
+        seen["busy"], seen["completed"] = (yield dut.pbb.busy), (yield dut.pbb.completed)
+
+    run_simulation(dut, [control(), link_responder(dut.remat, 320, 20)])
+    assert seen["busy"] == 1 and seen["completed"] > 3
+
+
+def test_latencies_hold_across_the_wrap_of_the_cycle_count():
+    """The PBB's cycle count wraps from 2**32 - 1 to 0 in the middle of a run of pairs (direct mode, a read
+    beside each write): every latency figure is what it is away from the wrap."""
+    run = dict(BASE, direct=1, count=40, outstanding=32, shift=0, mode=MODE_MIXED, read_ratio=128, mix_even=1,
+               check=0)
+    (away,), _, _ = run_pbb([run], delay=8, cycles=600)
+    (across,), _, _ = run_pbb([dict(run, now=2**32 - away["cycles"] // 2)], delay=8, cycles=600)
+    assert across == away and away["completed"] == 40 and away["lat_max"] < 100
 
 
 def test_mixed_ratio():
@@ -395,12 +428,16 @@ def test_the_cpu_runs_the_pbb_through_its_registers():
         for _ in range(START_CYCLES):
             yield
         regs["lat_min_empty"] = yield from csr_read(top, LAT_MIN)
+        yield dut.pbb.completed.eq(2**31 + 5)      # idle: nothing changes it; every bit read
+        yield
+        regs["completed_high"] = yield from csr_read(top, COMPLETED)
 
     run_simulation(top, [cpu(), link_responder(dut.remat, 600, 20)])
     assert (regs["outstanding_reset"], regs["size_log2_reset"]) == (1, 6)     # one in flight, 64 B
     assert (regs["completed"], regs["errors"], regs["bus_errors"]) == (10, 0, 2**31 - 1 + 10)
     assert regs["cycles_hi"] == 0 and 10 <= regs["cycles_lo"] < 100
     assert regs["lat_min_empty"] == 2**32 - 1 and regs["lat_max"] == 2**31 + 7
+    assert regs["completed_high"] == 2**31 + 5
 
 
 @pytest.mark.parametrize("pattern", [PATTERN_SEQ, PATTERN_RANDOM])
@@ -421,6 +458,16 @@ def test_direct_mode_moves_checked_128_byte_blocks(pattern):
     assert len(writes) == 30 and all(laddr % 2 == 0 for laddr in writes)
     if pattern == PATTERN_SEQ:
         assert writes[:3] == [0, 2, 4]
+
+
+def test_direct_mode_checks_every_bit_of_a_block():
+    """A read answer with only the block's last bit flipped fails the check (direct mode compares all 1024
+    bits; a line transaction compares the bytes of its size)."""
+    direct = dict(BASE, direct=1, count=6)
+    (_, clean), _, _ = run_pbb([dict(direct, mode=MODE_WRITE), dict(direct, mode=MODE_READ)], runs=2, cycles=800)
+    (_, flipped), _, _ = run_pbb([dict(direct, mode=MODE_WRITE), dict(direct, mode=MODE_READ)], runs=2,
+                                 cycles=800, flip=1 << 1023)
+    assert clean["errors"] == 0 and flipped["errors"] == 6
 
 
 def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
