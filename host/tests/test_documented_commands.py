@@ -239,7 +239,7 @@ def _check_without_running(where, command):
         assert words[1] == "-m" and importlib.util.find_spec(words[2]), f"{where}: {command}"
     elif words[0] == "monet-ctl":
         verb = next((w for w in words[1:] if not w.startswith("-") and "=" not in w and ":" not in w), None)
-        assert verb is None or verb in _console_commands(), f"{where}: {command}: no console command {verb}"
+        assert verb is None or usage or verb in _console_commands(), f"{where}: {command}: no console command {verb}"
     elif words[0] in ("litex_cli", "dask", "pytest"):
         assert (VENV_BIN / words[0]).exists(), f"{where}: {command}: not in the venv"
 
