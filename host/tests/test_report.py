@@ -4,6 +4,7 @@ rate, the DDR4 point preferred, STREAM as a share of local RAM), the comparison 
 sections, and the plots' data."""
 
 import json
+import warnings
 
 import matplotlib
 import pytest
@@ -337,6 +338,27 @@ def test_the_distance_plot_draws_points_fits_and_the_paper():
     assert lines["ours sram read 8x15G (6.00 ns/m)"].get_marker() == "o"
     fits = {l.get_linestyle(): list(l.get_ydata()) for l in ax.get_lines() if l.get_marker() in ("None", "")}
     assert fits == {"-": [pytest.approx(600), pytest.approx(1200)], "--": [pytest.approx(500), pytest.approx(1000)]}
+
+
+def test_a_plot_has_a_legend_when_its_series_are_named_and_no_warning_when_not(tmp_path):
+    from monet.report.tables import figure
+    legends = []
+    for label in ("ours", None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # matplotlib warns of a legend with nothing in it
+            with figure(tmp_path / f"{label}.png", "t", "x", "y") as ax:
+                ax.plot([0, 1], [2, 3], label=label)
+        legends.append(ax.get_legend() and ax.get_legend().get_texts()[0].get_fontsize())
+        assert (tmp_path / f"{label}.png").exists()
+    assert legends == [7, None]     # the legend's small type keeps it off the points
+
+
+def test_a_point_read_back_from_a_file_or_from_an_older_campaign_names_its_memory():
+    from monet.report.tables import memory_label
+    # As read back from results.jsonl (no string is the report's own object), before the HMC's width and native
+    # link were axes: the full-width HMC over our link.
+    assert memory_label(json.loads('{"memory": "hmc", "pbb_port": "hmc"}')) == "hmc full block port"
+    assert memory_label(json.loads('{"memory": "hmc", "hmc_width": "half", "hmc_native": 1}')) == "hmc half native"
 
 
 def test_the_bandwidth_plot_draws_the_best_per_capacity():

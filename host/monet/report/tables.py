@@ -102,7 +102,8 @@ def figure(path, title, xlabel, ylabel):
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:      # a plot of one unnamed series has no legend
+            ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(path, dpi=110)
     finally:
