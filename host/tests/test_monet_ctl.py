@@ -56,6 +56,16 @@ def test_a_bfct_entry_written_by_monet_ctl_is_what_the_firmware_reads(sim, via_c
         sim.fw.bfct(**before)
 
 
+def test_what_monet_ctl_changes_is_put_back_after_the_test_like_what_the_console_changes(sim, via_ctl):
+    # The sim fixture restores the settings of the commands a test sent; monet-ctl's writes bypass the
+    # console, so they are named to the sim, and a BFCT write makes the console's last answers stale.
+    sim.fw.bfct(15)
+    sim.commands_sent.clear()
+    via_ctl.fw.retry(timeout=1000)
+    via_ctl.fw.bfct(15, en=1, r=1, w=0, target=1, base=3)
+    assert {"retry", "bfct"} <= sim.commands_sent and sim.fw.bfct_entries == {}
+
+
 def test_monet_ctl_refusals_are_the_firmwares(sim, via_ctl):
     with pytest.raises(ctl.CtlError, match="lanes must be 1, 2, 4 or 8"):
         via_ctl.fw.link(lanes=3)

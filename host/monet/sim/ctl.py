@@ -137,15 +137,25 @@ class CtlSession:
 class CtlTarget:
     """A running sim driven through monet-ctl over its CSR bridge: `fw` is monet.sim.firmware_console's client on
     monet-ctl (checked against monet-ctl's `help`: its commands are the firmware's CSR commands), `build` the
-    sim's build. The sim itself stays the caller's."""
+    sim's build. The sim itself stays the caller's, and hears of what monet-ctl changed: each command's name
+    joins the sim's `commands_sent` (the test fixture puts those settings back), and a BFCT write drops the
+    sections its console last reported (they may no longer be what the table holds)."""
 
     def __init__(self, sim):
         self.build = sim.build
         self.binary = sim_binary(sim.build)
         self.server = LitexServer(sim.bridge_port)
+
+        def command(line, timeout=None):
+            name = line.split(maxsplit=1)[0] if line.strip() else ""
+            sim.commands_sent.add(name)
+            if name == "bfct":
+                sim.fw.bfct_entries.clear()
+            return self.session.command(line, timeout)
+
         try:
             self.session = CtlSession(self.binary, self.server.spec)
-            self.fw = FirmwareConsole(self.session.command)
+            self.fw = FirmwareConsole(command)
             self.fw.verify(partial=True)
         except BaseException:
             self.server.close()
