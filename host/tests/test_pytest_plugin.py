@@ -62,3 +62,18 @@ def test_a_test_without_the_sim_mark_cannot_start_a_sim(request, monkeypatch):
     refuse_in_unmarked_test("sim", "starts a Vsim", SimError)          # outside an unmarked test: nothing
     with pytest.raises(QemuError):
         refuse_in_unmarked_test("qemu", "starts a QEMU guest", QemuError)
+
+
+def test_a_long_test_is_skipped_with_its_reason_unless_long_is_given(tmp_path):
+    (tmp_path / "test_sizes.py").write_text("import pytest\n\n\n@pytest.mark.long\ndef test_full_size():\n    pass\n\n\n"
+                                            "def test_smallest():\n    pass\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    outcomes = []
+    for extra in ([], ["--long"]):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-o",
+                            "addopts=", "-q", "-rs", *extra, "test_sizes.py"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=120, env=env)
+        outcomes.append(r.stdout.strip().splitlines()[-1].split(" in ")[0])
+        if not extra:
+            assert "`make test-long` runs it" in r.stdout
+    assert outcomes == ["1 passed, 1 skipped", "2 passed"]
