@@ -146,7 +146,7 @@ def pytest_collection_modifyitems(config, items):
 # Campaigns: `pytest monet/campaign/points.py --campaign FILE --results DIR` (what `monet campaign run` does).
 
 def pytest_addoption(parser):
-    group = parser.getgroup("monet", "MONet-open campaigns")
+    group = parser.getgroup("monet", "MONet-open campaigns and test tiers")
     group.addoption("--campaign", default=None, help="campaign YAML file whose points to run")
     group.addoption("--results", default=None, help="results folder (results.jsonl, manifest.json)")
     group.addoption("--long", action="store_true", help="also run the tests marked `long` (each documented command "
