@@ -107,7 +107,7 @@ RUNS = {
 # checked to be that: a make target whose recipe runs pytest (or the mutants driver), a selection make names.
 THE_SUITE = ("make test", "make setup", "make test-fast", "make test-cores", "make test-sim", "make test-long",
              "make mutants", "pytest")
-# The long ones at their smallest sizes (what each adds to the documented command).
+# Commands CI runs at their smallest size rather than in the long tier (what each adds to the documented command).
 SMALLEST = {"monet demo": ["--samples", "5"]}
 
 
