@@ -65,8 +65,8 @@ def test_a_test_without_the_sim_mark_cannot_start_a_sim(request, monkeypatch):
 
 
 def test_a_long_test_is_skipped_with_its_reason_unless_long_is_given(tmp_path):
-    (tmp_path / "test_sizes.py").write_text("import pytest\n\n\n@pytest.mark.long\ndef test_full_size():\n    pass\n\n\n"
-                                            "def test_smallest():\n    pass\n")
+    (tmp_path / "test_sizes.py").write_text("import pytest\n\n\n@pytest.mark.long\ndef test_full_size():\n"
+                                            "    pass\n\n\ndef test_smallest():\n    pass\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     outcomes = []
     for extra in ([], ["--long"]):
