@@ -20,7 +20,7 @@ from monet.locks import exclusive
 from monet.loopback import Server, ServerError, free_port, port_free, stop
 from monet.repo import REPO
 from monet.sim.build import _tail
-from monet.sim.firmware_console import FirmwareConsole
+from monet.sim.firmware_console import FirmwareConsole, command_name
 from monet.soc.facts import USER_INCLUDE
 
 CTL_SOURCES = REPO / "firmware" / "ctl"
@@ -147,7 +147,7 @@ class CtlTarget:
         self.server = LitexServer(sim.bridge_port)
 
         def command(line, timeout=None):
-            name = line.split(maxsplit=1)[0] if line.strip() else ""
+            name = command_name(line)
             sim.commands_sent.add(name)
             if name == "bfct":
                 sim.fw.bfct_entries.clear()

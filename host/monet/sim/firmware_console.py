@@ -12,6 +12,11 @@ import inspect
 import re
 
 
+def command_name(line):
+    """The console command a line sends (its first word; "" for an empty line)."""
+    return line.split(maxsplit=1)[0] if line.strip() else ""
+
+
 def command(method):
     """Makes a method a console command: its name is the command's, its parameters the command's keys."""
     signature = inspect.signature(method)

@@ -9,7 +9,7 @@ import pexpect
 
 from monet.console import ConsoleSession, spawn
 from monet.sim.build import SimError
-from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole
+from monet.sim.firmware_console import ConsoleMismatch, FirmwareConsole, command_name
 from monet.soc.facts import BRIDGE_PORT_ENV
 from monet.tiers import refuse_in_unmarked_test
 
@@ -112,7 +112,7 @@ class SimTarget(ConsoleSession):
     def command(self, line, timeout=None):
         """Sends one console line (monet.sim.firmware_console writes them); returns its JSON answer. A firmware
         error raises SimError."""
-        self.commands_sent.add(line.split(maxsplit=1)[0] if line.strip() else "")
+        self.commands_sent.add(command_name(line))
         self.resume()
         self.child.sendline(line)
         answer = self._read_json(f"the answer to {line!r}", timeout or self.command_timeout)
