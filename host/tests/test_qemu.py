@@ -10,6 +10,7 @@ import pytest
 
 from monet import qemu
 from monet.cli import main
+from monet.loopback import free_port
 from monet.workloads import stream, ycsb
 
 
@@ -66,7 +67,7 @@ def test_a_hung_guest_times_out_cleanly(qemu_image):
 
 
 def test_the_zcu102_stand_in_boots_the_boards_tree_and_runs_stream_and_ycsb_on_the_remote_node(qemu_image):
-    with qemu.QemuTarget(qemu_image, machine="zcu102", forward_port=ycsb.free_port()) as guest:
+    with qemu.QemuTarget(qemu_image, machine="zcu102", forward_port=free_port()) as guest:
         _, model = guest.run("cat /proc/device-tree/model")
         assert "ZCU102" in model
         assert guest.remote_memory and guest.remote_memory["mib"] > 0.8 * qemu.MEMORY_MB[1]

@@ -26,6 +26,7 @@ from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_wo
 from monet.campaign.plan import (Progress, ResultsStore, build_models, plan_models, point_cost, point_id,
                                  point_key, write_manifest)
 from monet.campaign.points import finish_result, run_point
+from monet.loopback import free_port
 
 CONNECT_TIMEOUT_S = 15
 
@@ -64,14 +65,12 @@ class WorkerTargets:
 
     def qemu_guest(self):
         from monet.qemu import QemuTarget
-        from monet.workloads.ycsb import free_port
         if self._qemu_guest is None:
             self._qemu_guest = QemuTarget(self.qemu_image(), forward_port=free_port())
         return self._qemu_guest
 
     def board_guest(self):
         from monet.board.target import open_board
-        from monet.workloads.ycsb import free_port
         if self._board_guest is None:
             self._board_guest = open_board(self.qemu_image(), forward_port=free_port(), log=_log)
         return self._board_guest
