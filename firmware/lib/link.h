@@ -41,7 +41,8 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
     X(replays, REPLAYS) X(timeouts, TIMEOUTS) X(replayed_txns, REPLAYED_TXNS) X(replayed_bytes, REPLAYED_BYTES) \
     X(window_stalls, WINDOW_STALLS) X(credit_stalls, CREDIT_STALLS) X(naks, NAKS) X(duplicates, DUPLICATES) \
     X(out_of_order, OUT_OF_ORDER) X(reinits, REINITS) X(down_cycles, DOWN_CYCLES) X(crc_errors, CRC_ERRORS) \
-    X(frames, FRAMES)
+    X(frames, FRAMES) X(nak_replays, NAK_REPLAYS) X(deframer_overflow, DEFRAMER_OVERFLOW) \
+    X(commit_overflow, COMMIT_OVERFLOW)
 #define RETRY_COUNTER_INDEX(name, reg) RETRY_##reg,
 enum { RETRY_COUNTER_LIST(RETRY_COUNTER_INDEX) RETRY_COUNTERS };
 extern const char *const retry_counter_names[RETRY_COUNTERS];

@@ -86,6 +86,9 @@ def cmd_bench(args):
     try:
         with _open_target(point["target"], benchmark.forward_port) as (target, stamp):
             result = benchmark.run(target, point, log=_log)
+            if point["target"] == "sim":
+                from monet.sim.link_setup import link_counters
+                result["link_counters"] = link_counters(target)
     except benchmark.errors as e:
         print(f"monet: {e}", file=sys.stderr)
         return 2

@@ -22,6 +22,9 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
     assert r["corrupted_words"] == 0 and r["bus_errors"] == 0                    # none got through
     assert r["accesses"]["read"] == r["accesses"]["write"] >= 2000
     assert 0 < r["efficiency_vs_error_free"] < 1
+    for end in r["ends"].values():   # replays by cause; no beat or transaction lost to an overflow
+        assert end["replays"] == end["nak_replays"] + end["timeouts"] > 0 and end["reinits"] == 0
+        assert end["deframer_overflow"] == end["commit_overflow"] == 0
 
 
 @pytest.mark.parametrize("window, nbytes", [("uncached", 32 * 1024), ("cached", 16 * 1024)])
@@ -77,8 +80,13 @@ def test_ber_cli_prints_the_figures_asked_for(sim_build):
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     for key in ("bandwidth_GBps", "efficiency_vs_error_free", "replays", "corrupted_words", "bits", "predicted",
-                "link", "ber", "distance_m", "lanes", "rate_gbps", "profile"):
+                "link", "ber", "distance_m", "lanes", "rate_gbps", "profile", "link_counters"):
         assert key in r
+    # The counters at the run's end, both runs and the error-free reference: at least the runs' own.
+    for end in ("compute", "memory"):
+        assert r["link_counters"][end]["replays"] >= r["ends"][end]["replays"]
+        assert r["link_counters"][end]["commit_overflow"] == 0
+    assert r["link_counters"]["compute"]["replays"] + r["link_counters"]["memory"]["replays"] > 0
     assert r["corrupted_words"] == 0 and r["ber"] == 1e-6 and r["profile"] == "ours"
 
 

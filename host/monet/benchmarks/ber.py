@@ -28,8 +28,9 @@ def _delta(after, before, keys):
     return {k: after[k] - before[k] for k in keys}
 
 
-RETRY_KEYS = ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls", "naks", "duplicates",
-              "out_of_order", "reinits", "down_cycles", "crc_errors", "frames")
+RETRY_KEYS = ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls", "naks",
+              "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames", "deframer_overflow",
+              "commit_overflow")
 MAX_RUN_CYCLES = 5_000_000
 
 

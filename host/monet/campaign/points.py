@@ -13,7 +13,7 @@ import pytest
 
 from monet.benchmarks import LINUX_TARGETS, REGISTRY
 from monet.campaign.plan import Progress, point_key
-from monet.sim import SimTarget
+from monet.sim import SimTarget, link_setup
 
 
 class FixtureTargets:
@@ -43,13 +43,16 @@ def run_point(point, targets, model=None):
     A sim point runs on a sim booted for it alone (a fraction of a second): what earlier points left in the
     link (sequence numbers, tags, memory contents) moves a run's cycle count by one now and then, and a
     point's figures must not depend on which points ran before it, nor on which worker ran it. The QEMU
-    guest is booted once (its figures make no cycle-exact claim)."""
+    guest is booted once (its figures make no cycle-exact claim). A sim point's result carries the link's
+    counters at its end (`link_setup.link_counters`): its own, since nothing ran on its sim before it."""
     benchmark = REGISTRY[point["benchmark"]]
     point = benchmark.full_point(point)
     if point["target"] in LINUX_TARGETS:
         return benchmark.run(linux_guest(targets, point["target"]), point)
     with SimTarget(targets.sim_build(model)) as sim:
-        return benchmark.run(sim, point)
+        result = benchmark.run(sim, point)
+        result["link_counters"] = link_setup.link_counters(sim)   # the sim was booted for this point alone
+        return result
 
 
 def finish_result(point, result, targets, seconds, model=None, worker="local"):

@@ -1,7 +1,8 @@
 """The sim's link and memory set-up for a point, through the firmware console: the link (lanes, rate, delay,
 the profile's framing, the memory and where it is: `configure_link`), the retry policy, one BFCT section per
 memory-card section (`map_remote_windows`) and the windows the soft CPU reaches them through, the memory
-card's service figures over a run, and the link settings stored with every result (`link_record`). Every
+card's service figures over a run, and the link settings and counters stored with every result
+(`link_record`, `link_counters`). Every
 benchmark that runs on the sim sets its point up through here."""
 
 from monet.link import model as link_model
@@ -60,6 +61,14 @@ def memory_service(target, run):
     count = grew("service_count")
     return result, {"memory_service_cycles": grew("service_sum") / count if count else None,
                     "refreshes": grew("refreshes"), "refresh_waits": grew("refresh_waits")}
+
+
+def link_counters(target):
+    """Each end's link counters (replays by cause, naks, drops, overflows: firmware/lib/link.h's list) and
+    ReMAT's request timeouts, as the firmware reads them: what every sim result carries."""
+    answer = target.fw.retry()
+    return {"request_timeouts": answer["request_timeouts"],
+            **{end: answer[end] for end in ("compute", "memory") if end in answer}}
 
 
 def configure_retry(target, profile, delay_cycles):

@@ -82,7 +82,7 @@ def run(n, depth=32, delay=12, frame_max=4, damage=0.0, lose_ctrl=0.0, dead=None
             yield
             if len(delivered) >= n and not frames and not open_frame and cycle > 2 * delay + 50:
                 break
-        for name in ("replays", "timeouts", "replayed_txns", "replayed_bytes", "window_stalls"):
+        for name in ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls"):
             stats[name] = yield getattr(dut.tx, name)
         for name in ("naks", "duplicates", "out_of_order"):
             stats[name] = yield getattr(dut.rx, name)
@@ -107,18 +107,20 @@ def test_damaged_frames_are_replayed_once_in_order(damage, frame_max, ready):
     assert stats["naks"] > 0 and stats["replays"] > 0 and stats["replayed_txns"] > 0
     assert stats["replayed_bytes"] == UNIT_BYTES_LINE * stats["replayed_txns"]   # writes: a line each
     assert stats["out_of_order"] > 0          # frames behind a damaged one were dropped too
+    assert stats["replays"] == stats["nak_replays"] + stats["timeouts"]   # by cause: no restart here
     assert in_order(150, delivered)
 
 
 def test_lost_naks_and_acks_are_covered_by_timers():
     delivered, stats = run(120, damage=0.1, lose_ctrl=0.4, seed=7)
     assert stats["timeouts"] > 0 or stats["naks"] > stats["replays"] - stats["timeouts"]
+    assert stats["replays"] == stats["nak_replays"] + stats["timeouts"] and stats["nak_replays"] > 0
     assert in_order(120, delivered)
 
 
 def test_a_dead_interval_is_recovered_by_the_timeout():
     delivered, stats = run(100, dead=(40, 300), seed=3)
-    assert stats["timeouts"] >= 1
+    assert stats["timeouts"] >= 1 and stats["replays"] == stats["nak_replays"] + stats["timeouts"]
     assert in_order(100, delivered)
 
 
