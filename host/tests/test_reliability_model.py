@@ -63,6 +63,17 @@ def test_replay_model_figures_worked_by_hand():
     assert reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 0.0)["predicted_efficiency"] == 1.0
 
 
+def test_selective_repeat_loses_one_frame_an_error():
+    # The damaged 73-block frame's 11 cycles (44 ns), not the 344 ns of go-back-N's round trip.
+    sr = reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 13.5, replay="sr")
+    assert sr["time_lost_per_error_ns"] == 44.0
+    assert sr["errors_per_s"] == reliability.replay_model(1e-6, "ours", 36, 8, 15.0, 13.5)["errors_per_s"]
+    assert sr["predicted_efficiency"] == pytest.approx(1 / (1 + 147049.8046875 * 44e-9), rel=1e-12)
+    # The distance drops out: 100 m loses what 36 m does.
+    assert reliability.replay_model(1e-5, "ours", 100, 8, 15.0, 13.5, replay="sr")["predicted_efficiency"] == \
+        reliability.replay_model(1e-5, "ours", 36, 8, 15.0, 13.5, replay="sr")["predicted_efficiency"]
+
+
 def test_retry_window_is_the_bandwidth_over_the_ack_loop():
     # The sim SoC's ReMAT tags and retry depth (its csr.json's remote_tags and link_retry_depth).
     held = dict(tags=128, depth=256)

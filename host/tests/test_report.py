@@ -12,12 +12,15 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt     # noqa: E402  (after the headless backend is chosen)
 
+from monet.benchmarks import REGISTRY                         # noqa: E402
 from monet.benchmarks import bandwidth as bandwidth_bench     # noqa: E402
+from monet.benchmarks import ber as ber_bench                 # noqa: E402
 from monet.benchmarks import latency as latency_bench         # noqa: E402
 from monet.benchmarks import stream as stream_bench           # noqa: E402
 from monet.campaign import results                            # noqa: E402
 from monet.report import document as report                   # noqa: E402
 from monet.report import paper                                # noqa: E402
+from monet.report import tables                               # noqa: E402
 
 KERNELS = ("copy", "scale", "add", "triad")
 
@@ -40,9 +43,12 @@ def bandwidth(rate, gbps, memory="sram", distance=8, size=64, profile="ours", re
                        "latency_ns": {"p50": 316.0, "p90": 332.0, "p99": 340.0, "p99_9": None, "max": 350.0}}}
 
 
-def ber_point(ber, efficiency, predicted):
-    return {"point": {"benchmark": "ber", "op": "read", "lanes": 8, "rate_gbps": 15.0, "distance_m": 8,
-                      "burst": 1, "ber": ber, "profile": "ours", "target": "sim"},
+def ber_point(ber, efficiency, predicted, replay=None):
+    point = {"benchmark": "ber", "op": "read", "lanes": 8, "rate_gbps": 15.0, "distance_m": 8, "burst": 1, "ber": ber,
+             "profile": "ours", "target": "sim"}
+    if replay:          # an older campaign's point has none: go-back-N
+        point["replay"] = replay
+    return {"point": point,
             "result": {"bandwidth_GBps": 10 * efficiency, "efficiency_vs_error_free": efficiency,
                        "predicted": {"predicted_efficiency": predicted}, "bits": 1.5e9,
                        "injected_bit_errors": 120, "crc_errors": 118, "replays": 118, "corrupted_words": 0,
@@ -241,12 +247,22 @@ def test_bandwidth_tables(built):
 
 def test_ber_table(built):
     _, md, _, _ = built
+    # Points without `replay` (an older campaign's) are go-back-N's.
     assert sections_of(md)["Bandwidth under bit errors (paper Fig 11)"] == [
-        ["ours", "read", "8", "8", "15.0", "0", "10.00", "1.0000", "1.0000", "1.5e+09", "120", "118", "118", "0", "0"],
-        ["ours", "read", "8", "8", "15.0", "1e-06", "9.00", "0.9000", "0.9500", "1.5e+09", "120", "118", "118", "0",
-         "0"],
-        ["ours", "read", "8", "8", "15.0", "1e-05", "5.00", "0.5000", "0.6000", "1.5e+09", "120", "118", "118", "0",
-         "0"]]
+        ["ours", "gbn", "read", "8", "8", "15.0", "0", "10.00", "1.0000", "1.0000", "1.5e+09", "120", "118", "118",
+         "0", "0"],
+        ["ours", "gbn", "read", "8", "8", "15.0", "1e-06", "9.00", "0.9000", "0.9500", "1.5e+09", "120", "118", "118",
+         "0", "0"],
+        ["ours", "gbn", "read", "8", "8", "15.0", "1e-05", "5.00", "0.5000", "0.6000", "1.5e+09", "120", "118", "118",
+         "0", "0"]]
+
+
+def test_ber_rows_and_series_of_selective_repeat_follow_go_back_n(tmp_path):
+    records = [ber_point(1e-5, 0.7, 0.94, "sr"), ber_point(1e-5, 0.5, 0.6, "gbn"), ber_point(1e-5, 0.45, 0.6)]
+    ((_, _, rows, _, _),) = REGISTRY["ber"].sections(records, tmp_path)
+    assert [(r[1], r[8]) for r in rows] == [("gbn", "0.5000"), ("gbn", "0.4500"), ("sr", "0.7000")]
+    assert set(tables.group(records, "ber", ber_bench.SERIES)) == {
+        ("ours", "gbn", "read", 8, 15.0, 8, 1), ("ours", "sr", "read", 8, 15.0, 8, 1)}
 
 
 def test_stream_as_a_share_of_local_ram():

@@ -27,6 +27,18 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
         assert end["deframer_overflow"] == end["commit_overflow"] == 0
 
 
+def test_selective_repeat_keeps_every_byte_and_resends_a_fraction_of_go_back_n(sim):
+    runs = {replay: ber_bench.measure(sim, 1e-5, LinkSettings(36, 8, 15.0), bits=2e7, seed=3, reference_count=3000,
+                                      replay=replay) for replay in ("gbn", "sr")}
+    gbn, sr = runs["gbn"], runs["sr"]
+    for r in runs.values():
+        assert r["crc_errors"] > 20 and r["corrupted_words"] == 0 and r["bus_errors"] == 0
+    assert gbn["held"] == gbn["resends"] == 0 and sr["resends"] > 0 and sr["held"] > 0
+    # Only the damaged frames went again: far fewer bytes than go-back-N's windows.
+    assert sr["replayed_bytes"] < gbn["replayed_bytes"] / 2
+    assert sim.fw.retry()["selective"] == 1 and sr["replay"] == "sr"   # the fixture puts go-back-N back
+
+
 @pytest.mark.parametrize("window, nbytes", [("uncached", 32 * 1024), ("cached", 16 * 1024)])
 def test_cpu_memtest_passes_under_errors(sim, window, nbytes):
     ber_bench.set_errors(sim, 1e-5, seed=5)

@@ -5,12 +5,13 @@ import math
 from monet.benchmarks import Benchmark, Param, Verdict, bandwidth, register
 from monet.link import model as link_model
 from monet.link import reliability
-from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY
-from monet.report.tables import figure, fmt, group, op_style, print_table
+from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY, SR_BER_TARGETS
+from monet.report.tables import axis, figure, fmt, group, op_style, print_table
 from monet.sim.link_setup import configure_link, configure_retry, link_record
 from monet.soc.facts import REMOTE_TAGS, block_threshold
 
-SERIES = ("profile", "op", "lanes", "rate_gbps", "distance_m", "burst")
+REPLAY_NAMES = {"gbn": "go-back-N", "sr": "selective repeat"}
+SERIES = ("profile", "replay", "op", "lanes", "rate_gbps", "distance_m", "burst")
 
 
 def set_errors(target, ber=0.0, burst=1, seed=None):
@@ -30,14 +31,14 @@ def _delta(after, before, keys):
 
 RETRY_KEYS = ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls", "naks",
               "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames", "deframer_overflow",
-              "commit_overflow")
+              "commit_overflow", "resends", "held")
 MAX_RUN_CYCLES = 5_000_000
 
 
-def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBps):
+def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBps, replay="gbn"):
     """(replay model, accesses per run, predicted efficiency) of a BER point on a link whose error-free
     bandwidth is `bandwidth_GBps`: about `bits` line bits, fewer when the link would crawl."""
-    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps)
+    model = reliability.replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps, replay)
     lines_per_cycle = link_model.lines_per_cycle(bandwidth_GBps)
     efficiency = max(model["predicted_efficiency"], 0.001)
     count = math.ceil(bits / 2 / (reliability.blocks_per_line(profile) * 66))
@@ -47,8 +48,9 @@ def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBp
 
 
 def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstanding=REMOTE_TAGS, reference_count=50000,
-            log=None):
-    """Sustained bandwidth under a bit error rate over LinkSettings `link`, with every byte checked.
+            log=None, replay="gbn"):
+    """Sustained bandwidth under a bit error rate over LinkSettings `link`, with every byte checked, the link
+    replaying go-back-N or by selective repeat (`replay`).
 
     Writes a seeded pattern over the span, then reads it back with checking, both under `ber` on every lane
     and both directions, for about `bits` line bits in all (fewer when the replay model predicts the run
@@ -57,11 +59,11 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
     """
     facts = target.build.constants
     configured = configure_link(target, link)
-    timeout, nak = configure_retry(target, link.profile, configured["delay"])
+    timeout, nak = configure_retry(target, link.profile, configured["delay"], replay)
     set_errors(target, 0.0, seed=seed)
     reference = bandwidth.measure(target, op, outstanding, link, count=reference_count)
     model, count, efficiency = ber_run_size(ber, link.profile, link.distance_m, link.lanes, link.rate_gbps, bits,
-                                            reference["bandwidth_GBps"])
+                                            reference["bandwidth_GBps"], replay)
     cycles_per_line = 64 / efficiency
     set_errors(target, ber, burst=burst, seed=seed)
     errinj0, retry0 = _reliability_counters(target)
@@ -87,6 +89,8 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
         "efficiency_vs_error_free": measured["bandwidth_GBps"] / reference["bandwidth_GBps"],
         "predicted": model,
         "replays": ends["compute"]["replays"] + ends["memory"]["replays"],
+        "resends": ends["compute"]["resends"] + ends["memory"]["resends"],
+        "held": ends["compute"]["held"] + ends["memory"]["held"],
         "replayed_bytes": ends["compute"]["replayed_bytes"] + ends["memory"]["replayed_bytes"],
         "crc_errors": ends["compute"]["crc_errors"] + ends["memory"]["crc_errors"],
         "corrupted_words": runs["read"]["errors"],
@@ -98,6 +102,7 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
         "injected_bit_errors": hits * burst,
         "realised_ber": hits * burst / line_bits if line_bits else None,
         "ends": ends,
+        "replay": replay,
         "retry": {"timeout_cycles": timeout, "nak": nak, **reliability.retry_window(
             link.profile, link.distance_m, link.lanes, link.rate_gbps, facts["remote_tags"], facts["link_retry_depth"],
             reference["bandwidth_GBps"])},
@@ -125,6 +130,9 @@ class Ber(Benchmark):
         Param("op", "the run whose bandwidth is reported (both run, the read checks every byte)",
               choices=("read", "write"), default="read"),
         Param("seed", "error generators' seed", low=0, high=2**32 - 1, integer=True, default=1, campaign=False),
+        Param("replay", "how the link replays a damaged frame: go-back-N, or selective repeat (the good frames "
+              "behind it kept, it alone resent)", choices=reliability.REPLAYS, default="gbn",
+              only_with=("profile", "ours")),
     )
 
     smallest = {"ber": [0.0], "bits": [1e6]}    # error-free: the same figures on every runner
@@ -132,12 +140,12 @@ class Ber(Benchmark):
     def sim_cycles(self, point):
         capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
         _, count, efficiency = ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
-                                            point["rate_gbps"], point["bits"], capacity)
+                                            point["rate_gbps"], point["bits"], capacity, point.get("replay", "gbn"))
         return 2 * count / (link_model.lines_per_cycle(capacity) * efficiency)   # the write, then the read
 
     def run(self, target, point, log=None):
         result = measure(target, point["ber"], self.link(point), bits=point["bits"], burst=point["burst"],
-                         seed=point["seed"], op=point["op"], log=log)
+                         seed=point["seed"], op=point["op"], log=log, replay=point.get("replay", "gbn"))
         goal = self._goal(point)
         if goal is not None:
             result["target"] = {"efficiency_at_least": goal, "pass": result["efficiency_vs_error_free"] >= goal}
@@ -145,22 +153,27 @@ class Ber(Benchmark):
 
     @staticmethod
     def _goal(point):
-        return BER_TARGETS.get(point["ber"]) if point["profile"] == "ours" and point["distance_m"] == 36 else None
+        if point["profile"] != "ours":
+            return None
+        if axis(point, "replay") == "sr":
+            return SR_BER_TARGETS.get(point["ber"]) if point["distance_m"] in (36, 100) else None
+        return BER_TARGETS.get(point["ber"]) if point["distance_m"] == 36 else None
 
     def verdicts(self, point, result):
         intact = result["corrupted_words"] == 0 and result["bus_errors"] == 0
         lines = [Verdict("data integrity", intact, gates=True)]
         if "target" in result:
             lines.append(Verdict(f"efficiency {result['efficiency_vs_error_free']:.1%} (target >= "
-                                 f"{result['target']['efficiency_at_least']:.0%} at BER {point['ber']:g}, 36 m)",
+                                 f"{result['target']['efficiency_at_least']:.0%} at BER {point['ber']:g}, "
+                                 f"{point['distance_m']:g} m, {REPLAY_NAMES[axis(point, 'replay')]})",
                                  result["target"]["pass"], gates=True))
         return lines
 
     def show(self, point, result):
         pred = result["predicted"]
         print(f"{point['op']} bandwidth under BER {point['ber']:g} (every lane, both directions, burst "
-              f"{point['burst']}), {point['profile']} profile, {point['distance_m']:g} m, {point['lanes']} x "
-              f"{point['rate_gbps']:g} Gb/s")
+              f"{point['burst']}), {point['profile']} profile, {REPLAY_NAMES[axis(point, 'replay')]}, "
+              f"{point['distance_m']:g} m, {point['lanes']} x {point['rate_gbps']:g} Gb/s")
         print_table([
             ["bandwidth (GB/s)", f"{result['bandwidth_GBps']:.3f}"],
             ["error-free bandwidth (GB/s)", f"{result['error_free_bandwidth_GBps']:.3f}"],
@@ -173,6 +186,7 @@ class Ber(Benchmark):
              f"{result['injected_bit_errors']} / {result['realised_ber'] or 0:.3g}"],
             ["frames dropped (CRC)", result["crc_errors"]],
             ["replays / replayed bytes", f"{result['replays']} / {result['replayed_bytes']}"],
+            ["frames resent alone / kept behind a lost one", f"{result['resends']} / {result['held']}"],
             ["corrupted words delivered", result["corrupted_words"]],
             ["bus errors", result["bus_errors"]],
             ["retry window needed / depth", f"{result['retry']['needed']} / {result['retry']['depth']}"],
@@ -182,15 +196,16 @@ class Ber(Benchmark):
         ber = [r for r in records if r["point"]["benchmark"] == self.name]
         if not ber:
             return []
-        ber = sorted(ber, key=lambda r: tuple(r["point"].get(k) for k in SERIES) + (r["point"]["ber"],))
+        ber = sorted(ber, key=lambda r: tuple(axis(r["point"], k) for k in SERIES) + (r["point"]["ber"],))
         with figure(out / "ber.png", "Bandwidth under bit errors (paper Fig 11)", "bit error rate (every lane)",
                     "bandwidth / error-free bandwidth") as ax:
             draw_ber(ax, records)
         return [(
             "Bandwidth under bit errors (paper Fig 11)",
-            ["profile", "op", "distance (m)", "lanes", "rate", "BER", "GB/s", "vs error-free", "model", "line bits",
-             "bit errors", "frames dropped", "replays", "corrupted", "bus err."],
-            [[r["point"]["profile"], r["point"]["op"], fmt(r["point"]["distance_m"], 0), r["point"]["lanes"],
+            ["profile", "replay", "op", "distance (m)", "lanes", "rate", "BER", "GB/s", "vs error-free", "model",
+             "line bits", "bit errors", "frames dropped", "replays", "corrupted", "bus err."],
+            [[r["point"]["profile"], axis(r["point"], "replay"), r["point"]["op"], fmt(r["point"]["distance_m"], 0),
+              r["point"]["lanes"],
               fmt(r["point"]["rate_gbps"]), f"{r['point']['ber']:g}", fmt(r["result"]["bandwidth_GBps"], 2),
               fmt(r["result"]["efficiency_vs_error_free"], 4),
               fmt(r["result"]["predicted"]["predicted_efficiency"], 4), f"{r['result']['bits']:.3g}",
@@ -211,10 +226,10 @@ def draw_ber(ax, records):
         rs = sorted((r for r in rs if r["point"]["ber"] > 0), key=lambda r: r["point"]["ber"])
         if not rs:
             continue
-        profile, op, lanes, rate, distance, burst = key
+        profile, replay, op, lanes, rate, distance, burst = key
         xs = [r["point"]["ber"] for r in rs]
         line, = ax.plot(xs, [r["result"]["efficiency_vs_error_free"] for r in rs], op_style(op),
-                        label=f"{profile} {op} {lanes}x{rate:g}G {distance:g} m"
+                        label=f"{profile} {replay} {op} {lanes}x{rate:g}G {distance:g} m"
                               + (f", {burst}-bit bursts" if burst != 1 else ""))
         ax.plot(xs, [r["result"]["predicted"]["predicted_efficiency"] for r in rs], ":", color=line.get_color(),
                 label="replay model")

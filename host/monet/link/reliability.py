@@ -1,14 +1,17 @@
 """Link reliability on the host side: what a bit error rate costs a go-back-N link (the replay model), the
 retry window a configuration needs, BER confidence bounds, and the optical power budget.
 
-Replay model. Each bit error in a frame makes the receiver drop that frame and everything behind it until
-the replay arrives: the sender loses the time from sending the damaged frame to resuming it, one link
-round trip plus the frame's own time plus the detection and nak logic (`REPLAY_LOGIC_CYCLES`). Without
-naks (timeouts only) it loses the timeout instead of the round trip. An error in either direction costs
-the same (a lost request delays its response as much as a lost response). Errors per second are the line
-bits per second of both directions, while data flows, times the BER; bytes replayed per error are the
-bandwidth times the time lost. With r = errors/s x bytes replayed per error / (bytes/s), the fraction of
-time lost, the predicted efficiency is 1 / (1 + r): no errors happen while the link waits.
+Replay model. Go-back-N: each bit error in a frame makes the receiver drop that frame and everything behind
+it until the replay arrives: the sender loses the time from sending the damaged frame to resuming it, one
+link round trip plus the frame's own time plus the detection and nak logic (`REPLAY_LOGIC_CYCLES`). Without
+naks (timeouts only) it loses the timeout instead of the round trip. Selective repeat (`replay="sr"`): the
+receiver keeps the good frames behind the damaged one and the sender resends that frame alone, so it loses
+the frame's own time, as long as the retry window covers the round trip (`retry_window`). An error in
+either direction costs the same (a lost request delays its response as much as a lost response). Errors
+per second are the line bits per second of both directions, while data flows, times the BER; bytes
+replayed per error are the bandwidth times the time lost. With r = errors/s x bytes replayed per error /
+(bytes/s), the fraction of time lost, the predicted efficiency is 1 / (1 + r): no errors happen while the
+link waits.
 """
 
 import math
@@ -41,12 +44,17 @@ PROFILE_RETRY_NOTE = ("monet profile: retransmission on a 65535-cycle (262 us) t
                       "assumption: the paper states only that retransmission is enabled and slow")
 
 
-def time_lost_ns(profile, distance_m, lanes, rate_gbps):
+REPLAYS = ("gbn", "sr")   # go-back-N, selective repeat (the link's `retry selective=`)
+
+
+def time_lost_ns(profile, distance_m, lanes, rate_gbps, replay="gbn"):
     """Time the sender loses to one damaged frame, ns."""
     prof = PROFILES[profile]
     delay = prof.delay_cycles(distance_m, rate_gbps)
     timeout, nak = replay_settings(profile, delay)
     frame = link_model.serialization_cycles(FRAME_BLOCKS if prof.max_units > 1 else 10, lanes, rate_gbps)
+    if replay == "sr":
+        return link_model.cycles_to_ns(frame)
     if nak:
         return link_model.cycles_to_ns(2 * delay + frame + REPLAY_LOGIC_CYCLES)
     return link_model.cycles_to_ns(timeout + frame)
@@ -62,11 +70,12 @@ def blocks_per_line(profile):
     return data + 2
 
 
-def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps):
-    """Predicted efficiency of a link at `ber` whose error-free bandwidth is `bandwidth_GBps`."""
+def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps, replay="gbn"):
+    """Predicted efficiency of a link at `ber` whose error-free bandwidth is `bandwidth_GBps`, replaying
+    go-back-N (`replay="gbn"`) or by selective repeat ("sr")."""
     line_bits_per_s = bandwidth_GBps * 1e9 / link_model.LINE_BYTES * blocks_per_line(profile) * 66
     errors_per_s = line_bits_per_s * ber
-    lost_ns = time_lost_ns(profile, distance_m, lanes, rate_gbps)
+    lost_ns = time_lost_ns(profile, distance_m, lanes, rate_gbps, replay)
     replayed_bytes = bandwidth_GBps * lost_ns   # GB/s x ns = bytes
     lost_fraction = errors_per_s * replayed_bytes / (bandwidth_GBps * 1e9) if bandwidth_GBps else 0.0
     return {

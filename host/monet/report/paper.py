@@ -77,4 +77,5 @@ PAPER_HMC_LOCAL_FW_SHARE = {15.0: 0.945, 12.5: 0.885, 10.0: 0.725}
 LOGIC_CYCLES_TARGET = 12                             # ReMAT + link logic of one 64 B remote read, cycles (issue 44)
 PAYLOAD_UTILISATION_TARGET = {"seq": 0.90, "random": 0.85}   # 64 B accesses at 8 x 15 Gb/s
 BER_TARGETS = {1e-9: 0.95, 1e-6: 0.80}               # bandwidth kept under errors at 36 m, vs error-free
+SR_BER_TARGETS = {1e-6: 0.99, 1e-5: 0.97}            # the same with selective repeat, at 36 m and 100 m (issue 47)
 STREAM_CACHED_TARGET = 0.50   # soft CPU's Triad over remote DDR4 at 8 m, cacheable window, of its local Triad

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 # Axes and parameters that results from older campaigns may lack.
 POINT_DEFAULTS = {"memory": "sram", "size": 64, "profile": "ours", "target": "sim", "window": "uncached",
-                  "placement": "remote", "hmc_width": "full", "hmc_native": 0, "pbb_port": "remat"}
+                  "placement": "remote", "hmc_width": "full", "hmc_native": 0, "pbb_port": "remat", "replay": "gbn"}
 
 
 # The axes that say which memory a point reached and how (memory_label names them).

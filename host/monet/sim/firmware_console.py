@@ -122,8 +122,9 @@ class FirmwareConsole:
         length, seed, and link-down windows; answers the settings and the hit counters."""
 
     @command
-    def retry(self, timeout=None, nak=None, request_timeout=None, credits=None):
-        """Replay timer, nak policy, request timeout and credits; answers them with both ends' counters."""
+    def retry(self, timeout=None, nak=None, selective=None, request_timeout=None, credits=None):
+        """Replay timer, nak policy, selective repeat (1) or go-back-N (0), request timeout and credits; answers
+        them with both ends' counters."""
 
     @command
     def prbs(self, cycles=None):

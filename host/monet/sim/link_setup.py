@@ -71,10 +71,11 @@ def link_counters(target):
             **{end: answer[end] for end in ("compute", "memory") if end in answer}}
 
 
-def configure_retry(target, profile, delay_cycles):
-    """Sets the replay timer and nak policy of `profile` for a one-way delay; returns (timeout, nak)."""
+def configure_retry(target, profile, delay_cycles, replay="gbn"):
+    """Sets the replay timer and nak policy of `profile` for a one-way delay, and go-back-N or selective repeat
+    (`replay`, one of reliability.REPLAYS); returns (timeout, nak)."""
     timeout, nak = reliability.replay_settings(profile, delay_cycles)
-    target.fw.retry(timeout=timeout, nak=nak)
+    target.fw.retry(timeout=timeout, nak=nak, selective=int(replay == "sr"))
     return timeout, nak
 
 

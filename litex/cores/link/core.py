@@ -18,7 +18,7 @@ from monet.cores.common.csr import add_status
 from monet.cores.common.layouts import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew
-from monet.cores.link.retry import RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.link.retry import RetryBuffer, SequenceChecker, ReorderStore, CreditGate, CreditReturn
 from monet.cores.link.prbs import LanePRBS
 from monet.cores.link.wire import HEADER
 
@@ -39,7 +39,7 @@ class LinkEndpoint(LiteXModule):
     link re-initializes without a reset: everything unacknowledged is replayed at once; `reinits` and
     `down_cycles` count it.
     """
-    def __init__(self, lanes_log2, max_units=8, retry_depth=256, credit_limit=0):
+    def __init__(self, lanes_log2, max_units=8, retry_depth=256, credit_limit=0, with_selective_repeat=True):
         self.sink   = stream.Endpoint(txn_layout)   # transactions to send.
         self.source = stream.Endpoint(txn_layout)   # transactions received (always accept).
         self.rx_up  = Signal(reset=1)
@@ -56,7 +56,8 @@ class LinkEndpoint(LiteXModule):
         self.striper  = striper  = LaneStriper(lanes_log2)
         self.deskew   = deskew   = LaneDeskew(lanes_log2)
         self.deframer = deframer = PackedDeframer()
-        self.checker  = checker  = SequenceChecker()
+        store_depth = 2 * retry_depth
+        self.checker  = checker  = SequenceChecker(store_depth=store_depth if with_selective_repeat else 0)
         self.prbs     = prbs     = LanePRBS(lanes_log2)
         self.comb += [
             self.sink.connect(credits.sink),
@@ -65,7 +66,6 @@ class LinkEndpoint(LiteXModule):
             framer.source.connect(striper.sink),
             striper.source.connect(prbs.sink),
             deskew.source.connect(deframer.sink),
-            deframer.source.connect(self.source),
             # Received frames: sequence check, and the peer's ack and nak for our retry buffer.
             checker.frame_end.eq(deframer.frame_end),
             checker.frame_ok.eq(deframer.frame_ok),
@@ -86,6 +86,27 @@ class LinkEndpoint(LiteXModule):
             checker.ctrl_sent.eq(framer.ctrl_sent),
             freed.ctrl_sent.eq(framer.ctrl_sent),
         ]
+        if with_selective_repeat:
+            self.reorder = reorder = ReorderStore(depth=store_depth)
+            self.comb += [
+                deframer.source.connect(reorder.sink),
+                reorder.source.connect(self.source),
+                reorder.commit.eq(deframer.frame_end & deframer.frame_ok & checker.seq_ok & checker.has_txns),
+                reorder.commit_seq.eq(deframer.frame_seq),
+                reorder.commit_txns.eq(deframer.frame_txns),
+                reorder.commit_in_seq.eq(checker.in_seq),
+                reorder.committed.eq(deframer.fifo.committed),
+                reorder.expected.eq(checker.ack),
+                reorder.held_any.eq(checker.held_any),
+                deframer.seq_direct.eq(reorder.direct),
+                checker.reordering.eq(reorder.reordering),
+                checker.delivered.eq(reorder.delivered),
+                retry.closed.eq(framer.closed),
+                retry.closed_first.eq(framer.closed_first),
+                retry.closed_last.eq(framer.closed_last),
+            ]
+        else:
+            self.comb += deframer.source.connect(self.source)
         up_before = Signal(reset=1)
         came_up   = Signal()
         self.comb += [
@@ -136,6 +157,9 @@ class LinkEndpoint(LiteXModule):
         self._retry      = CSRStorage(fields=[
             CSRField("timeout", size=16, reset=4096, description="Cycles without progress before a replay or a new nak."),
             CSRField("nak",     size=1,  reset=1,    description="Replay on the peer's nak (0: on timeouts only)."),
+            CSRField("selective", size=1, reset=0,
+                     description="Selective repeat: keep good frames behind a lost one, resend only that one "
+                                 "(0: go-back-N). Both ends alike."),
         ])
         self._credit_limit = CSRStorage(CREDIT_BITS, reset=self.credits.limit.reset.value,
                                         description="Requests allowed toward the peer's consumer (0: no limit).")
@@ -160,6 +184,8 @@ class LinkEndpoint(LiteXModule):
                                                           "(their frames fail the CRC and are replayed)."),
             "commit_overflow":   (self.deframer.commit_overflow, "Transactions lost to a full commit FIFO (a "
                                                                  "consumer that stopped taking)."),
+            "resends":        (self.retry.resends,        "Frames resent alone (selective repeat)."),
+            "held":           (self.checker.held,         "Good frames kept behind a lost one (selective repeat)."),
         }
         for name, (signal, description) in counters.items():
             add_status(self, name, signal, description)
@@ -169,6 +195,8 @@ class LinkEndpoint(LiteXModule):
             self.retry.timeout.eq(self._retry.fields.timeout),
             self.checker.timeout.eq(self._retry.fields.timeout),
             self.retry.with_nak.eq(self._retry.fields.nak),
+            self.retry.selective.eq(self._retry.fields.selective),
+            self.checker.selective.eq(self._retry.fields.selective),
             self.credits.limit.eq(self._credit_limit.storage),
             self._frames.status.eq(self.deframer.frames),
             self._crc_errors.status.eq(self.deframer.crc_errors),

@@ -185,6 +185,11 @@ class PackedFramer(LiteXModule):
         self.credits      = Signal(CREDIT_BITS)
         self.ctrl_request = Signal()
         self.ctrl_sent    = Signal()   # a trailer, with `ack`, `nak` and `credits`, is appended this cycle.
+        # A frame of transactions was closed a cycle before: the sequence numbers of its first and last (the
+        # retry buffer's selective repeat resends a frame as it was sent).
+        self.closed       = Signal()
+        self.closed_first = Signal(SEQ_BITS)
+        self.closed_last  = Signal(SEQ_BITS)
 
         # # #
 
@@ -449,6 +454,15 @@ class PackedFramer(LiteXModule):
                 next_seq.eq(m.nseq),
                 If(m.pair, self.pairs.eq(self.pairs + 1)),
             ),
+            # A frame closes with its last unit, with a trailer alone behind its last (`late`), or whole in the
+            # cut-through (`express`, below).
+            self.closed.eq(append & (unit_go & close | late) | express),
+            If(express,
+                self.closed_first.eq(sink.seq), self.closed_last.eq(sink.seq),
+            ).Elif(append,
+                self.closed_first.eq(Mux(unit_go & closed, m.seq, first_seq)),
+                self.closed_last.eq(Mux(unit_go, m.nseq, next_seq) - 1),
+            ),
         ]
 
         # Cut-through: while the framer holds nothing (intake, unit stage and ring empty, no frame open, the
@@ -612,6 +626,7 @@ class CommitFIFO(LiteXModule):
         self.rollback = Signal()   # forget the uncommitted entries (this cycle's writes included)
         self.skip     = Signal()   # `sink`'s entry, committed as it is written, was taken around the FIFO
         self.overflow = Signal(32)
+        self.committed = Signal(log2_int(depth))   # committed entries not yet read (the one read now among them)
 
         # # #
 
@@ -629,6 +644,7 @@ class CommitFIFO(LiteXModule):
             wp_after.eq(wp + write1 + write2),
             sink.ready.eq(1), sink2.ready.eq(1),
             source.valid.eq(rp != cp),
+            self.committed.eq(cp - rp),
             source.payload.raw_bits().eq(Mux(rp[0], banks[1][1].dat_r, banks[0][1].dat_r)),
         ]
         for bank, (wr, rd) in enumerate(banks):
@@ -818,6 +834,7 @@ class PackedDeframer(LiteXModule):
         self.frame_credits = Signal(CREDIT_BITS)
         self.frame_txns = Signal(6)
         self.seq_ok     = Signal(reset=1)
+        self.seq_direct = Signal(reset=1)   # the frame may go around the commit FIFO (selective repeat: in sequence)
 
         # # #
 
@@ -1025,7 +1042,7 @@ class PackedDeframer(LiteXModule):
         commit, around = Signal(), Signal()
         self.comb += [
             commit.eq(self.frame_end & self.frame_ok & self.seq_ok),
-            around.eq(express_out & commit & ~fifo.source.valid),
+            around.eq(express_out & commit & self.seq_direct & ~fifo.source.valid),
             fifo.sink.valid.eq(write1), fifo.sink.payload.raw_bits().eq(out1.raw_bits()),
             fifo.sink2.valid.eq(write2), fifo.sink2.payload.raw_bits().eq(out2.raw_bits()),
             fifo.commit.eq(commit),

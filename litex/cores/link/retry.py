@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Link-level reliability: go-back-N replay with sequence numbers, acks and naks; credit flow control.
+"""Link-level reliability: go-back-N or selective-repeat replay with sequence numbers, acks and naks; credit flow
+control.
 
 Each end numbers the transactions it sends (SEQ_BITS, modulo) and keeps them in a retry buffer until the
 peer acknowledges them. Every trailer carries the sender's cumulative ack (the next sequence number it
@@ -13,7 +14,12 @@ nak, duplicates (replayed frames already delivered) are dropped silently. A lost
 is covered by timers: the receiver asks again, the sender replays from the oldest unacknowledged
 transaction. Nothing is delivered twice and nothing out of order, so the memory card and ReMAT never see
 a damaged or repeated transaction.
+
+Selective repeat (a run-time choice, both ends alike) keeps the good frames behind a lost one: the sequence
+checker keeps them, a ReorderStore behind the deframer holds their transactions until the lost frame comes,
+and the sender resends that frame alone (a nak then means "resend the frame that starts at the ack").
 """
+
 
 from migen import *
 
@@ -29,6 +35,7 @@ UNIT_BYTES_LINE  = 72   # a unit with a line on the wire: header + 8 data blocks
 # time, 1-2 cycles on one slow lane). Naks never wait.
 CONTROL_DELAY    = 16
 UNIT_BYTES_EMPTY = 8    # a unit without data: the header block.
+FRAME_TXNS_MAX   = 16   # transactions in a frame at most: 8 units, each a pair of lines.
 
 
 def seq_distance_bits(module, a, b, bits, name):
@@ -54,6 +61,12 @@ class RetryBuffer(LiteXModule):
 
     Inputs from the peer's good trailers: `ack_valid`, `ack`, `nak`. `restart` replays everything
     unacknowledged at once (the link came back up). `timeout` is in cycles without ack progress.
+
+    Selective repeat (`selective`, run time; both ends alike): a nak or a timeout resends one frame, the one
+    that starts at the ack (or at the oldest unacknowledged), as the framer last sent it, then sending goes
+    on where it was. The framer reports each frame it closes (`closed`, `closed_first`, `closed_last`); the
+    last sequence number of the frame that starts at each one is kept in a LUT RAM beside the transactions.
+    `resends` counts the frames resent so.
     """
     def __init__(self, depth=256):
         assert depth & (depth - 1) == 0 and depth < 2**(SEQ_BITS - 1)
@@ -71,6 +84,11 @@ class RetryBuffer(LiteXModule):
         self.replayed_txns  = Signal(32)
         self.replayed_bytes = Signal(32)   # units sent again, as wire bytes (without trailers)
         self.window_stalls  = Signal(32)
+        self.selective    = Signal()
+        self.closed       = Signal()
+        self.closed_first = Signal(SEQ_BITS)
+        self.closed_last  = Signal(SEQ_BITS)
+        self.resends      = Signal(32)
 
         # # #
 
@@ -119,6 +137,15 @@ class RetryBuffer(LiteXModule):
             rewind.eq((ack_ok & self.nak & self.with_nak) | expired | self.restart),
             target.eq(Mux(ack_ok, self.ack, ap)),
         ]
+        # Selective repeat: where the frame being resent ends, read as the rewind's target is chosen.
+        frame_end_w, frame_end_r = async_memory(self, SEQ_BITS, depth)
+        resending = Signal()
+        stop      = Signal(SEQ_BITS)   # the last sequence number of the frame being resent
+        self.comb += [
+            frame_end_w.adr.eq(self.closed_first[:index]), frame_end_w.dat_w.eq(self.closed_last),
+            frame_end_w.we.eq(self.closed),
+            frame_end_r.adr.eq(target[:index]),
+        ]
         sent   = Signal()
         replay = Signal()
         replayed_unit = Signal(max=UNIT_BYTES_LINE + 1)   # wire bytes of the unit replayed a cycle before
@@ -135,9 +162,15 @@ class RetryBuffer(LiteXModule):
                 If(expired, self.timeouts.eq(self.timeouts + 1)),
                 If(~expired & ~self.restart, self.nak_replays.eq(self.nak_replays + 1)),
             ).Elif(sent,
-                rp.eq(rp + 1),
+                If(resending & replay & (rp == stop), rp.eq(hi)).Else(rp.eq(rp + 1)),
             ).Elif(ack_ok & (d_ack > d_rp),
                 rp.eq(self.ack),
+            ),
+            If(rewind,
+                resending.eq(self.selective & ~self.restart), stop.eq(frame_end_r.dat_r),
+                If(self.selective & ~self.restart, self.resends.eq(self.resends + 1)),
+            ).Elif(sent & (~replay | (rp == stop)),
+                resending.eq(0),
             ),
             If(sent & ~replay, hi.eq(rp + 1)),
             If(replay, self.replayed_txns.eq(self.replayed_txns + 1)),
@@ -158,8 +191,18 @@ class SequenceChecker(LiteXModule):
     raises `nak` once, and again after `timeout` cycles if the replay has not arrived. `ctrl_request` asks
     the framer for a trailer alone when a nak waits, or a new ack has waited CONTROL_DELAY cycles for a
     frame to ride on; `ctrl_sent` says a trailer went out.
+
+    Selective repeat (`selective`, run time; built with `store_depth` > 0): an early frame that is good is
+    kept rather than dropped, if the ReorderStore behind the deframer (`store_depth` transactions from the
+    next one it delivers, `delivered`) has room for it. Its transactions are committed and the ReorderStore
+    holds them until the frames before them come; a bit a sequence number says which are here. The ack is
+    the next sequence number not received: when the missing frame comes, the ack jumps over the kept
+    transactions behind it, up to FRAME_TXNS_MAX every third cycle; if a gap remains behind them, a nak asks
+    for the frame that starts there. The peer then resends that frame alone (RetryBuffer). `held` counts the
+    frames kept (a frame kept twice, a resend of one the store holds, counts twice: the store takes the same
+    transactions again).
     """
-    def __init__(self):
+    def __init__(self, store_depth=0):
         self.frame_end    = Signal()
         self.frame_ok     = Signal()
         self.frame_seq    = Signal(SEQ_BITS)
@@ -174,6 +217,13 @@ class SequenceChecker(LiteXModule):
         self.naks         = Signal(32)
         self.duplicates   = Signal(32)   # frames dropped as already delivered
         self.out_of_order = Signal(32)   # good frames dropped because one before them was lost
+        self.has_txns     = Signal()     # the frame at `frame_end` carries transactions
+        self.in_seq       = Signal()     # ... and starts at `ack`
+        self.selective    = Signal()
+        self.reordering   = Signal()           # from the ReorderStore: committed frames now go through it
+        self.delivered    = Signal(SEQ_BITS)   # from the ReorderStore: the next sequence number it delivers
+        self.held_any     = Signal()           # frames are kept behind a gap
+        self.held         = Signal(32)
 
         # # #
 
@@ -184,28 +234,39 @@ class SequenceChecker(LiteXModule):
         waited   = Signal(max=CONTROL_DELAY + 1)
         # In sequence is an equality, beside the distance whose sign tells early from duplicate.
         diff     = seq_distance(self, self.frame_seq, expected, "seq_diff")
-        in_seq   = Signal()
-        has_txns = Signal()
+        in_seq   = self.in_seq
+        has_txns = self.has_txns
         early    = Signal()
         ask      = Signal()
+        takes    = Signal()   # an in-sequence frame is taken: the ack moves on by its transactions
+        keep     = Signal()   # an early frame is kept (selective repeat)
+        gap      = Signal()   # kept frames wait behind a gap that no nak asks for yet
+        in_seq_ok = Signal()  # an in-sequence frame finds room (in the ReorderStore, while it reorders)
         self.comb += [
             in_seq.eq(self.frame_seq == expected),
             has_txns.eq(self.frame_txns != 0),
-            self.seq_ok.eq(~has_txns | in_seq),
+            self.seq_ok.eq(~has_txns | in_seq_ok | keep),
             early.eq(has_txns & ~in_seq & ~diff[SEQ_BITS - 1]),
-            ask.eq((self.frame_end & ~waiting & (~self.frame_ok | early)) |
-                   (waiting & (timer >= self.timeout))),
+            takes.eq(self.frame_end & self.frame_ok & has_txns & in_seq_ok),
+            # Under selective repeat an early frame behind kept ones asks nothing: the ack may be on its way over
+            # them, and a gap left behind them is asked for once it stops (`gap`).
+            ask.eq((self.frame_end & ~waiting & (~self.frame_ok | early & ~(self.selective & self.held_any))) |
+                   (waiting & (timer >= self.timeout)) | gap),
             self.ctrl_request.eq(self.nak | (waited == CONTROL_DELAY)),
         ]
+        if store_depth:
+            self._received(store_depth, expected, waiting, early, keep, gap, in_seq_ok, takes)
+        else:
+            self.comb += in_seq_ok.eq(in_seq)
         self.sync += If(self.ctrl_sent | (acked == expected), waited.eq(0)).Elif(waited != CONTROL_DELAY,
                                                                                  waited.eq(waited + 1))
         self.sync += [
-            If(self.frame_end & self.frame_ok & has_txns & in_seq,
+            If(takes,
                 expected.eq(expected + self.frame_txns),
                 waiting.eq(0),
             ),
-            If(self.frame_end & self.frame_ok & has_txns & ~in_seq,
-                If(early, self.out_of_order.eq(self.out_of_order + 1)
+            If(self.frame_end & self.frame_ok & has_txns & ~in_seq_ok & ~keep,
+                If(early | in_seq, self.out_of_order.eq(self.out_of_order + 1)
                 ).Else(self.duplicates.eq(self.duplicates + 1))
             ),
             If(self.ctrl_sent, acked.eq(expected), self.nak.eq(0)),
@@ -216,6 +277,195 @@ class SequenceChecker(LiteXModule):
             ).Elif(waiting,
                 timer.eq(timer + 1),
             ),
+        ]
+
+
+    def _received(self, window, expected, waiting, early, keep, gap, in_seq_ok, takes):
+        """Selective repeat's received transactions ahead of the ack: a bit each, by sequence number modulo
+        `window` (the ReorderStore's depth). What depends on the bits is registered before it is used (a board's
+        8 levels): the bits change a cycle after a frame is kept or the ack moves, a jump of the ack is applied a
+        cycle after it is found (if the ack did not move meanwhile), and a gap is asked for a cycle after it is
+        seen still."""
+        index = log2_int(window)
+        got = Signal(window)
+
+        groups = window // FRAME_TXNS_MAX
+
+        def ring_mask(name, start, length, active):
+            """`length` (up to FRAME_TXNS_MAX) bits from `start`, modulo the window; worked out only if `active`.
+            The bits shifted within two groups of FRAME_TXNS_MAX, then each group takes its part: a few levels,
+            where a shifter over the window would be many."""
+            group_bits = log2_int(FRAME_TXNS_MAX)
+            ones    = Signal(FRAME_TXNS_MAX, name=f"{name}_ones")
+            shifted = Signal(2*FRAME_TXNS_MAX, name=f"{name}_shifted")
+            mask    = Signal(window, name=f"{name}_mask")
+            first   = start[group_bits:index]
+            self.comb += If(active,
+                ones.eq(Cat(*[length > k for k in range(FRAME_TXNS_MAX)])),
+                shifted.eq(ones << start[:group_bits]),
+                mask.eq(Cat(*[Replicate(first == j, FRAME_TXNS_MAX) & shifted[:FRAME_TXNS_MAX] |
+                              Replicate(first == (j - 1) % groups, FRAME_TXNS_MAX) & shifted[FRAME_TXNS_MAX:]
+                              for j in range(groups)])),
+            )
+            return mask
+
+        # Room in the ReorderStore's window from the next transaction it delivers: for a frame at the ack, the ack
+        # no more than window - 2 frames past that (a register a cycle old, when the ack moves a frame at most);
+        # for an early frame, its start no more than window - a frame past it.
+        backlog = seq_distance(self, expected, self.delivered, "held_backlog")
+        ahead_of_delivered = seq_distance(self, self.frame_seq, self.delivered, "held_ahead")
+        room = Signal()
+        self.sync += room.eq(backlog <= window - 2*FRAME_TXNS_MAX)
+        self.comb += [
+            keep.eq(self.selective & self.frame_end & self.frame_ok & early &
+                    (ahead_of_delivered < window - FRAME_TXNS_MAX)),
+            in_seq_ok.eq(self.in_seq & (~self.reordering | room)),
+        ]
+        # The ack jumps over the received transactions ahead of it, up to FRAME_TXNS_MAX at a time, in three
+        # steps of registers: the bits at the ack are read out; how many are set in a row and where the ack goes
+        # then; the jump, if the ack has not moved since the bits were read.
+        ahead  = Signal(FRAME_TXNS_MAX)   # the bits from the ack on, as they were a cycle before
+        read   = Signal()                 # ... read with the ack that still holds
+        run    = Signal(max=FRAME_TXNS_MAX + 1)
+        self.comb += run.eq(FRAME_TXNS_MAX)
+        for k in reversed(range(FRAME_TXNS_MAX)):
+            self.comb += If(~ahead[k], run.eq(k))
+        found    = Signal()                          # a jump found last cycle, with the ack as it still is ...
+        jump     = Signal(max=FRAME_TXNS_MAX + 1)    # ... of this many
+        jump_to  = Signal(SEQ_BITS)                  # ... to here (the sum registered: no adder behind `takes`)
+        jumping  = Signal()
+        moves    = Signal()                          # the ack moves this cycle
+        self.comb += [
+            jumping.eq(found & ~self.frame_end),   # a frame's end may move the ack: the jump waits
+            moves.eq(takes | jumping),
+        ]
+        # Bits set and cleared a cycle late, from registers: a kept frame's, and those the ack passed.
+        set_valid, set_at, set_len = Signal(), Signal(SEQ_BITS), Signal(6)
+        clr_valid, clr_at, clr_len = Signal(), Signal(SEQ_BITS), Signal(6)
+        kept   = ring_mask("got_set", set_at, set_len, set_valid)
+        passed = ring_mask("got_clear", clr_at, clr_len, clr_valid)
+        seen_gap = Signal()
+        cleared  = Signal()   # bits were cleared a cycle ago: `held_any`, a register of them, is a cycle behind
+        self.sync += [
+            ahead.eq((Cat(got, got[:FRAME_TXNS_MAX]) >> expected[:index])[:FRAME_TXNS_MAX]),
+            read.eq(self.selective & ~moves & ~found),
+            found.eq(read & (run != 0) & ~moves), jump.eq(run), jump_to.eq(expected + run),
+            If(jumping, expected.eq(jump_to)),
+            set_valid.eq(keep), set_at.eq(self.frame_seq), set_len.eq(self.frame_txns),
+            clr_valid.eq(moves), clr_at.eq(expected), clr_len.eq(Mux(takes, self.frame_txns, jump)),
+            got.eq((got | kept) & ~passed),
+            self.held_any.eq(got != 0),
+            # A gap: kept transactions, none at the ack, and nothing moving that would change it.
+            cleared.eq(clr_valid),
+            seen_gap.eq(read & self.held_any & ~ahead[0] & ~moves & ~found & ~set_valid & ~clr_valid & ~cleared),
+            If(keep, self.held.eq(self.held + 1)),
+        ]
+        self.comb += gap.eq(seen_gap & ~waiting & ~self.frame_end)
+
+
+class ReorderStore(LiteXModule):
+    """Selective repeat's receiving side, behind the deframer: delivers in sequence the transactions of frames
+    that the SequenceChecker kept out of order, and passes the rest straight through.
+
+    Latency: 0 cycles while frames come in sequence (a transaction from `sink` goes out as it comes). Once a
+    frame is kept (`commit` of a frame not `commit_in_seq`), it reorders: the transactions already committed
+    before that frame still go straight out; every frame committed after it goes into a store of `depth`
+    transactions indexed by sequence number and out of it in sequence, at the soonest 3 cycles after the
+    commit FIFO gave it (written the next cycle, read out the cycle after, the read registered). It stops
+    when everything the checker received has gone out. `stored` counts the transactions that went through
+    the store.
+
+    Inputs: the commits of frames with transactions (`commit`, `commit_seq`, `commit_txns`, `commit_in_seq`),
+    the commit FIFO's committed transactions still in it (`committed`), and the checker's ack (`expected`)
+    and kept frames (`held_any`). `direct`: a frame committed now may go around the commit FIFO.
+    """
+    def __init__(self, depth=512, queue_depth=64):
+        assert depth & (depth - 1) == 0 and depth <= 2**(SEQ_BITS - 1)
+        self.sink   = sink   = stream.Endpoint(txn_layout)
+        self.source = source = stream.Endpoint(txn_layout)
+        self.commit        = Signal()
+        self.commit_seq    = Signal(SEQ_BITS)
+        self.commit_txns   = Signal(6)
+        self.commit_in_seq = Signal()
+        self.committed     = Signal(8)
+        self.expected      = Signal(SEQ_BITS)
+        self.held_any      = Signal()
+        self.delivered     = Signal(SEQ_BITS)   # the next sequence number to go out
+        self.reordering    = Signal()
+        self.direct        = Signal()
+        self.stored        = Signal(32)
+
+        # # #
+
+        index = log2_int(depth)
+        passing = Signal(reset=1)   # transactions from `sink` go straight out
+        run     = Signal(8)         # while reordering, those still to pass (committed before it began)
+        begin   = Signal()
+        self.comb += [
+            sink.ready.eq(1),
+            self.direct.eq(~self.reordering & self.commit_in_seq),
+            begin.eq(self.commit & ~self.commit_in_seq & ~self.reordering),
+        ]
+        # Frames committed while reordering, in commit order: their transactions leave the commit FIFO in it.
+        self.queue = queue = stream.SyncFIFO([("base", SEQ_BITS), ("count", 6)], queue_depth, buffered=False)
+        self.comb += [
+            queue.sink.valid.eq(self.commit & (self.reordering | ~self.commit_in_seq)),
+            queue.sink.base.eq(self.commit_seq), queue.sink.count.eq(self.commit_txns),
+        ]
+        to_store = Signal()
+        offset   = Signal(6)        # of the transaction in the queue's head frame
+        seq      = Signal(SEQ_BITS)
+        self.comb += [
+            to_store.eq(sink.valid & ~passing),
+            seq.eq(queue.source.base + offset),
+            queue.source.ready.eq(to_store & (offset + 1 == queue.source.count)),
+        ]
+        self.sync += If(queue.source.ready, offset.eq(0)).Elif(to_store, offset.eq(offset + 1))
+
+        # The store: written a cycle after the transaction leaves the FIFO, if it is not behind the delivery point
+        # (a duplicate); a bit a position says it holds the transaction its sequence number names.
+        mem = Memory(len(sink.payload.raw_bits()), depth)
+        wr  = mem.get_port(write_capable=True)
+        rd  = mem.get_port()   # registered read
+        self.specials += mem, wr, rd
+        w_valid = Signal()
+        w_at    = Signal(index)
+        w_data  = Signal(len(sink.payload.raw_bits()))
+        ahead   = seq_distance(self, seq, self.delivered, "reorder_ahead")
+        self.sync += [
+            w_valid.eq(to_store & (ahead < depth)), w_at.eq(seq[:index]),
+            If(to_store, w_data.eq(sink.payload.raw_bits())),
+            If(to_store, self.stored.eq(self.stored + 1)),
+        ]
+        held  = Signal(depth)
+        here  = Signal()   # the store holds the next transaction to deliver
+        issue = Signal()   # it is read out
+        out_valid = Signal()
+        out = Record(txn_layout)
+        self.comb += [
+            wr.adr.eq(w_at), wr.dat_w.eq(w_data), wr.we.eq(w_valid),
+            here.eq((held >> self.delivered[:index])[0]),
+            issue.eq(here & ~passing),
+            rd.adr.eq(self.delivered[:index]),
+            out.raw_bits().eq(rd.dat_r),
+            source.valid.eq(sink.valid & passing | out_valid),
+            source.payload.raw_bits().eq(Mux(out_valid, out.raw_bits(), sink.payload.raw_bits())),
+        ]
+        written = Signal(depth)
+        drained = Signal(depth)
+        self.comb += [written.eq(Mux(w_valid, 1, 0) << w_at), drained.eq(Mux(issue, 1, 0) << self.delivered[:index])]
+        run_after = Signal(8)
+        self.comb += run_after.eq(Mux(begin, self.committed, run) - (sink.valid & passing))
+        done = Signal()   # everything received went out: stop reordering
+        self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &
+                             ~self.commit & (self.delivered == self.expected) & ~self.held_any)
+        self.sync += [
+            held.eq((held | written) & ~drained),
+            out_valid.eq(issue),
+            If(sink.valid & passing | issue, self.delivered.eq(self.delivered + 1)),
+            If(begin, self.reordering.eq(1)).Elif(done, self.reordering.eq(0)),
+            If(begin | self.reordering & passing, run.eq(run_after), passing.eq(run_after != 0)),
+            If(done, passing.eq(1)),
         ]
 
 

@@ -10,7 +10,8 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.link.retry import CONTROL_DELAY, UNIT_BYTES_LINE, RetryBuffer, SequenceChecker, CreditGate, CreditReturn
+from monet.cores.link.retry import (CONTROL_DELAY, UNIT_BYTES_LINE, CreditGate, CreditReturn, ReorderStore, RetryBuffer,
+                                     SequenceChecker)
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -306,3 +307,76 @@ def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
         CreditGate(limit=2**CREDIT_BITS)
     RetryBuffer(depth=2**(SEQ_BITS - 2))
     CreditGate(limit=2**CREDIT_BITS - 1)
+
+
+@pytest.mark.parametrize("selective", [0, 1])
+def test_a_nak_resends_one_frame_under_selective_repeat_and_the_whole_window_under_go_back_n(selective):
+    tx = RetryBuffer(depth=16)
+    # Twelve transactions leave as frames of four (the framer reports each frame it closes); the peer then
+    # naks at 4 (the second frame was lost) while four more wait to be sent.
+    closes = {c: {tx.closed: 1, tx.closed_first: f, tx.closed_last: f + 3} for c, f in ((6, 0), (10, 4), (14, 8))}
+    script = {0: {tx.timeout: 1000, tx.selective: selective, tx.source.ready: 1, tx.sink.valid: 1,
+                  tx.sink.type: T_WR_REQ},
+              12: {tx.sink.valid: 0}, 16: {tx.sink.valid: 1}, 20: {tx.sink.valid: 0},
+              30: {tx.ack: 4, tx.nak: 1, tx.ack_valid: 1}, 31: {tx.ack_valid: 0, tx.nak: 0}}
+    for c, values in closes.items():
+        script[c] = {**script.get(c, {}), **values}
+        script[c + 1] = {**script.get(c + 1, {}), tx.closed: 0}
+    rows = trace(tx, script, 60, {"sent": tx.source.valid, "seq": tx.source.seq, "resends": tx.resends,
+                                  "replayed": tx.replayed_txns})
+    after_nak = [rows[c]["seq"] for c in cycles_where(rows, "sent") if c > 30]
+    if selective:
+        assert after_nak == [4, 5, 6, 7]                       # the lost frame alone
+        assert rows[-1]["resends"] == 1 and rows[-1]["replayed"] == 4
+    else:
+        assert after_nak == list(range(4, 16))                 # everything from the nak on
+        assert rows[-1]["resends"] == 0 and rows[-1]["replayed"] == 12
+
+
+def test_the_reorder_store_passes_frames_in_sequence_and_holds_one_behind_a_gap():
+    store = ReorderStore(depth=16, queue_depth=4)
+    # Frame A (0, 1) in sequence; frame C (4, 5) early, behind a lost B; B (2, 3) resent. Each frame's
+    # transactions leave the commit FIFO (sink) the cycles after its commit; the checker's ack follows.
+    commit = lambda seq, in_seq: {store.commit: 1, store.commit_seq: seq, store.commit_txns: 2,
+                                  store.commit_in_seq: in_seq}
+    txn = lambda tag: {store.sink.valid: 1, store.sink.tag: tag, store.sink.type: T_WR_REQ}
+    idle = {store.commit: 0, store.sink.valid: 0}
+    script = {0: commit(0, 1), 1: {**idle, **txn(0)}, 2: txn(1), 3: {**idle, store.expected: 2},
+              5: {**commit(4, 0), store.held_any: 1}, 6: {**idle, **txn(4)}, 7: txn(5), 8: idle,
+              10: commit(2, 1), 11: {**idle, **txn(2), store.expected: 6, store.held_any: 0}, 12: txn(3), 13: idle}
+    rows = trace(store, script, 30, {"valid": store.source.valid, "tag": store.source.tag, "in": store.sink.valid,
+                                     "in_tag": store.sink.tag, "reordering": store.reordering,
+                                     "stored": store.stored, "delivered": store.delivered})
+    out = [(c, rows[c]["tag"]) for c in cycles_where(rows, "valid")]
+    assert [tag for _, tag in out] == [0, 1, 2, 3, 4, 5]          # in sequence, each once
+    assert out[:2] == [(c, rows[c]["in_tag"]) for c in cycles_where(rows, "in")[:2]]   # 0 cycles in sequence
+    assert [c for c, _ in out[2:]] == list(range(out[2][0], out[2][0] + 4))        # then drained a cycle each
+    assert rows[-1]["stored"] == 4 and rows[-1]["delivered"] == 6
+    assert rows[8]["reordering"] == 1 and rows[-1]["reordering"] == 0              # back to passing through
+
+
+def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_each_gap():
+    rx = SequenceChecker(store_depth=64)
+    t = 1000
+    frame = lambda seq, txns=2: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
+    idle = {rx.frame_end: 0, rx.frame_ok: 0}
+    sent = {rx.ctrl_sent: 1}
+    script = {0: {rx.timeout: t, rx.selective: 1},
+              10: frame(0), 11: idle,
+              # 2-3 lost: 4-5 is kept and asks for 2; the resend of 2-3 comes, the ack jumps over 4-5.
+              20: frame(4), 21: idle, 22: sent, 23: {rx.ctrl_sent: 0},
+              40: frame(2), 41: idle,
+              # 6-7 and 8-9 lost: 10-11 is kept and asks for 6; the resend of 6-7 leaves a gap at 8, asked for.
+              60: frame(10), 61: idle, 62: sent, 63: {rx.ctrl_sent: 0},
+              80: frame(6), 81: idle,
+              100: frame(8), 101: idle, 102: sent, 103: {rx.ctrl_sent: 0},
+              # A frame the ack has passed is a duplicate, dropped.
+              120: frame(4), 121: idle}
+    rows = trace(rx, script, 140, {"ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok, "naks": rx.naks, "held": rx.held,
+                                   "dup": rx.duplicates, "ooo": rx.out_of_order, "any": rx.held_any})
+    assert rows[20]["ok"] == 1 and rows[21]["held"] == 1 and rows[21]["naks"] == 1 and rows[21]["ack"] == 2
+    assert rows[40]["ok"] == 1 and rows[59]["ack"] == 6 and rows[59]["any"] == 0      # over the kept frame
+    assert rows[61]["naks"] == 2 and rows[79]["naks"] == 2                              # one nak a gap
+    assert rows[99]["ack"] == 8 and rows[99]["naks"] == 3 and rows[99]["nak"] == 1      # the gap at 8, asked
+    assert rows[119]["ack"] == 12 and rows[119]["naks"] == 3 and rows[119]["held"] == 2
+    assert rows[120]["ok"] == 0 and rows[121]["dup"] == 1 and rows[-1]["ooo"] == 0
