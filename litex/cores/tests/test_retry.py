@@ -333,26 +333,35 @@ def test_a_nak_resends_one_frame_under_selective_repeat_and_the_whole_window_und
         assert rows[-1]["resends"] == 0 and rows[-1]["replayed"] == 12
 
 
-def test_the_reorder_store_passes_frames_in_sequence_and_holds_one_behind_a_gap():
+@pytest.mark.parametrize("late", [0, 1])
+def test_the_reorder_store_passes_frames_in_sequence_and_holds_one_behind_a_gap(late):
     store = ReorderStore(depth=16, queue_depth=4)
     # Frame A (0, 1) in sequence; frame C (4, 5) early, behind a lost B; B (2, 3) resent. Each frame's
-    # transactions leave the commit FIFO (sink) the cycles after its commit; the checker's ack follows.
+    # transactions leave the commit FIFO (sink) after its commit; the checker's ack follows. `late`: A's
+    # leave after C's commit (the FIFO still held them then): they must still go straight out.
     commit = lambda seq, in_seq: {store.commit: 1, store.commit_seq: seq, store.commit_txns: 2,
                                   store.commit_in_seq: in_seq}
     txn = lambda tag: {store.sink.valid: 1, store.sink.tag: tag, store.sink.type: T_WR_REQ}
     idle = {store.commit: 0, store.sink.valid: 0}
-    script = {0: commit(0, 1), 1: {**idle, **txn(0)}, 2: txn(1), 3: {**idle, store.expected: 2},
-              5: {**commit(4, 0), store.held_any: 1}, 6: {**idle, **txn(4)}, 7: txn(5), 8: idle,
-              10: commit(2, 1), 11: {**idle, **txn(2), store.expected: 6, store.held_any: 0}, 12: txn(3), 13: idle}
-    rows = trace(store, script, 30, {"valid": store.source.valid, "tag": store.source.tag, "in": store.sink.valid,
-                                     "in_tag": store.sink.tag, "reordering": store.reordering,
+    a_out = {6: {**idle, **txn(0)}, 7: txn(1)} if late else {1: {**idle, **txn(0)}, 2: txn(1), 3: idle}
+    c_out = 8 if late else 6
+    script = {0: commit(0, 1), **a_out,
+              5: {**commit(4, 0), store.held_any: 1, store.committed: 2 * late, store.expected: 2},
+              c_out: {**idle, **txn(4)}, c_out + 1: txn(5), c_out + 2: idle,
+              12: commit(2, 1), 13: {**idle, **txn(2), store.expected: 6, store.held_any: 0}, 14: txn(3), 15: idle}
+    if not late:
+        script[5] = {**script[5], store.sink.valid: 0}
+    rows = trace(store, script, 32, {"valid": store.source.valid, "tag": store.source.tag, "in": store.sink.valid,
+                                     "in_tag": store.sink.tag, "reordering": store.reordering, "direct": store.direct,
                                      "stored": store.stored, "delivered": store.delivered})
     out = [(c, rows[c]["tag"]) for c in cycles_where(rows, "valid")]
     assert [tag for _, tag in out] == [0, 1, 2, 3, 4, 5]          # in sequence, each once
     assert out[:2] == [(c, rows[c]["in_tag"]) for c in cycles_where(rows, "in")[:2]]   # 0 cycles in sequence
     assert [c for c, _ in out[2:]] == list(range(out[2][0], out[2][0] + 4))        # then drained a cycle each
     assert rows[-1]["stored"] == 4 and rows[-1]["delivered"] == 6
-    assert rows[8]["reordering"] == 1 and rows[-1]["reordering"] == 0              # back to passing through
+    assert rows[c_out]["reordering"] == 1 and rows[-1]["reordering"] == 0          # back to passing through
+    # A frame in sequence may go around the commit FIFO only while nothing is reordered.
+    assert rows[0]["direct"] == 1 and rows[12]["direct"] == 0 and rows[5]["direct"] == 0
 
 
 def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_each_gap():
@@ -362,21 +371,46 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
     idle = {rx.frame_end: 0, rx.frame_ok: 0}
     sent = {rx.ctrl_sent: 1}
     script = {0: {rx.timeout: t, rx.selective: 1},
-              10: frame(0), 11: idle,
-              # 2-3 lost: 4-5 is kept and asks for 2; the resend of 2-3 comes, the ack jumps over 4-5.
-              20: frame(4), 21: idle, 22: sent, 23: {rx.ctrl_sent: 0},
-              40: frame(2), 41: idle,
-              # 6-7 and 8-9 lost: 10-11 is kept and asks for 6; the resend of 6-7 leaves a gap at 8, asked for.
-              60: frame(10), 61: idle, 62: sent, 63: {rx.ctrl_sent: 0},
-              80: frame(6), 81: idle,
-              100: frame(8), 101: idle, 102: sent, 103: {rx.ctrl_sent: 0},
+              10: frame(0, 12), 11: idle,
+              # 12-13 lost: 14-17 (across a group of 16 bits) is kept and asks for 12; the resend of 12-13 comes,
+              # the ack jumps over 14-17.
+              20: frame(14, 4), 21: idle, 22: sent, 23: {rx.ctrl_sent: 0},
+              40: frame(12), 41: idle,
+              # 18-19 and 20-21 lost: 22-23 is kept and asks for 18; the resend of 18-19 leaves a gap at 20,
+              # asked for.
+              60: frame(22), 61: idle, 62: sent, 63: {rx.ctrl_sent: 0},
+              80: frame(18), 81: idle,
+              100: frame(20), 101: idle, 102: sent, 103: {rx.ctrl_sent: 0},
               # A frame the ack has passed is a duplicate, dropped.
-              120: frame(4), 121: idle}
+              120: frame(14), 121: idle}
     rows = trace(rx, script, 140, {"ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok, "naks": rx.naks, "held": rx.held,
                                    "dup": rx.duplicates, "ooo": rx.out_of_order, "any": rx.held_any})
-    assert rows[20]["ok"] == 1 and rows[21]["held"] == 1 and rows[21]["naks"] == 1 and rows[21]["ack"] == 2
-    assert rows[40]["ok"] == 1 and rows[59]["ack"] == 6 and rows[59]["any"] == 0      # over the kept frame
+    assert rows[20]["ok"] == 1 and rows[21]["held"] == 1 and rows[21]["naks"] == 1 and rows[21]["ack"] == 12
+    assert rows[40]["ok"] == 1 and rows[59]["ack"] == 18 and rows[59]["any"] == 0     # over the kept frame
     assert rows[61]["naks"] == 2 and rows[79]["naks"] == 2                              # one nak a gap
-    assert rows[99]["ack"] == 8 and rows[99]["naks"] == 3 and rows[99]["nak"] == 1      # the gap at 8, asked
-    assert rows[119]["ack"] == 12 and rows[119]["naks"] == 3 and rows[119]["held"] == 2
+    assert rows[99]["ack"] == 20 and rows[99]["naks"] == 3 and rows[99]["nak"] == 1     # the gap at 20, asked
+    assert rows[119]["ack"] == 24 and rows[119]["naks"] == 3 and rows[119]["held"] == 2
     assert rows[120]["ok"] == 0 and rows[121]["dup"] == 1 and rows[-1]["ooo"] == 0
+
+
+def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once():
+    """Both ends left at their reset timeout (the `retry` CSR's default, 4096 cycles): the checker asks again
+    and the sender replays exactly a timeout after; a timeout lowered while the timer has passed it fires in
+    the next cycle."""
+    class Ends(Module):
+        def __init__(self):
+            self.submodules.tx = RetryBuffer(depth=4)
+            self.submodules.rx = SequenceChecker()
+    dut = Ends()
+    tx, rx = dut.tx, dut.rx
+    script = {0: {tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_WR_REQ}, 1: {tx.sink.valid: 0},
+              5: {rx.frame_end: 1, rx.frame_ok: 0}, 6: {rx.frame_end: 0},
+              9000: {tx.timeout: 8000}, 9100: {tx.timeout: 100}}
+    rows = trace(dut, script, 9110, {"naks": rx.naks, "timeouts": tx.timeouts})
+    naks = [c for c in range(1, len(rows)) if rows[c]["naks"] != rows[c - 1]["naks"]]
+    timeouts = [c for c in range(1, len(rows)) if rows[c]["timeouts"] != rows[c - 1]["timeouts"]]
+    assert naks[1] - naks[0] == 4096 + 1                   # counted from the cycle after the nak
+    assert timeouts[0] == 4096 + 2                         # the timer leaves 0 the cycle after the send
+    assert timeouts[1] - timeouts[0] == 4096 + 1
+    # 8000 from cycle 9000: not reached; 100 from cycle 9100, when the timer is past 900: at once.
+    assert timeouts[2:] == [9101]
