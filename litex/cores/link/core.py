@@ -96,6 +96,7 @@ class LinkEndpoint(LiteXModule):
                 reorder.commit_txns.eq(deframer.frame_txns),
                 reorder.commit_in_seq.eq(checker.in_seq),
                 reorder.committed.eq(deframer.fifo.committed),
+                reorder.fifo_valid.eq(deframer.fifo.source.valid),
                 reorder.expected.eq(checker.ack),
                 reorder.held_any.eq(checker.held_any),
                 deframer.seq_direct.eq(reorder.direct),

@@ -388,6 +388,7 @@ class ReorderStore(LiteXModule):
         self.commit_txns   = Signal(6)
         self.commit_in_seq = Signal()
         self.committed     = Signal(8)
+        self.fifo_valid    = Signal()   # `sink`'s transaction comes out of the commit FIFO (not around it)
         self.expected      = Signal(SEQ_BITS)
         self.held_any      = Signal()
         self.delivered     = Signal(SEQ_BITS)   # the next sequence number to go out
@@ -454,8 +455,11 @@ class ReorderStore(LiteXModule):
         written = Signal(depth)
         drained = Signal(depth)
         self.comb += [written.eq(Mux(w_valid, 1, 0) << w_at), drained.eq(Mux(issue, 1, 0) << self.delivered[:index])]
-        run_after = Signal(8)
-        self.comb += run_after.eq(Mux(begin, self.committed, run) - (sink.valid & passing))
+        # What still passes after this cycle: counted down from what the FIFO held when reordering began. Both
+        # counts are made from registers beside `begin`, which picks one last (a frame's commit is deep).
+        # While they pass, nothing goes around the FIFO.
+        left_committed, left_run = Signal(8), Signal(8)
+        self.comb += [left_committed.eq(self.committed - self.fifo_valid), left_run.eq(run - self.fifo_valid)]
         done = Signal()   # everything received went out: stop reordering
         self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &
                              ~self.commit & (self.delivered == self.expected) & ~self.held_any)
@@ -464,8 +468,13 @@ class ReorderStore(LiteXModule):
             out_valid.eq(issue),
             If(sink.valid & passing | issue, self.delivered.eq(self.delivered + 1)),
             If(begin, self.reordering.eq(1)).Elif(done, self.reordering.eq(0)),
-            If(begin | self.reordering & passing, run.eq(run_after), passing.eq(run_after != 0)),
-            If(done, passing.eq(1)),
+            If(begin,
+                run.eq(left_committed), passing.eq(left_committed != 0),
+            ).Elif(self.reordering & passing,
+                run.eq(left_run), passing.eq(left_run != 0),
+            ).Elif(done,
+                passing.eq(1),
+            ),
         ]
 
 

@@ -341,8 +341,8 @@ def test_the_reorder_store_passes_frames_in_sequence_and_holds_one_behind_a_gap(
     # leave after C's commit (the FIFO still held them then): they must still go straight out.
     commit = lambda seq, in_seq: {store.commit: 1, store.commit_seq: seq, store.commit_txns: 2,
                                   store.commit_in_seq: in_seq}
-    txn = lambda tag: {store.sink.valid: 1, store.sink.tag: tag, store.sink.type: T_WR_REQ}
-    idle = {store.commit: 0, store.sink.valid: 0}
+    txn = lambda tag: {store.sink.valid: 1, store.fifo_valid: 1, store.sink.tag: tag, store.sink.type: T_WR_REQ}
+    idle = {store.commit: 0, store.sink.valid: 0, store.fifo_valid: 0}
     a_out = {6: {**idle, **txn(0)}, 7: txn(1)} if late else {1: {**idle, **txn(0)}, 2: txn(1), 3: idle}
     c_out = 8 if late else 6
     script = {0: commit(0, 1), **a_out,
@@ -350,7 +350,7 @@ def test_the_reorder_store_passes_frames_in_sequence_and_holds_one_behind_a_gap(
               c_out: {**idle, **txn(4)}, c_out + 1: txn(5), c_out + 2: idle,
               12: commit(2, 1), 13: {**idle, **txn(2), store.expected: 6, store.held_any: 0}, 14: txn(3), 15: idle}
     if not late:
-        script[5] = {**script[5], store.sink.valid: 0}
+        script[5] = {**script[5], store.sink.valid: 0, store.fifo_valid: 0}
     rows = trace(store, script, 32, {"valid": store.source.valid, "tag": store.source.tag, "in": store.sink.valid,
                                      "in_tag": store.sink.tag, "reordering": store.reordering, "direct": store.direct,
                                      "stored": store.stored, "delivered": store.delivered})
