@@ -26,10 +26,21 @@ void memcard_set_memory(uint32_t memory) { hal_write32(CSR_REMOTE_MEMCARD_MEMORY
 
 uint32_t memcard_memory(void) { return hal_read32(CSR_REMOTE_MEMCARD_MEMORY_ADDR); }
 
+void memcard_set_poison(uint32_t enable, uint32_t line) {
+    hal_write32(CSR_REMOTE_MEMCARD_POISON_LINE_ADDR, line);
+    hal_write32(CSR_REMOTE_MEMCARD_POISON_ADDR, enable != 0);
+}
+
+uint32_t memcard_poison(uint32_t *line) {
+    *line = hal_read32(CSR_REMOTE_MEMCARD_POISON_LINE_ADDR);
+    return hal_read32(CSR_REMOTE_MEMCARD_POISON_ADDR);
+}
+
 void memcard_counters(struct memcard_counters *c) {
     c->reads         = hal_read32(CSR_REMOTE_MEMCARD_READS_ADDR);
     c->writes        = hal_read32(CSR_REMOTE_MEMCARD_WRITES_ADDR);
     c->errors        = hal_read32(CSR_REMOTE_MEMCARD_ERRORS_ADDR);
+    c->poisoned      = hal_read32(CSR_REMOTE_MEMCARD_POISONED_ADDR);
     c->service_sum   = hal_read32(CSR_REMOTE_MEMCARD_SERVICE_SUM_ADDR);
     c->service_count = hal_read32(CSR_REMOTE_MEMCARD_SERVICE_COUNT_ADDR);
 #ifdef CSR_REMOTE_MEMCARD_REFRESHES_ADDR

@@ -14,6 +14,7 @@
 
 struct memcard_counters {
     uint32_t reads, writes, errors;
+    uint32_t poisoned;                     /* reads of the poisoned line answered with an error (of errors) */
     uint32_t service_sum, service_count;   /* the memory's share of each answer, cycles */
     uint32_t refreshes;                    /* DDR4 refresh commands */
     uint32_t refresh_waits;                /* requests that arrived while the DDR4 was held for a refresh */
@@ -25,5 +26,9 @@ int memcard_has_memory(uint32_t memory);   /* the card was built with it */
 void memcard_set_memory(uint32_t memory);
 uint32_t memcard_memory(void);
 void memcard_counters(struct memcard_counters *c);
+/* Fault injection: reads of one line (byte address / 64) answered with an error, as the memory would answer
+ * an uncorrectable word (enable 0: none). */
+void memcard_set_poison(uint32_t enable, uint32_t line);
+uint32_t memcard_poison(uint32_t *line);
 
 #endif

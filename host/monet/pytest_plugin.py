@@ -76,6 +76,7 @@ SETTINGS = {
     "errinj": ("ber", "burst", "seed"),
     "combiner": ("fetch_lines",),
     "hmc": ("flit_ps", "delay", "ber", "seed"),
+    "memcard": ("poison", "line"),
 }
 BFCT_FIELDS = ("en", "r", "w", "target", "base")
 

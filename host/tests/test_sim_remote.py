@@ -90,6 +90,25 @@ def test_benchmark_traffic_into_a_read_only_section_ends_in_bus_errors(sim):
     assert good["bus_errors"] == 0 and good["errors"] == 0
 
 
+@pytest.mark.parametrize("memory", ["sram", "ddr4", "hmc"])
+def test_a_poisoned_line_reaches_the_cpu_as_a_bus_error_with_its_address(sim, memory):
+    link_setup.configure_link(sim, LinkSettings(8, 8, 15.0, memory=memory))
+    line = 0x2040
+    sim.fw.wr(addr=line, val=0x5EED1234)
+    sim.fw.wr(addr=line + 64, val=0x600D)
+    before = sim.fw.memcard(poison=1, line=line // 64)
+    answer = sim.fw.rd(addr=line + 4)
+    assert (answer["fault"], answer["fault_kind"], answer["fault_addr"], answer["val"]) == \
+        (True, 5, line + 4, ALL_ONES)                          # a remote error, at the address read
+    assert sim.fw.rd(addr=line + 64)["val"] == 0x600D          # the next line is not poisoned
+    # The benchmark block counts it as a bus error: four lines read, one poisoned; nothing hangs.
+    run = sim.fw.pbb(op="read", pattern="seq", addr=line - 64, span=256, stride=64, count=4)
+    assert run["completed"] == 4 and run["bus_errors"] == 1, run
+    after = sim.fw.memcard(poison=0)
+    assert after["poisoned"] - before["poisoned"] == 2 and after["poison"] == 0
+    assert sim.fw.rd(addr=line)["val"] == 0x5EED1234           # the data was never touched
+
+
 def test_translation_uses_the_remote_base(sim):
     section = sim.fw.info()["section_bytes"]
     sim.fw.bfct(idx=9, en=1, r=1, w=1, base=3)   # CPU section 9 -> memory-card section 3

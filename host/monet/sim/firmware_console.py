@@ -175,9 +175,10 @@ class FirmwareConsole:
         """The cacheable window's combiner: lines a read miss fetches (1 or 2), a fence, its counters."""
 
     @command
-    def memcard(self):
-        """The memory card's counters: reads, writes, errors, its memory's summed service time, refreshes and
-        the requests that waited for one."""
+    def memcard(self, poison=None, line=None):
+        """The memory card's poisoned line (`poison` 1: reads of `line`, a line address, answered with an error)
+        and its counters: reads, writes, errors, poisoned reads, its memory's summed service time, refreshes
+        and the requests that waited for one."""
 
     @command
     def stages(self, clear=None):

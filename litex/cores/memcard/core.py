@@ -24,8 +24,8 @@ from monet.cores.memcard.ddr4 import DDR4Memory
 
 
 # A request's class, kept beside it in the input FIFO: below the selected memory's size, a read or write
-# request in range, and one for DDR4 or the HMC rather than the SRAM stage.
-CLASS_LAYOUT = [("in_range", 1), ("is_access", 1), ("to_other", 1)]
+# request in range, one for DDR4 or the HMC rather than the SRAM stage, and a read of the poisoned line.
+CLASS_LAYOUT = [("in_range", 1), ("is_access", 1), ("to_other", 1), ("poisoned", 1)]
 CLASS_FIELDS = {name for name, _ in CLASS_LAYOUT}
 
 
@@ -43,7 +43,9 @@ class MemoryCard(LiteXModule):
     others a request waits in the FIFO (2 cycles) and an answer in the delay line (at least 1).
     `service_sum` / `service_count` measure the memory's share, request leaving the input FIFO's register to
     response entering the delay line (they follow an answer by 3 cycles). A request beyond the memory's
-    size or of another type is answered with an error frame by the SRAM stage. Requests are bounded by the
+    size or of another type is answered with an error frame by the SRAM stage, and so is a read of the poisoned
+    line (`poison`, `poison_line`: fault injection, as the memory would answer an uncorrectable word; whatever
+    the memory, the SRAM stage answers it and `poisoned` counts it). Requests are bounded by the
     requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped. Switch
     `memory` only while no request is in flight.
 
@@ -77,6 +79,10 @@ class MemoryCard(LiteXModule):
         self.service_sum   = Signal(32)
         self.service_count = Signal(32)
         self.taken   = Signal()     # a request left the input FIFO (a credit back to the requester).
+        # A line whose reads the memory answers with an error, as an uncorrectable word would be (`poison`).
+        self.poison      = Signal()
+        self.poison_line = Signal(32)
+        self.poisoned    = Signal(32)   # reads of it answered with an error
 
         # # #
 
@@ -128,7 +134,9 @@ class MemoryCard(LiteXModule):
             bound = Mux(reduce(or_, [self.memory == value for value in built], 0), lines, sram_lines)
         self.comb += [
             arriving.in_range.eq(arriving.laddr < bound),
-            arriving.is_access.eq(arriving.in_range & ((arriving.type == T_RD_REQ) | (arriving.type == T_WR_REQ))),
+            arriving.poisoned.eq(self.poison & (arriving.type == T_RD_REQ) & (arriving.laddr == self.poison_line)),
+            arriving.is_access.eq(arriving.in_range & ~arriving.poisoned &
+                                  ((arriving.type == T_RD_REQ) | (arriving.type == T_WR_REQ))),
         ]
         self.delay = delay = DelayLine(txn_layout, max_outstanding, with_bypass=True)
         self.comb += delay.delay.eq(self.latency)
@@ -196,7 +204,7 @@ class MemoryCard(LiteXModule):
             If(req.valid & req.ready,
                 If(~to_other,
                     stage_valid.eq(1),
-                    stage_read.eq(in_range & (req.type == T_RD_REQ)),
+                    stage_read.eq(is_access & (req.type == T_RD_REQ)),
                     stage.tag.eq(req.tag),
                     stage.laddr.eq(req.laddr),
                     stage_stamp.eq(now),
@@ -210,6 +218,7 @@ class MemoryCard(LiteXModule):
                 ),
                 If(~is_access,
                     self.errors.eq(self.errors + 1),
+                    If(req.poisoned, self.poisoned.eq(self.poisoned + 1)),
                 ).Elif(req.type == T_RD_REQ,
                     self.reads.eq(self.reads + 1),
                 ).Else(
@@ -295,6 +304,15 @@ class MemoryCard(LiteXModule):
             self._errors.status.eq(self.errors),
             self._service_sum.status.eq(self.service_sum),
             self._service_count.status.eq(self.service_count),
+        ]
+        self._poison = CSRStorage(fields=[CSRField("enable", size=1, description="Answer reads of `line` with an "
+                                                   "error, as the memory would an uncorrectable word.")])
+        self._poison_line = CSRStorage(32, description="The poisoned line (line address: byte address / 64).")
+        self._poisoned    = CSRStatus(32, description="Reads of the poisoned line answered with an error.")
+        self.comb += [
+            self.poison.eq(self._poison.fields.enable),
+            self.poison_line.eq(self._poison_line.storage),
+            self._poisoned.status.eq(self.poisoned),
         ]
         if hasattr(self, "ddr4"):
             self._refreshes = CSRStatus(32, description="DDR4 refresh commands issued.")

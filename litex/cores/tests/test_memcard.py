@@ -55,12 +55,13 @@ def line(seed):
     return random.Random(seed).getrandbits(512)
 
 
-def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400, now=None):
+def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400, now=None, poison=None):
     """Sends (type, tag, laddr, mask, data) requests one a cycle (a number among them: that many idle
     cycles); returns the responses (type, tag, laddr, data, cycle), the cycle the card took each request and
-    its counters (reads, writes, errors, credits, service sum, service count, refreshes, refresh waits, and
-    for the HMC the reads and writes its host controller sent). `stall_every`: the link refuses a response
-    every that many cycles; `now`: the card's cycle count as the first request goes."""
+    its counters (reads, writes, errors, credits, service sum, service count, refreshes, refresh waits, for
+    the HMC the reads and writes its host controller sent, and last the poisoned reads). `stall_every`: the
+    link refuses a response every that many cycles; `now`: the card's cycle count as the first request goes;
+    `poison`: the line whose reads are answered with an error."""
     dut = card(memory)
     responses, taken, counters = [], [], []
     freed = [0]
@@ -73,6 +74,8 @@ def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400, now=
         yield
         if now is not None:
             yield dut.now.eq(now)
+        yield dut.poison.eq(poison is not None)
+        yield dut.poison_line.eq(poison or 0)
         for name in ("reads", "writes", "errors", "service_sum", "service_count"):
             start[name] = yield getattr(dut, name)
         for name in ("refreshes", "refresh_waits"):
@@ -105,6 +108,7 @@ def exchange(requests, latency=0, stall_every=0, memory="sram", cycles=400, now=
             counters.append(((yield getattr(dut.ddr4, name)) if memory == "ddr4" else 0) - start[name])
         if memory == "hmc":
             counters.append(((yield dut.hmc.host.reads), (yield dut.hmc.host.writes)))
+        counters.append((yield dut.poisoned))
 
     run_simulation(dut, [send(), receive()])
     return responses, taken, counters
@@ -165,6 +169,20 @@ def test_service_times_hold_across_the_wrap_of_the_cycle_count(memory):
     assert away[5] == 1 and away[4] < 200
     for before in range(1, 12):
         assert exchange(read, memory=memory, cycles=100, now=2**32 - before)[2][4:6] == away[4:6], before
+
+
+@pytest.mark.parametrize("memory", MEMORIES)
+def test_reads_of_the_poisoned_line_are_answered_with_an_error_and_the_rest_as_ever(memory):
+    poisoned = 3
+    requests = [(WR_REQ, 1, poisoned, FULL, line(3)), (WR_REQ, 2, poisoned + 1, FULL, line(4)), 20,
+                (RD_REQ, 3, poisoned, 0, 0), (RD_REQ, 4, poisoned + 1, 0, 0), (WR_REQ, 5, poisoned, FULL, line(5)),
+                20, (RD_REQ, 6, poisoned, 0, 0)]
+    responses, _, counters = exchange(requests, memory=memory, poison=poisoned, cycles=600)
+    answers = {tag: (typ, data) for typ, tag, _, data, _ in responses}
+    assert answers[3] == (ERR, 0) and answers[6] == (ERR, 0)         # a read of it: an error, no data
+    assert answers[4] == (RD_RSP, line(4))                            # the next line as written
+    assert answers[5][0] == WR_ACK and answers[1][0] == WR_ACK        # writes to it land as ever
+    assert counters[:3] == [1, 3, 2] and counters[-1] == 2            # 1 read, 3 writes, 2 errors, both poisoned
 
 
 def test_a_request_through_the_local_port_is_answered_there_and_takes_no_credit():
