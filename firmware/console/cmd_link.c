@@ -79,6 +79,9 @@ static void cmd_link(struct args *a) {
 #ifdef MEMCARD_IN_MAP
     uint32_t memory = arg_u32(a, "memory", memcard_memory());
     if (!memcard_has_memory(memory)) { error("memory must be 0 (SRAM), 1 (DDR4) or 2 (HMC), one the card was built with"); return; }
+    /* The memory card's delay line tells due from waiting by its 16-bit stamps' sign: up to 2**15 - 1. */
+    uint32_t memlat = arg_u32(a, "memlat", memcard_latency());
+    if (memlat > 32767) { error("memlat must be 0..32767 cycles"); return; }
 #endif
     if (s.issue_rate > 65535) { error("issue_rate must be 0..65535 (requests a cycle in 1/65536, 0 unlimited)"); return; }
     int rc = link_set(&s);
@@ -89,7 +92,7 @@ static void cmd_link(struct args *a) {
 #endif
 #ifdef MEMCARD_IN_MAP
     memcard_set_memory(memory);
-    memcard_set_latency(arg_u32(a, "memlat", memcard_latency()));
+    memcard_set_latency(memlat);
 #endif
     print_link();
 }
@@ -210,7 +213,7 @@ static void cmd_prbs(struct args *a) {
 }
 
 #ifdef LINK_SIM_CHANNEL
-define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat= max_units=1..8 pairing=0|1 issue_rate=0..65535]");
+define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat=0..32767 max_units=1..8 pairing=0|1 issue_rate=0..65535]");
 define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
 #else
 define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");

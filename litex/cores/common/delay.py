@@ -14,7 +14,8 @@ from monet.cores.common.fifo import BypassFIFO
 
 
 class DelayLine(LiteXModule):
-    """Delays each element of a stream by `delay` cycles, set at run time (0 .. depth-1 useful).
+    """Delays each element of a stream by `delay` cycles, set at run time (0 .. depth-1 useful; below
+    2**(delay_bits-1) at most: a stamp's age is told from its sign).
 
     Elements are stamped on entry and released once `delay` cycles have passed, in order; the line holds
     up to `depth` elements, so at one element a cycle `depth` bounds the delay. Latency: max(delay, 1)

@@ -382,8 +382,11 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
               80: frame(18), 81: idle,
               100: frame(20), 101: idle, 102: sent, 103: {rx.ctrl_sent: 0},
               # A frame the ack has passed is a duplicate, dropped.
-              120: frame(14), 121: idle}
-    rows = trace(rx, script, 140, {"ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok, "naks": rx.naks, "held": rx.held,
+              120: frame(14), 121: idle,
+              # 24-25 lost, 26-41 (16, a frame of pairs) kept: the ack jumps over all 16 at once.
+              140: frame(26, 16), 141: idle, 142: sent, 143: {rx.ctrl_sent: 0},
+              160: frame(24), 161: idle}
+    rows = trace(rx, script, 180, {"ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok, "naks": rx.naks, "held": rx.held,
                                    "dup": rx.duplicates, "ooo": rx.out_of_order, "any": rx.held_any})
     assert rows[20]["ok"] == 1 and rows[21]["held"] == 1 and rows[21]["naks"] == 1 and rows[21]["ack"] == 12
     assert rows[40]["ok"] == 1 and rows[59]["ack"] == 18 and rows[59]["any"] == 0     # over the kept frame
@@ -391,6 +394,20 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
     assert rows[99]["ack"] == 20 and rows[99]["naks"] == 3 and rows[99]["nak"] == 1     # the gap at 20, asked
     assert rows[119]["ack"] == 24 and rows[119]["naks"] == 3 and rows[119]["held"] == 2
     assert rows[120]["ok"] == 0 and rows[121]["dup"] == 1 and rows[-1]["ooo"] == 0
+    assert rows[161]["ack"] == 26 and rows[179]["ack"] == 42 and rows[179]["any"] == 0
+
+
+def test_a_frame_in_sequence_without_room_in_the_reorder_store_is_dropped_and_counted():
+    rx = SequenceChecker(store_depth=64)
+    frame = lambda seq, txns: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
+    idle = {rx.frame_end: 0, rx.frame_ok: 0}
+    # 40 taken while nothing is reordered (they go straight out, the store needs no room); then the store
+    # reorders and has delivered none of them: 40 past its next is more than 64 less two frames.
+    script = {0: {rx.timeout: 1000, rx.selective: 1}, 5: frame(0, 16), 6: frame(16, 16), 7: frame(32, 8),
+              8: idle, 10: {rx.reordering: 1}, 20: frame(40, 2), 21: idle}
+    rows = trace(rx, script, 30, {"ack": rx.ack, "ok": rx.seq_ok, "dup": rx.duplicates, "ooo": rx.out_of_order})
+    assert rows[19]["ack"] == 40 and rows[20]["ok"] == 0 and rows[-1]["ack"] == 40
+    assert (rows[-1]["ooo"], rows[-1]["dup"]) == (1, 0)      # dropped for room, not as a duplicate
 
 
 def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once():
