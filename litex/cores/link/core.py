@@ -30,7 +30,10 @@ class LinkEndpoint(LiteXModule):
     4 otherwise. RX latency: 2 cycles after the beat with the frame's trailer for a frame of one unit that
     comes while the deframer holds nothing else (its cut-through), 6 otherwise (deframer). Under load, up to `max_units` transactions share a frame and its CRC trailer, and
     beats are full. Transactions are delivered once, in order and intact: damaged frames are replayed
-    (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py).
+    (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py). With `with_selective_repeat`
+    and the `retry` CSR's `selective` set at both ends, only the damaged frame is resent and the good ones
+    behind it wait in a ReorderStore of 2 x `retry_depth` transactions: 0 cycles more in sequence, at least
+    3 behind a loss.
 
     Credits: requests wait at a credit gate while `credit_limit` of them (0: no limit) are between it and
     the peer's consumer, which returns a credit (`credit_freed` at the peer) for each request it takes.
