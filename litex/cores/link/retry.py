@@ -347,14 +347,16 @@ class SequenceChecker(LiteXModule):
         seen_gap = Signal()
         cleared  = Signal()   # bits were cleared a cycle ago: `held_any`, a register of them, is a cycle behind
         self.sync += [
-            ahead.eq((Cat(got, got[:FRAME_TXNS_MAX]) >> expected[:index])[:FRAME_TXNS_MAX]),
+            # The map's wide operations only when they can matter (a simulator then skips them: go-back-N, or
+            # nothing kept or passed).
+            If(self.selective, ahead.eq((Cat(got, got[:FRAME_TXNS_MAX]) >> expected[:index])[:FRAME_TXNS_MAX])),
             read.eq(self.selective & ~moves & ~found),
             found.eq(read & (run != 0) & ~moves), jump.eq(run), jump_to.eq(expected + run),
             If(jumping, expected.eq(jump_to)),
             set_valid.eq(keep), set_at.eq(self.frame_seq), set_len.eq(self.frame_txns),
             clr_valid.eq(moves), clr_at.eq(expected), clr_len.eq(Mux(takes, self.frame_txns, jump)),
-            got.eq((got | kept) & ~passed),
-            self.held_any.eq(got != 0),
+            If(set_valid | clr_valid, got.eq((got | kept) & ~passed)),
+            If(self.selective, self.held_any.eq(got != 0)),
             # A gap: kept transactions, none at the ack, and nothing moving that would change it.
             cleared.eq(clr_valid),
             seen_gap.eq(read & self.held_any & ~ahead[0] & ~moves & ~found & ~set_valid & ~clr_valid & ~cleared),
@@ -445,16 +447,18 @@ class ReorderStore(LiteXModule):
         out = Record(txn_layout)
         self.comb += [
             wr.adr.eq(w_at), wr.dat_w.eq(w_data), wr.we.eq(w_valid),
-            here.eq((held >> self.delivered[:index])[0]),
+            If(self.reordering, here.eq((held >> self.delivered[:index])[0])),
             issue.eq(here & ~passing),
             rd.adr.eq(self.delivered[:index]),
             out.raw_bits().eq(rd.dat_r),
             source.valid.eq(sink.valid & passing | out_valid),
             source.payload.raw_bits().eq(Mux(out_valid, out.raw_bits(), sink.payload.raw_bits())),
         ]
+        # The map's wide operations only while they can matter (a simulator then skips them in sequence).
         written = Signal(depth)
         drained = Signal(depth)
-        self.comb += [written.eq(Mux(w_valid, 1, 0) << w_at), drained.eq(Mux(issue, 1, 0) << self.delivered[:index])]
+        self.comb += [If(w_valid, written.eq(Constant(1, depth) << w_at)),
+                      If(issue, drained.eq(Constant(1, depth) << self.delivered[:index]))]
         # What still passes after this cycle: counted down from what the FIFO held when reordering began. Both
         # counts are made from registers beside `begin`, which picks one last (a frame's commit is deep).
         # While they pass, nothing goes around the FIFO.
@@ -464,7 +468,7 @@ class ReorderStore(LiteXModule):
         self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &
                              ~self.commit & (self.delivered == self.expected) & ~self.held_any)
         self.sync += [
-            held.eq((held | written) & ~drained),
+            If(w_valid | issue, held.eq((held | written) & ~drained)),
             out_valid.eq(issue),
             If(sink.valid & passing | issue, self.delivered.eq(self.delivered + 1)),
             If(begin, self.reordering.eq(1)).Elif(done, self.reordering.eq(0)),

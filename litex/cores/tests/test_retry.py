@@ -431,3 +431,23 @@ def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once(
     assert timeouts[1] - timeouts[0] == 4096 + 1
     # 8000 from cycle 9000: not reached; 100 from cycle 9100, when the timer is past 900: at once.
     assert timeouts[2:] == [9101]
+
+
+def test_acks_that_move_on_hold_the_timer_off_and_a_restart_replays_at_once():
+    tx = RetryBuffer(depth=16)
+    t = 40
+    # 100 transactions, one a cycle while the window lets them; an ack every 10 cycles, 5 behind what was sent:
+    # something is always unacknowledged, yet the acks move on, so the timer never reaches t.
+    script = {0: {tx.timeout: t, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_WR_REQ}}
+    for c in range(10, 130, 10):
+        script[c] = {tx.ack: c - 5, tx.ack_valid: 1}
+        script[c + 1] = {tx.ack_valid: 0}
+    script[130] = {tx.sink.valid: 0}
+    # Then the link comes back up (a restart): everything unacknowledged goes again at once, before any timer.
+    script[140] = {tx.restart: 1}
+    script[141] = {tx.restart: 0}
+    rows = trace(tx, script, 160, {"timeouts": tx.timeouts, "replays": tx.replays, "sent": tx.source.valid,
+                                   "seq": tx.source.seq})
+    assert rows[139]["timeouts"] == 0 and rows[139]["replays"] == 0
+    assert rows[141]["replays"] == 1 and rows[-1]["timeouts"] == 0
+    assert [rows[c]["seq"] for c in cycles_where(rows, "sent") if c > 140][:3] == [115, 116, 117]   # the last ack
