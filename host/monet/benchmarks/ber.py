@@ -140,12 +140,12 @@ class Ber(Benchmark):
     def sim_cycles(self, point):
         capacity = link_model.payload_capacity_GBps(point["lanes"], point["rate_gbps"])
         _, count, efficiency = ber_run_size(point["ber"], point["profile"], point["distance_m"], point["lanes"],
-                                            point["rate_gbps"], point["bits"], capacity, point.get("replay", "gbn"))
+                                            point["rate_gbps"], point["bits"], capacity, axis(point, "replay"))
         return 2 * count / (link_model.lines_per_cycle(capacity) * efficiency)   # the write, then the read
 
     def run(self, target, point, log=None):
         result = measure(target, point["ber"], self.link(point), bits=point["bits"], burst=point["burst"],
-                         seed=point["seed"], op=point["op"], log=log, replay=point.get("replay", "gbn"))
+                         seed=point["seed"], op=point["op"], log=log, replay=axis(point, "replay"))
         goal = self._goal(point)
         if goal is not None:
             result["target"] = {"efficiency_at_least": goal, "pass": result["efficiency_vs_error_free"] >= goal}

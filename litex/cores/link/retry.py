@@ -139,9 +139,11 @@ class RetryBuffer(LiteXModule):
         ]
         # Selective repeat: where the frame being resent ends, read as the rewind's target is chosen.
         frame_end_w, frame_end_r = async_memory(self, SEQ_BITS, depth)
-        resending = Signal()
-        stop      = Signal(SEQ_BITS)   # the last sequence number of the frame being resent
+        resending  = Signal()
+        resend_one = Signal()          # a rewind resends one frame (a restart replays everything)
+        stop       = Signal(SEQ_BITS)  # the last sequence number of the frame being resent
         self.comb += [
+            resend_one.eq(self.selective & ~self.restart),
             frame_end_w.adr.eq(self.closed_first[:index]), frame_end_w.dat_w.eq(self.closed_last),
             frame_end_w.we.eq(self.closed),
             frame_end_r.adr.eq(target[:index]),
@@ -167,8 +169,8 @@ class RetryBuffer(LiteXModule):
                 rp.eq(self.ack),
             ),
             If(rewind,
-                resending.eq(self.selective & ~self.restart), stop.eq(frame_end_r.dat_r),
-                If(self.selective & ~self.restart, self.resends.eq(self.resends + 1)),
+                resending.eq(resend_one), stop.eq(frame_end_r.dat_r),
+                If(resend_one, self.resends.eq(self.resends + 1)),
             ).Elif(sent & (~replay | (rp == stop)),
                 resending.eq(0),
             ),
@@ -437,8 +439,7 @@ class ReorderStore(LiteXModule):
         ahead   = seq_distance(self, seq, self.delivered, "reorder_ahead")
         self.sync += [
             w_valid.eq(to_store & (ahead < depth)), w_at.eq(seq[:index]),
-            If(to_store, w_data.eq(sink.payload.raw_bits())),
-            If(to_store, self.stored.eq(self.stored + 1)),
+            If(to_store, w_data.eq(sink.payload.raw_bits()), self.stored.eq(self.stored + 1)),
         ]
         held  = Signal(depth)
         here  = Signal()   # the store holds the next transaction to deliver

@@ -414,11 +414,7 @@ def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once(
     """Both ends left at their reset timeout (the `retry` CSR's default, 4096 cycles): the checker asks again
     and the sender replays exactly a timeout after; a timeout lowered while the timer has passed it fires in
     the next cycle."""
-    class Ends(Module):
-        def __init__(self):
-            self.submodules.tx = RetryBuffer(depth=4)
-            self.submodules.rx = SequenceChecker()
-    dut = Ends()
+    dut = Pair(depth=4)
     tx, rx = dut.tx, dut.rx
     script = {0: {tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_WR_REQ}, 1: {tx.sink.valid: 0},
               5: {rx.frame_end: 1, rx.frame_ok: 0}, 6: {rx.frame_end: 0},
