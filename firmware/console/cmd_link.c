@@ -136,6 +136,45 @@ static void cmd_errinj(struct args *a) {
     CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_PRINT)
     printf("}\n");
 }
+
+static const struct { const char *name; uint32_t code; } fault_kinds[] = {
+    {"none", CHANNEL_FAULT_NONE}, {"crc", CHANNEL_FAULT_CRC}, {"type", CHANNEL_FAULT_TYPE}, {"truncated", CHANNEL_FAULT_TRUNCATED},
+    {"duplicate", CHANNEL_FAULT_DUPLICATE}, {"skip", CHANNEL_FAULT_SKIP}, {"flood", CHANNEL_FAULT_FLOOD},
+    {"lane", CHANNEL_FAULT_LANE}, {"down", CHANNEL_FAULT_DOWN}};
+
+/* inject [kind=K toward=a2b|b2a at=C copies=N lane=L cycles=C]: a chosen fault on the wire at the first frame
+ * with a transaction that travels alone in that direction from `at` cycles on (litex/cores/phy/injector.py): on
+ * that frame (crc, type, truncated, duplicate, skip; flood: `copies` of it), or from it lane L garbled (lane) or
+ * every lane down (down) for C cycles; none: a fault armed and not yet started is dropped. Without a kind: the
+ * injector's state. */
+static void cmd_inject(struct args *a) {
+    const char *kind = arg_str(a, "kind", NULL);
+    if (kind) {
+        struct channel_inject f = {0};
+        int known = 0;
+        for (unsigned i = 0; i < sizeof fault_kinds / sizeof fault_kinds[0]; i++)
+            if (!strcmp(kind, fault_kinds[i].name)) { f.kind = fault_kinds[i].code; known = 1; }
+        if (!known) { error("kind must be none, crc, type, truncated, duplicate, skip, flood, lane or down"); return; }
+        const char *toward = arg_str(a, "toward", "a2b");
+        if (strcmp(toward, "a2b") && strcmp(toward, "b2a")) { error("toward must be a2b or b2a"); return; }
+        f.toward = !strcmp(toward, "b2a");
+        f.at = arg_u32(a, "at", 0);
+        f.copies = arg_u32(a, "copies", 64);
+        f.lane = arg_u32(a, "lane", 0);
+        f.cycles = arg_u32(a, "cycles", 1000);
+        if (f.copies < 1 || f.copies > 65535) { error("copies must be 1..65535"); return; }
+        if (f.lane >= LINK_MAX_LANES) { error("lane must be 0..7"); return; }
+        if (f.cycles < 1) { error("cycles must be at least 1"); return; }
+        channel_inject(&f);
+    }
+    struct channel_inject_state st;
+    channel_inject_state(&st);
+    struct channel_fault_counters c;
+    channel_fault_counters(&c);
+    printf("{\"injected\": %u, \"pending\": %u, \"frame_blocks\": %u, \"frame_seq\": %u, \"down_total\": %u}\n",
+           (unsigned)st.injected, (unsigned)st.pending, (unsigned)st.frame_blocks, (unsigned)st.frame_seq,
+           (unsigned)c.down_total);
+}
 #endif
 
 static void print_retry_counters(const char *name, int end) {
@@ -214,6 +253,7 @@ static void cmd_prbs(struct args *a) {
 
 #ifdef LINK_SIM_CHANNEL
 define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat=0..32767 max_units=1..8 pairing=0|1 issue_rate=0..65535]");
+define_command(inject, cmd_inject, "[kind=none|crc|type|truncated|duplicate|skip|flood|lane|down toward=a2b|b2a at=cycles copies=1..65535 lane=0..7 cycles=]");
 define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
 #else
 define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");

@@ -1,4 +1,4 @@
-/* monet-ctl: the firmware console's CSR commands (firmware/console: link, retry, errinj, prbs, hmc, bfct,
+/* monet-ctl: the firmware console's CSR commands (firmware/console: link, retry, errinj, inject, prbs, hmc, bfct,
  * faults, combiner, memcard, pbb, info, help) as a Linux program, built against one SoC's generated headers.
  * It takes the console's lines and gives its JSON answers, so a board's PS and a host (through the sim's
  * CSR bridge) run the same commands as the soft CPU's firmware, on the same register map.

@@ -34,4 +34,20 @@ void channel_down(uint32_t cycles, uint32_t after) {
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_AFTER_ADDR, after);
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_ADDR, cycles);
 }
+
+void channel_inject(const struct channel_inject *f) {
+    hal_write32(CSR_REMOTE_CHANNEL_INJECT_AT_ADDR, f->at);
+    hal_write32(CSR_REMOTE_CHANNEL_INJECT_COPIES_ADDR, f->copies);
+    hal_write32(CSR_REMOTE_CHANNEL_INJECT_CYCLES_ADDR, f->cycles);
+    hal_write32(CSR_REMOTE_CHANNEL_INJECT_ADDR, FIELD_PUT(REMOTE_CHANNEL_INJECT_KIND, f->kind)
+                | FIELD_PUT(REMOTE_CHANNEL_INJECT_TOWARD, f->toward) | FIELD_PUT(REMOTE_CHANNEL_INJECT_LANE, f->lane));
+}
+
+void channel_inject_state(struct channel_inject_state *s) {
+    uint32_t state = hal_read32(CSR_REMOTE_CHANNEL_INJECT_STATE_ADDR);
+    s->injected = hal_read32(CSR_REMOTE_CHANNEL_INJECTED_ADDR);
+    s->pending = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_PENDING, state);
+    s->frame_blocks = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_FRAME_BLOCKS, state);
+    s->frame_seq = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_FRAME_SEQ, state);
+}
 #endif

@@ -1,4 +1,4 @@
-/* Sim channel driver: bit errors per lane and link-down intervals. */
+/* Sim channel driver: bit errors per lane, link-down intervals and chosen faults. */
 #ifndef MONET_CHANNEL_H
 #define MONET_CHANNEL_H
 
@@ -21,5 +21,13 @@ void channel_faults_set(const struct channel_faults *f, int reseed);
 void channel_faults_get(struct channel_faults *f);
 void channel_fault_counters(struct channel_fault_counters *c);
 void channel_down(uint32_t cycles, uint32_t after);   /* down for `cycles`, `after` cycles from now */
+
+/* A chosen fault (kind: CHANNEL_FAULT_*, litex/cores/phy/codes.py) toward the memory card (toward 0) or the
+ * compute card (1), at the first frame that travels alone from `at` cycles on: on that frame (a flood sends
+ * `copies`), or from it lane `lane` garbled or every lane down for `cycles`. */
+struct channel_inject { uint32_t kind, toward, lane, at, copies, cycles; };
+struct channel_inject_state { uint32_t injected, pending, frame_blocks, frame_seq; };
+void channel_inject(const struct channel_inject *f);
+void channel_inject_state(struct channel_inject_state *s);
 
 #endif

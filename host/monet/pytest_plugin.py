@@ -53,8 +53,8 @@ def sim_session(sim_build):
 
 @pytest.fixture
 def sim(sim_session):
-    """The session's sim for one test. Whatever the test changes (link, channel errors, retry, BFCT) and however
-    it ends, the next test finds the session's settings. Between tests the sim is paused: idle, it would
+    """The session's sim for one test. Whatever the test changes (link, channel errors, retry, BFCT, a chosen
+    fault armed) and however it ends, the next test finds the session's settings. Between tests the sim is paused: idle, it would
     take a core from the worker's other tests for the rest of the run."""
     target, restore = sim_session
     target.commands_sent.clear()
@@ -66,6 +66,8 @@ def sim(sim_session):
                 target.fw.set_bfct(**fields)      # only the sections the test changed
             elif name in target.commands_sent:
                 getattr(target.fw, name)(**fields)
+        if "inject" in target.commands_sent:
+            target.fw.inject(kind="none")         # a chosen fault armed and not yet started
         target.pause()                            # until the worker's next sim test
 
 

@@ -1,5 +1,5 @@
 """The cores' codes (the memory card's memories, the benchmark block's modes and patterns, the BFCT's fault
-kinds and targets) are declared once, in each core's codes.py: the SoC exports them to the firmware as soc.h
+kinds and targets, the sim channel's fault kinds) are declared once, in each core's codes.py: the SoC exports them to the firmware as soc.h
 constants and no firmware file writes one by hand."""
 
 import re
@@ -15,6 +15,9 @@ def test_every_code_is_the_documented_one_and_fits_its_register():
     assert CODES["PBB_PATTERN"] == {"seq": 0, "stride": 1, "random": 2}           # 2-bit `pattern`
     assert list(CODES["REMAT_FAULT"].values()) == list(range(7))                  # the 3-bit fault kind
     assert CODES["REMAT_TARGET"] == {"remote0": 0, "local": 1}                    # ENTRY's 2-bit target
+    assert list(CODES["CHANNEL_FAULT"]) == ["none", "crc", "type", "truncated", "duplicate", "skip", "flood",
+                                            "lane", "down"]
+    assert list(CODES["CHANNEL_FAULT"].values()) == list(range(9))                 # the 4-bit `inject` kind
 
 
 def test_the_constants_are_the_tables():

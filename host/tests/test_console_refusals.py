@@ -29,6 +29,12 @@ REFUSALS = [
     (f"errinj ber=0,0,0,0,0,0,0,{1 << 40}", "ber thresholds must be below 2**40"),
     ("errinj burst=0", "burst must be 1..32 bits"),
     ("errinj burst=33", "burst must be 1..32 bits"),
+    ("inject kind=bitrot", "kind must be none, crc, type, truncated, duplicate, skip, flood, lane or down"),
+    ("inject kind=crc toward=both", "toward must be a2b or b2a"),
+    ("inject kind=flood copies=0", "copies must be 1..65535"),
+    ("inject kind=flood copies=65536", "copies must be 1..65535"),
+    ("inject kind=lane lane=8", "lane must be 0..7"),
+    ("inject kind=down cycles=0", "cycles must be at least 1"),
     ("retry timeout=15", "timeout must be 16..65535 cycles"),
     ("retry timeout=65536", "timeout must be 16..65535 cycles"),
     ("retry nak=2", "nak must be 0 or 1"),
@@ -102,4 +108,5 @@ def test_each_refusal_names_what_is_accepted_and_changes_nothing(sim, line, mess
         sim.command(line)
     assert str(refused.value) == f"firmware refused {line!r}: {message}"
     assert settings(sim, line) == before
+    assert sim.fw.inject()["pending"] == 0      # nothing armed
     assert sim.fw.rd(0)["fault"] is False       # the console and the link go on

@@ -40,8 +40,8 @@ def test_bandwidth_through_monet_ctl_equals_the_firmware_console(sim, via_ctl, o
 def test_monet_ctl_has_the_firmwares_csr_commands_with_their_keys(sim, via_ctl):
     theirs = sim.fw.help()["commands"]
     mine = via_ctl.fw.help()["commands"]
-    assert set(mine) == {"help", "info", "link", "retry", "errinj", "prbs", "hmc", "bfct", "faults", "combiner",
-                         "memcard", "stages", "pbb"}
+    assert set(mine) == {"help", "info", "link", "retry", "errinj", "inject", "prbs", "hmc", "bfct", "faults",
+                         "combiner", "memcard", "stages", "pbb"}
     assert {name: theirs[name] for name in mine} == mine
     # What the CPU alone can do stays in the firmware.
     assert {"rd", "wr", "fill", "check", "lat", "chase", "stream", "counters", "exit"} <= set(theirs) - set(mine)

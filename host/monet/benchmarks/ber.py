@@ -7,7 +7,7 @@ from monet.link import model as link_model
 from monet.link import reliability
 from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY, SR_BER_TARGETS
 from monet.report.tables import axis, figure, fmt, group, op_style, print_table
-from monet.sim.link_setup import configure_link, configure_retry, link_record
+from monet.sim.link_setup import configure_link, configure_retry, grew, link_record
 from monet.soc.facts import REMOTE_TAGS, block_threshold
 
 REPLAY_NAMES = {"gbn": "go-back-N", "sr": "selective repeat"}
@@ -23,10 +23,6 @@ def _reliability_counters(target):
     errinj = target.fw.errinj()
     retry = target.fw.retry()
     return errinj, retry
-
-
-def _delta(after, before, keys):
-    return {k: after[k] - before[k] for k in keys}
 
 
 RETRY_KEYS = ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls", "naks",
@@ -75,7 +71,7 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
                                          cycles_per_line=cycles_per_line)
     errinj1, retry1 = _reliability_counters(target)
     set_errors(target, 0.0)
-    ends = {end: _delta(retry1[end], retry0[end], RETRY_KEYS) for end in ("compute", "memory")}
+    ends = {end: grew(retry1[end], retry0[end], RETRY_KEYS) for end in ("compute", "memory")}
     blocks = (errinj1["blocks_a2b"] - errinj0["blocks_a2b"]) + (errinj1["blocks_b2a"] - errinj0["blocks_b2a"])
     hits = (errinj1["hits_a2b"] - errinj0["hits_a2b"]) + (errinj1["hits_b2a"] - errinj0["hits_b2a"])
     measured = runs[op]

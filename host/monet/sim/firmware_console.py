@@ -122,6 +122,12 @@ class FirmwareConsole:
         length, seed, and link-down windows; answers the settings and the hit counters."""
 
     @command
+    def inject(self, kind=None, toward=None, at=None, copies=None, lane=None, cycles=None):
+        """A chosen fault on the wire (`kind`, one of litex/cores/phy/codes.py's) toward the memory card (`a2b`) or
+        the compute card (`b2a`), `at` cycles from now: on the next frame that travels alone, `copies` of it for
+        a flood, lane `lane` garbled or every lane down for `cycles`; answers the injector's state."""
+
+    @command
     def retry(self, timeout=None, nak=None, selective=None, request_timeout=None, credits=None):
         """Replay timer, nak policy, selective repeat (1) or go-back-N (0), request timeout and credits; answers
         them with both ends' counters."""

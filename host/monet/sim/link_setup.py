@@ -48,19 +48,21 @@ def configure_link(target, link):
     return answer
 
 
+def grew(after, before, keys):
+    """How much each of the firmware's 32-bit counters `keys` grew from one answer to a later one."""
+    return {k: (after[k] - before[k]) % 2**32 for k in keys}
+
+
 def memory_service(target, run):
     """Runs `run()` and returns its result and the memory card's figures over it: its mean service time
     (cycles: the memory's share of each answer), the DDR4 refreshes that fell inside it and the requests that
     waited for one."""
     before = target.fw.memcard()
     result = run()
-    after = target.fw.memcard()
-
-    def grew(name):
-        return (after[name] - before[name]) % 2**32
-    count = grew("service_count")
-    return result, {"memory_service_cycles": grew("service_sum") / count if count else None,
-                    "refreshes": grew("refreshes"), "refresh_waits": grew("refresh_waits")}
+    growth = grew(target.fw.memcard(), before, ("service_count", "service_sum", "refreshes", "refresh_waits"))
+    count = growth["service_count"]
+    return result, {"memory_service_cycles": growth["service_sum"] / count if count else None,
+                    "refreshes": growth["refreshes"], "refresh_waits": growth["refresh_waits"]}
 
 
 def link_counters(target):

@@ -16,9 +16,29 @@ from litex.soc.interconnect import stream
 from monet.cores.common.layouts import *
 
 
-def _lanes_cases(lanes_log2, body):
+def lanes_cases(lanes_log2, body):
     """Case on the run-time lane count; body(n) gives the statements for n lanes."""
     return Case(lanes_log2, {log2: body(1 << log2) for log2 in range(4)})
+
+
+def block_places(n):
+    """Where each block of a beat travels over n lanes, as (block, lane, slot): lane i carries blocks i, i+n, ..."""
+    return [(blk, blk % n, blk // n) for blk in range(BEAT_BLOCKS)]
+
+
+def stripe(lanes_log2, beat, bundle):
+    """The statements that deal the blocks of `beat` (data, ctrl, count) over the lanes of `bundle`."""
+    def body(n):
+        stmts = []
+        for blk, lane, slot in block_places(n):
+            stmts += [
+                getattr(bundle, f"lane{lane}_data")[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)].eq(
+                    beat.data[BLOCK_BITS*blk:BLOCK_BITS*(blk+1)]),
+                getattr(bundle, f"lane{lane}_ctrl")[slot].eq(beat.ctrl[blk]),
+                getattr(bundle, f"lane{lane}_used")[slot].eq(beat.count > blk),
+            ]
+        return stmts
+    return lanes_cases(lanes_log2, body)
 
 
 class LaneStriper(LiteXModule):
@@ -35,19 +55,7 @@ class LaneStriper(LiteXModule):
 
         self.comb += [source.valid.eq(sink.valid), sink.ready.eq(source.ready)]
 
-        def stripe(n):
-            stmts = []
-            for lane in range(n):
-                for slot in range(BEAT_BLOCKS // n):
-                    blk = lane + slot*n
-                    stmts += [
-                        getattr(source, f"lane{lane}_data")[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)].eq(
-                            sink.data[BLOCK_BITS*blk:BLOCK_BITS*(blk+1)]),
-                        getattr(source, f"lane{lane}_ctrl")[slot].eq(sink.ctrl[blk]),
-                        getattr(source, f"lane{lane}_used")[slot].eq(sink.count > blk),
-                    ]
-            return stmts
-        self.comb += _lanes_cases(lanes_log2, stripe)
+        self.comb += stripe(lanes_log2, sink, source)
 
 
 def thermometer_count(used):
@@ -75,8 +83,7 @@ class LaneDeskew(LiteXModule):
             stmts += [sinks[lane].ready.eq(all_valid & source.ready) for lane in range(n)]
             # Lanes beyond N are not in use: drain anything left in them.
             stmts += [sinks[lane].ready.eq(1) for lane in range(n, MAX_LANES)]
-            for blk in range(BEAT_BLOCKS):
-                lane, slot = blk % n, blk // n
+            for blk, lane, slot in block_places(n):
                 stmts += [
                     source.data[BLOCK_BITS*blk:BLOCK_BITS*(blk+1)].eq(
                         sinks[lane].data[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)]),
@@ -85,5 +92,5 @@ class LaneDeskew(LiteXModule):
             used = [sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)]
             stmts.append(source.count.eq(thermometer_count(used)))
             return stmts
-        self.comb += _lanes_cases(lanes_log2, merge)
+        self.comb += lanes_cases(lanes_log2, merge)
 

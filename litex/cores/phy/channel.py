@@ -32,7 +32,10 @@ from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import *
+from monet.cores.link.lanes import lanes_cases, stripe
+from monet.cores.phy.codes import FAULT_KINDS
 from monet.cores.phy.errors import ErrorInjector
+from monet.cores.phy.injector import FrameInjector
 from monet.cores.phy.figures import THRESHOLD_BITS
 
 
@@ -87,46 +90,76 @@ class WireTime(LiteXModule):
 class LaneSerializer(LiteXModule):
     """Holds each beat of lane words for its serialization time (>= 1 cycle), then releases it.
 
-    `block_ps` is the time of one 66-bit block at the lane rate; `clk_ps` the cycle time.
+    `block_ps` is the time of one 66-bit block at the lane rate; `clk_ps` the cycle time. While `use_alt`, it
+    takes its beats from `alt` (the fault injector's, whole beats, dealt over the lanes as they are taken) and
+    `sink` waits.
     """
     def __init__(self, lanes_log2, block_ps, clk_ps):
-        self.sink   = sink   = stream.Endpoint(bundle_layout())
-        self.source = source = stream.Endpoint(bundle_layout())
+        self.sink    = sink   = stream.Endpoint(bundle_layout())
+        self.alt     = alt    = stream.Endpoint(beat_layout)
+        self.use_alt = Signal()
+        self.source  = source = stream.Endpoint(bundle_layout())
 
         # # #
 
         self.wire = wire = WireTime(clk_ps)
         self.busy_cycles = wire.busy_cycles
-        # Lane 0 carries the most blocks of any lane: its used slots give ceil(k/N).
+        # Lane 0 carries the most blocks of any lane: ceil(k/N), its used slots.
         per_lane = Signal(4)
-        self.comb += per_lane.eq(reduce(add, [sink.lane0_used[i] for i in range(BEAT_BLOCKS)]))
+        self.comb += If(self.use_alt,
+            lanes_cases(lanes_log2, lambda n: per_lane.eq((alt.count + n - 1) >> log2_int(n))),
+        ).Else(
+            per_lane.eq(reduce(add, [sink.lane0_used[i] for i in range(BEAT_BLOCKS)])),
+        )
         payload = Record(bundle_layout())
         self.comb += [
             wire.cost.eq(per_lane * block_ps),
-            wire.offered.eq(sink.valid),
-            sink.ready.eq(wire.accept),
+            wire.offered.eq(Mux(self.use_alt, alt.valid, sink.valid)),
+            sink.ready.eq(wire.accept & ~self.use_alt),
+            alt.ready.eq(wire.accept & self.use_alt),
             source.valid.eq(wire.done),
             wire.drained.eq(source.ready),
             source.payload.raw_bits().eq(payload.raw_bits()),
         ]
-        self.sync += If(wire.take, payload.raw_bits().eq(sink.payload.raw_bits()))
+        self.sync += If(wire.take,
+            If(self.use_alt, payload.raw_bits().eq(0), stripe(lanes_log2, alt, payload)
+            ).Else(payload.raw_bits().eq(sink.payload.raw_bits())),
+        )
 
 
 class SimChannelDirection(LiteXModule):
-    """One direction of the channel: serializer, bit errors, then a delay line per lane (delay + skew[lane]).
+    """One direction of the channel: serializer (with the injector beside it, a fault on a chosen frame:
+    injector.py), bit errors, then a delay line per lane (delay + skew[lane]).
 
-    While `down`, lane words are lost.
+    While `down`, lane words are lost. The lanes set in `garble` have every block hit by an error (the lane's
+    error threshold at its maximum: a receiver that lost lock delivers garbage).
     """
     def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024, salt=0):
         self.sink    = stream.Endpoint(bundle_layout())
         self.sources = []
         self.down    = Signal()
+        self.garble  = Signal(MAX_LANES)
 
         # # #
 
+        self.injector   = inj = FrameInjector(lanes_log2)
         self.serializer = ser = LaneSerializer(lanes_log2, block_ps, clk_ps)
         self.errors     = err = ErrorInjector(salt=salt)
-        self.comb += [self.sink.connect(ser.sink), ser.source.connect(err.sink)]
+        sink = self.sink
+        self.comb += [
+            # The injector watches the beats; it may keep them off the wire (block), take one (hold) or send its
+            # own (sending).
+            ser.sink.valid.eq(sink.valid & ~inj.block),
+            ser.sink.payload.eq(sink.payload),
+            sink.ready.eq(Mux(inj.block, inj.hold, ser.sink.ready)),
+            inj.sink.valid.eq(sink.valid),
+            inj.sink.payload.eq(sink.payload),
+            inj.sink.ready.eq(sink.ready),
+            inj.ready.eq(ser.sink.ready),
+            inj.source.connect(ser.alt),
+            ser.use_alt.eq(inj.sending),
+            ser.source.connect(err.sink),
+        ]
         wire = err.source
         readies = []
         for lane in range(MAX_LANES):
@@ -145,6 +178,32 @@ class SimChannelDirection(LiteXModule):
         self.comb += wire.ready.eq(reduce(and_, readies))
 
 
+class Window(LiteXModule):
+    """`active` for `length` cycles, starting `after` cycles after `start` (both taken with it)."""
+    def __init__(self):
+        self.start   = Signal()
+        self.after   = Signal(32)
+        self.length  = Signal(32)
+        self.active  = Signal()
+
+        # # #
+
+        remaining = Signal(32)
+        wait      = Signal(32)
+        armed     = Signal()
+        length    = Signal(32)
+        self.comb += self.active.eq(remaining != 0)
+        self.sync += [
+            If(self.start,
+                armed.eq(1), wait.eq(self.after), length.eq(self.length),
+            ).Elif(armed,
+                If(wait == 0, armed.eq(0), remaining.eq(length)).Else(wait.eq(wait - 1)),
+            ).Elif(self.active,
+                remaining.eq(remaining - 1),
+            ),
+        ]
+
+
 class SimChannel(LiteXModule):
     """Both directions of the link between the compute card (a) and the memory card (b).
 
@@ -154,6 +213,12 @@ class SimChannel(LiteXModule):
     for both directions, each with its own generators), and `down_for`: cycles of link down, starting
     `down_after` cycles after `go_down` (so it can fall in the middle of a run the CPU waits on). `a_up` and
     `b_up` are the receivers' status; `down_total` counts down cycles.
+
+    A chosen fault (`inject_kind`, litex/cores/phy/codes.py) in the direction `inject_toward` (0: compute to
+    memory), at the first frame with a transaction that the direction's injector finds from `inject_at` cycles
+    after `inject_arm` (injector.py): on that frame (a flood sends `inject_copies` of it), or from it lane
+    `inject_lane`'s words garbled, or every lane down, for `inject_cycles`. `injected` counts the faults put
+    on the wire; `inject_pending` is high until the armed one is done.
     """
     def __init__(self, clk_ps=4000, depth=1024):
         self.lanes_log2 = Signal(2, reset=3)
@@ -166,6 +231,15 @@ class SimChannel(LiteXModule):
         self.a_up       = Signal()
         self.b_up       = Signal()
         self.down_total = Signal(32)
+        self.inject_kind    = Signal(4)
+        self.inject_toward  = Signal()
+        self.inject_lane    = Signal(3)
+        self.inject_at      = Signal(32)
+        self.inject_copies  = Signal(16)
+        self.inject_cycles  = Signal(32)
+        self.inject_arm     = Signal()
+        self.injected       = Signal(32)
+        self.inject_pending = Signal()
 
         # # #
 
@@ -176,28 +250,45 @@ class SimChannel(LiteXModule):
         self.burst      = Signal(6, reset=1)
         self.seed       = Signal(32)
         self.seed_load  = Signal()
-        for err in (self.a2b.errors, self.b2a.errors):
-            self.comb += [b.eq(a) for a, b in zip(self.thresholds, err.thresholds)]
+        for direction in (self.a2b, self.b2a):
+            err = direction.errors
+            self.comb += [err.thresholds[lane].eq(Mux(direction.garble[lane], 2**THRESHOLD_BITS - 1, threshold))
+                          for lane, threshold in enumerate(self.thresholds)]
             self.comb += [err.burst.eq(self.burst), err.seed.eq(self.seed), err.seed_load.eq(self.seed_load)]
-        remaining = Signal(32)
-        wait      = Signal(32)
-        armed     = Signal()
-        length    = Signal(32)
-        down = Signal()
+        # The link down: when `go_down` asks, or from a frame an injector found for a chosen `down` fault.
+        found = Signal()
+        self.comb += found.eq(self.a2b.injector.found | self.b2a.injector.found)
+        self.down_window = down = Window()
         self.comb += [
-            down.eq(remaining != 0),
-            self.a2b.down.eq(down), self.b2a.down.eq(down),
-            self.a_up.eq(~down), self.b_up.eq(~down),
+            down.start.eq(self.go_down | found & (self.inject_kind == FAULT_KINDS["down"])),
+            down.after.eq(Mux(self.go_down, self.down_after, 0)),
+            down.length.eq(Mux(self.go_down, self.down_for, self.inject_cycles)),
+            self.a2b.down.eq(down.active), self.b2a.down.eq(down.active),
+            self.a_up.eq(~down.active), self.b_up.eq(~down.active),
         ]
-        self.sync += [
-            If(self.go_down,
-                armed.eq(1), wait.eq(self.down_after), length.eq(self.down_for),
-            ).Elif(armed,
-                If(wait == 0, armed.eq(0), remaining.eq(length)).Else(wait.eq(wait - 1)),
-            ).Elif(down,
-                remaining.eq(remaining - 1),
-            ),
-            If(down, self.down_total.eq(self.down_total + 1)),
+        self.sync += If(down.active, self.down_total.eq(self.down_total + 1))
+
+        # Chosen faults: the injectors' own on a frame, and a lane garbled from a frame they found.
+        self.lane_window = lane = Window()
+        lane_toward = Signal()
+        lane_mask   = Signal(MAX_LANES)
+        self.comb += [
+            lane.start.eq(found & (self.inject_kind == FAULT_KINDS["lane"])),
+            lane.length.eq(self.inject_cycles),
+            self.a2b.garble.eq(Mux(lane.active & ~lane_toward, lane_mask, 0)),
+            self.b2a.garble.eq(Mux(lane.active & lane_toward, lane_mask, 0)),
+        ]
+        self.sync += If(lane.start, lane_toward.eq(self.inject_toward), lane_mask.eq(1 << self.inject_lane))
+        for toward, direction in enumerate((self.a2b, self.b2a)):
+            self.comb += [
+                direction.injector.kind.eq(self.inject_kind),
+                direction.injector.copies.eq(self.inject_copies),
+                direction.injector.at.eq(self.inject_at),
+                direction.injector.arm.eq(self.inject_arm & (self.inject_toward == toward)),
+            ]
+        self.comb += [
+            self.injected.eq(self.a2b.injector.applied + self.b2a.injector.applied),
+            self.inject_pending.eq(self.a2b.injector.pending | self.b2a.injector.pending | lane.active | down.active),
         ]
 
     def add_control(self):
@@ -222,6 +313,21 @@ class SimChannel(LiteXModule):
         self._blocks_b2a = CSRStatus(48, description="Blocks carried memory-to-compute.")
         self._hits_a2b   = CSRStatus(32, description="Blocks hit by an error compute-to-memory.")
         self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
+        self._inject_at     = CSRStorage(32, description="Cycles from the write of `inject` before its fault may start.")
+        self._inject_copies = CSRStorage(16, reset=64, description="`flood`: copies of the frame sent.")
+        self._inject_cycles = CSRStorage(32, description="`lane`: cycles the lane's words are garbled.")
+        self._inject = CSRStorage(fields=[
+            CSRField("kind",   size=4, description="The fault (litex/cores/phy/codes.py: 1..6 on a frame, 7 a lane); "
+                                                   "written: armed."),
+            CSRField("toward", size=1, description="0: compute to memory, 1: memory to compute."),
+            CSRField("lane",   size=3, description="`lane`: the lane garbled."),
+        ])
+        self._injected = CSRStatus(32, description="Faults put on the wire (frames, lane windows begun).")
+        self._inject_state = CSRStatus(fields=[
+            CSRField("pending", size=1, description="The armed fault is not done yet."),
+            CSRField("frame_blocks", size=6, description="The last frame faulted in the direction chosen: its blocks."),
+            CSRField("frame_seq", size=SEQ_BITS, description="... and its sequence number."),
+        ])
         self.comb += [
             self.burst.eq(self._ber_burst.storage),
             self.seed.eq(self._ber_seed.storage),
@@ -234,7 +340,19 @@ class SimChannel(LiteXModule):
             self._blocks_b2a.status.eq(self.b2a.errors.blocks),
             self._hits_a2b.status.eq(self.a2b.errors.hits),
             self._hits_b2a.status.eq(self.b2a.errors.hits),
+            self.inject_kind.eq(self._inject.fields.kind),
+            self.inject_toward.eq(self._inject.fields.toward),
+            self.inject_lane.eq(self._inject.fields.lane),
+            self.inject_arm.eq(self._inject.re),
+            self.inject_at.eq(self._inject_at.storage),
+            self.inject_copies.eq(self._inject_copies.storage),
+            self.inject_cycles.eq(self._inject_cycles.storage),
+            self._injected.status.eq(self.injected),
+            self._inject_state.fields.pending.eq(self.inject_pending),
         ]
+        for field in ("frame_blocks", "frame_seq"):
+            self.comb += getattr(self._inject_state.fields, field).eq(
+                Mux(self.inject_toward, getattr(self.b2a.injector, field), getattr(self.a2b.injector, field)))
         self.comb += [
             self.lanes_log2.eq(self._lanes_log2.storage),
             self.block_ps.eq(self._block_ps.storage),

@@ -1,0 +1,24 @@
+#
+# This file is part of MONet-open.
+#
+# SPDX-License-Identifier: BSD-2-Clause
+
+"""The sim channel's fault kinds as plain Python, without Migen (the host reads them through monet.soc.facts, the
+firmware as soc.h constants, CHANNEL_FAULT_*): what the channel's injector (injector.py) puts on one frame, a
+lane's words garbled for a while, or the whole link down for a while."""
+
+FAULT_KINDS = {
+    "none":      0,
+    "crc":       1,   # one bit of a frame's CRC flipped
+    "type":      2,   # a frame's first header of an unknown type, its CRC mended to match
+    "truncated": 3,   # only the first half of a frame sent
+    "duplicate": 4,   # a frame sent twice
+    "skip":      5,   # a frame not sent: the next one skips a sequence number
+    "flood":     6,   # a frame sent many times back to back: the deframer overflows
+    "lane":      7,   # one lane's words garbled for a number of cycles
+    "down":      8,   # every lane down for a number of cycles (a PHY that loses lock)
+}
+# The kinds the injector puts on one frame; the channel's own (a lane, the link) start with the frame the injector
+# finds for them, which it lets pass unchanged.
+FRAME_FAULTS   = ("crc", "type", "truncated", "duplicate", "skip", "flood")
+CHANNEL_FAULTS = ("lane", "down")
