@@ -44,10 +44,10 @@ void channel_inject(const struct channel_inject *f) {
 }
 
 void channel_inject_state(struct channel_inject_state *s) {
-    uint32_t state = hal_read32(CSR_REMOTE_CHANNEL_INJECT_STATE_ADDR);
+    uint32_t state = hal_read32(CSR_REMOTE_CHANNEL_INJECTOR_ADDR);
     s->injected = hal_read32(CSR_REMOTE_CHANNEL_INJECTED_ADDR);
-    s->pending = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_PENDING, state);
-    s->frame_blocks = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_FRAME_BLOCKS, state);
-    s->frame_seq = FIELD_GET(REMOTE_CHANNEL_INJECT_STATE_FRAME_SEQ, state);
+    s->pending = FIELD_GET(REMOTE_CHANNEL_INJECTOR_PENDING, state);
+    s->frame_blocks = FIELD_GET(REMOTE_CHANNEL_INJECTOR_FRAME_BLOCKS, state);
+    s->frame_seq = FIELD_GET(REMOTE_CHANNEL_INJECTOR_FRAME_SEQ, state);
 }
 #endif

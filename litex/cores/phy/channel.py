@@ -323,7 +323,7 @@ class SimChannel(LiteXModule):
             CSRField("lane",   size=3, description="`lane`: the lane garbled."),
         ])
         self._injected = CSRStatus(32, description="Faults put on the wire (frames, lane windows begun).")
-        self._inject_state = CSRStatus(fields=[
+        self._injector = CSRStatus(fields=[
             CSRField("pending", size=1, description="The armed fault is not done yet."),
             CSRField("frame_blocks", size=6, description="The last frame faulted in the direction chosen: its blocks."),
             CSRField("frame_seq", size=SEQ_BITS, description="... and its sequence number."),
@@ -348,10 +348,10 @@ class SimChannel(LiteXModule):
             self.inject_copies.eq(self._inject_copies.storage),
             self.inject_cycles.eq(self._inject_cycles.storage),
             self._injected.status.eq(self.injected),
-            self._inject_state.fields.pending.eq(self.inject_pending),
+            self._injector.fields.pending.eq(self.inject_pending),
         ]
         for field in ("frame_blocks", "frame_seq"):
-            self.comb += getattr(self._inject_state.fields, field).eq(
+            self.comb += getattr(self._injector.fields, field).eq(
                 Mux(self.inject_toward, getattr(self.b2a.injector, field), getattr(self.a2b.injector, field)))
         self.comb += [
             self.lanes_log2.eq(self._lanes_log2.storage),

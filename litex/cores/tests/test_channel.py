@@ -1,12 +1,18 @@
-"""SimChannel serializer and delay lines (litex/cores/phy/channel.py) against the host's link model."""
+"""SimChannel (litex/cores/phy/channel.py): serializer and delay lines against the host's link model, and a lane
+or link fault started by the frame the injector finds."""
 
 import pytest
 from migen import *
 
+from monet.cores.common.layouts import T_RD_REQ
 from monet.cores.link.lanes import LaneStriper
-from monet.cores.phy.channel import SimChannelDirection
+from monet.cores.phy.channel import SimChannel, SimChannelDirection
+from monet.cores.phy.codes import FAULT_KINDS
+from monet.cores.phy.figures import THRESHOLD_BITS
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.link import model as link_model
+
+from .test_packing import header
 
 
 class Direction(Module):
@@ -26,9 +32,11 @@ class Direction(Module):
             self.comb += s.ready.eq(1)
 
 
-def run(lanes, rate, delay, counts):
+def run(lanes, rate, delay, counts, busy=None):
+    """(cycles each beat was taken, cycles each arrived); `busy` (a list) gets the serializer's busy cycles."""
     dut = Direction()
     sent, arrived = [], []
+    busy = [] if busy is None else busy
 
     def settings():
         yield dut.lanes_log2.eq(lanes.bit_length() - 1)
@@ -47,6 +55,7 @@ def run(lanes, rate, delay, counts):
             if (yield dut.out.valid):
                 arrived.append(cycle)
             yield
+        busy.append((yield dut.dir.serializer.busy_cycles))
 
     def drive():
         yield from settings()
@@ -75,9 +84,107 @@ def test_lone_frame_latency_is_serialization_plus_delay(lanes, rate):
 @pytest.mark.parametrize("lanes,rate", [(1, 10.0), (4, 12.5), (8, 15.0), (8, 25.0)])
 def test_back_to_back_throughput_matches_lane_rate(lanes, rate):
     n = 40
-    sent, arrived = run(lanes, rate, 3, [8] * n)
+    busy = []
+    sent, arrived = run(lanes, rate, 3, [8] * n, busy)
     assert len(arrived) == n
+    assert busy[0] >= n   # the wire is busy at least a cycle a beat (link occupancy)
     cycles = arrived[-1] - arrived[0]
     expected = (n - 1) * -(-8 // lanes) * link_model.block_ps(rate) / link_model.CLK_PS
     # A beat never leaves in less than a cycle; otherwise the carried remainder keeps the average exact.
     assert abs(cycles - max(expected, n - 1)) <= 1
+
+
+class Channel(Module):
+    """Both directions, a beat striped into the compute-to-memory one; every lane word taken at the far end."""
+    def __init__(self):
+        self.submodules.channel = SimChannel(depth=16)
+        self.submodules.striper = LaneStriper(self.channel.lanes_log2)
+        self.sink = self.striper.sink
+        self.comb += self.striper.source.connect(self.channel.a2b.sink)
+        for s in self.channel.a2b.sources + self.channel.b2a.sources:
+            self.comb += s.ready.eq(1)
+
+
+CHANNEL = Channel()
+
+
+@pytest.mark.parametrize("kind", ["lane", "down"])
+def test_a_lane_or_link_fault_starts_with_the_frame_the_injector_finds_and_lasts_its_cycles(kind):
+    """Armed toward the memory card, the fault waits for a frame with a transaction; from it lane 3's blocks are
+    all hit (its threshold at the maximum, the other lanes' untouched), or the link is down, for 20 cycles."""
+    dut, seen = CHANNEL, []
+    frame = [header(T_RD_REQ, 1, 0x10)[0], 0xF | 1 << 63]   # a request and a trailer: a frame with a transaction
+
+    def bench():
+        ch = dut.channel
+        yield ch.inject_kind.eq(FAULT_KINDS[kind])
+        yield ch.inject_lane.eq(3)
+        yield ch.inject_cycles.eq(20)
+        yield ch.inject_arm.eq(1)
+        yield
+        yield ch.inject_arm.eq(0)
+        for _ in range(10):   # nothing on the wire: nothing starts
+            yield
+        seen.append(((yield ch.injected), (yield ch.inject_pending), (yield ch.down_total)))
+        yield dut.sink.valid.eq(1)
+        yield dut.sink.count.eq(2)
+        yield dut.sink.data.eq(frame[0] | frame[1] << 64)
+        yield dut.sink.ctrl.eq(0b11)
+        yield
+        yield dut.sink.valid.eq(0)
+        hit = []
+        for _ in range(40):
+            hit.append(((yield ch.a2b.errors.thresholds[3]), (yield ch.a2b.errors.thresholds[2]),
+                        (yield ch.b2a.errors.thresholds[3]), (yield ch.a2b.down), (yield ch.inject_pending)))
+            yield
+        seen.append(((yield ch.injected), (yield ch.inject_pending), (yield ch.down_total)))
+        seen.append(hit)
+
+    run_simulation(dut, bench())
+    before, after, hit = seen
+    assert before == (0, 1, 0)
+    top = 2**THRESHOLD_BITS - 1
+    if kind == "lane":
+        assert [h[0] == top for h in hit].count(True) == 20 and after[:2] == (1, 0)
+        assert {h[1:4] for h in hit} == {(0, 0, 0)}                 # one lane, one direction, the link up
+    else:
+        assert [h[3] for h in hit].count(1) == 20 and after == (1, 0, 20)
+        assert {h[:3] for h in hit} == {(0, 0, 0)}
+    assert all(h[4] for h in hit if h[0] == top or h[3])           # pending while the fault lasts
+
+
+def test_the_link_goes_down_when_asked_for_its_cycles_after_its_delay():
+    dut, downs = CHANNEL, []
+
+    def bench():
+        ch = dut.channel
+        yield ch.down_for.eq(15)
+        yield ch.down_after.eq(5)
+        yield ch.go_down.eq(1)
+        yield
+        yield ch.go_down.eq(0)
+        for _ in range(40):
+            downs.append((yield ch.a2b.down) & (yield ch.b2a.down) & ~(yield ch.a_up) & 1)
+            yield
+        downs.append((yield ch.down_total))
+
+    run_simulation(dut, bench())
+    total = downs.pop()
+    assert downs.count(1) == total == 15 and downs.index(1) == 7   # down_after cycles, the write's and the window's own
+
+
+def test_the_channels_registers_are_the_documented_ones():
+    # doc/registers.md lists them (as the sim SoC builds them): width and reset of each.
+    channel = SimChannel()
+    channel.add_control()
+    regs = {c.name: (c.size, getattr(c, "reset", None) if hasattr(c, "storage") else None)
+            for c in channel.get_csrs()}
+    assert {name: size for name, (size, _) in regs.items()} == {
+        "lanes_log2": 2, "block_ps": 16, "delay": 16, "skew": 64, "busy_a2b": 32, "busy_b2a": 32,
+        **{f"ber_lane{lane}": THRESHOLD_BITS for lane in range(8)}, "ber_burst": 6, "ber_seed": 32,
+        "down_after": 32, "down": 32, "down_total": 32, "blocks_a2b": 48, "blocks_b2a": 48, "hits_a2b": 32,
+        "hits_b2a": 32, "inject_at": 32, "inject_copies": 16, "inject_cycles": 32, "inject": 8, "injected": 32,
+        "injector": 1 + 6 + 10}
+    resets = {c.name: c.storage.reset.value for c in channel.get_csrs() if hasattr(c, "storage")}
+    assert {k: resets[k] for k in ("lanes_log2", "block_ps", "delay", "ber_burst", "inject_copies")} == {
+        "lanes_log2": 3, "block_ps": 4400, "delay": 10, "ber_burst": 1, "inject_copies": 64}

@@ -27,7 +27,8 @@ class Bench(Module):
     def __init__(self):
         self.lanes_log2 = Signal(2)
         self.submodules.striper = LaneStriper(self.lanes_log2)
-        self.submodules.dir = SimChannelDirection(self.lanes_log2, Constant(500, 16), 4000, Constant(1, 16),
+        self.block_ps = Signal(16, reset=500)
+        self.submodules.dir = SimChannelDirection(self.lanes_log2, self.block_ps, 4000, Constant(1, 16),
                                                   [Constant(0, 8)] * MAX_LANES, depth=16)
         self.submodules.deskew = LaneDeskew(self.lanes_log2)
         self.injector = self.dir.injector
@@ -51,19 +52,22 @@ def beats_of(frame):
     return [frame[i:i + BEAT_BLOCKS] for i in range(0, len(frame), BEAT_BLOCKS)]
 
 
-def run(beats, kind="none", lanes=8, copies=1, at=0, gap=0):
+def run(beats, kind="none", lanes=8, copies=1, at=0, gap=0, lead=0, block_ps=500, stamps=None):
     """Arms the injector with `kind`, then offers `beats` (lists of (block, ctrl)), `gap` idle cycles after each; returns
     the beats that come out and the injector's applied count, frame blocks and sequence number."""
     dut, out = BENCH, []
 
     def drive():
         yield dut.lanes_log2.eq(lanes.bit_length() - 1)
+        yield dut.block_ps.eq(block_ps)
         yield dut.injector.kind.eq(FAULT_KINDS[kind])
         yield dut.injector.copies.eq(copies)
         yield dut.injector.at.eq(at)
         yield dut.injector.arm.eq(1)
         yield
         yield dut.injector.arm.eq(0)
+        for _ in range(lead):
+            yield
         for beat in beats:
             yield dut.sink.valid.eq(1)
             yield dut.sink.count.eq(len(beat))
@@ -78,17 +82,21 @@ def run(beats, kind="none", lanes=8, copies=1, at=0, gap=0):
         yield dut.sink.valid.eq(0)
 
     def watch():
-        for _ in range(40 + (8 + gap) * len(beats) + copies * 3):
+        for cycle in range(40 + lead + (8 + gap) * len(beats) + copies * 3 * block_ps // 500):
             if (yield dut.source.valid):
+                if stamps is not None:
+                    stamps.append(cycle)
                 data, ctrl, count = (yield dut.source.data), (yield dut.source.ctrl), (yield dut.source.count)
                 out.append([(data >> (64 * i) & (2**64 - 1), ctrl >> i & 1) for i in range(count)])
             yield
         out.append(((yield dut.injector.applied), (yield dut.injector.frame_blocks), (yield dut.injector.frame_seq),
-                    (yield dut.injector.pending)))
+                    (yield dut.injector.pending), (yield dut.dir.errors.blocks)))
 
     run_simulation(dut, [drive(), watch()])
-    status = out.pop()
-    return out, status
+    *status, carried = out.pop()
+    if stamps is not None:
+        stamps.append(carried)
+    return out, tuple(status)
 
 
 def blocks(beats):
@@ -134,10 +142,17 @@ def test_a_truncated_line_is_cut_inside_its_unit_and_a_retyped_one_keeps_a_valid
     assert blocks(out) == retyped(ANSWER) + LATER
 
 
-def test_a_flood_sends_the_frame_in_full_beats():
-    out, (_, frame_blocks, _, _) = run(beats_of(READ) + beats_of(LATER), "flood", copies=9)
+@pytest.mark.parametrize("lanes,block_ps", [(8, 500), (1, 4400)])
+def test_a_flood_sends_the_frame_in_full_beats_each_for_its_time_on_the_lanes(lanes, block_ps):
+    stamps = []
+    out, _ = run(beats_of(READ) + beats_of(LATER), "flood", copies=9, lanes=lanes, block_ps=block_ps,
+                 stamps=stamps)
+    carried = stamps.pop()
     assert blocks(out) == READ * 9 + LATER
     assert [len(beat) for beat in out] == [8, 8, 2, len(LATER)]
+    assert carried == 9 * len(READ) + len(LATER)   # the lanes carry the beats' blocks, no more
+    # A full beat over 1 lane at 15 Gb/s is 8 blocks of 4.4 ns: the next leaves 9 cycles later (one a cycle over 8).
+    assert stamps[1] - stamps[0] == (9 if lanes == 1 else 1)
 
 
 def test_frames_that_share_a_beat_pass_and_the_next_alone_is_taken():
@@ -197,3 +212,27 @@ def test_a_channel_fault_finds_its_frame_and_lets_it_pass(kind):
     out, (applied, _, _, pending) = run(STREAM, kind)
     assert out == STREAM
     assert (applied - applied0, pending) == (1, 0)
+
+
+def test_a_long_frame_twice_goes_whole_each_time():
+    out, _ = run(beats_of(ANSWER) + beats_of(LATER), "duplicate")
+    assert blocks(out) == ANSWER + ANSWER + LATER
+
+
+def test_four_beats_without_a_trailer_are_sent_on_unchanged():
+    # Longer than the injector holds (the fourth beat, not full, ends no frame either): sent as it came, and the
+    # next frame that travels alone is taken.
+    body = [(0x100 + i, 0) for i in range(8)]
+    beats = [[(header(T_RD_RSP, 5, 0x600)[0], 1)] + body[1:], body, body, body[:4], READ]
+    out, (_, _, frame_seq, _) = run(beats, "skip")
+    assert blocks(out) == blocks(beats[:4])
+    assert frame_seq == 5
+
+
+@pytest.mark.parametrize("at", [0, 8])
+def test_the_injector_looks_for_its_frame_at_cycles_after_it_is_armed(at):
+    out, _ = run(beats_of(READ), "skip", at=at, lead=at)
+    assert blocks(out) == []          # taken: the first cycle it looks
+    if at:
+        out, _ = run(beats_of(READ), "skip", at=at, lead=at - 1)
+        assert blocks(out) == READ    # a cycle sooner: passed
