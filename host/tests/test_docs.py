@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from monet import docgen
-from monet.cores.link.wire import HEADER, MASK, TRAILER
+from monet.cores.common.wire import HEADER, MASK, TRAILER
 
 REPO = Path(__file__).resolve().parents[2]
 

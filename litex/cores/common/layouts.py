@@ -5,7 +5,7 @@
 
 """Layouts and constants every core shares: transactions, frame types, beats and lane bundles.
 
-The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is in link/wire.py. A beat
+The wire format (units of 64-bit blocks sharing a CRC-32 trailer per frame) is in common/wire.py. A beat
 is up to 8 blocks (512 bits), the width of ReMAT and the link. This module imports no other core, and no
 Migen: the host reads its constants (through monet.soc.facts).
 """

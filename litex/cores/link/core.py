@@ -20,7 +20,7 @@ from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew
 from monet.cores.link.retry import RetryBuffer, SequenceChecker, ReorderStore, CreditGate, CreditReturn
 from monet.cores.link.prbs import LanePRBS
-from monet.cores.link.wire import HEADER
+from monet.cores.common.wire import HEADER
 
 
 class LinkEndpoint(LiteXModule):

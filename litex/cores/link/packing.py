@@ -7,7 +7,7 @@
 into beats of 8 blocks.
 
 The wire format (frames of units and a trailer, in 64-bit blocks; the ctrl flag stands for the 64b/66b
-sync header) is the field tables of wire.py: the framer packs headers and trailers with them and the
+sync header) is the field tables of common/wire.py: the framer packs headers and trailers with them and the
 deframer reads them back with them (doc/wire-format.md is generated from the same tables).
 
 Under load a frame carries up to `max_units` units and beats are always full. Two full-line writes (or
@@ -31,7 +31,7 @@ from litex.soc.interconnect import stream
 from monet.cores.common.crc import crc_bits, crc_data_part, crc_state_part
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
-from monet.cores.link.wire import HEADER, MASK, TRAILER
+from monet.cores.common.wire import HEADER, MASK, TRAILER
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 # Frames the deframer's cut-through ended whose copies the ring has yet to end: a copy is counted from the cycle

@@ -14,7 +14,9 @@ Per direction:
 - bit errors: a per-lane bit error rate, single-bit or burst, seeded and repeatable (errors.py);
 - link down: for a programmed number of cycles every lane word sent is lost and the receivers report the
   link down (as a PHY loses lock), both directions at once;
-- per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew.
+- per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew;
+- chosen faults (`inject`): one frame's (injector.py, beside the serializer), or from a frame it finds, one
+  lane's blocks all hit or the link down for a number of cycles.
 
 Defaults (their sources: host/monet/link/model.py): PHY TX and RX fixed latencies from PG056's
 GTHE4 64-bit (64b/66b) figures: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s above 2 Gb/s; fiber 4.9 ns/m
@@ -32,7 +34,7 @@ from litex.soc.interconnect.csr import *
 
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import *
-from monet.cores.link.lanes import lanes_cases, stripe
+from monet.cores.common.striping import lanes_cases, stripe
 from monet.cores.phy.codes import FAULT_KINDS
 from monet.cores.phy.errors import ErrorInjector
 from monet.cores.phy.injector import FrameInjector
@@ -216,8 +218,8 @@ class SimChannel(LiteXModule):
 
     A chosen fault (`inject_kind`, litex/cores/phy/codes.py) in the direction `inject_toward` (0: compute to
     memory), at the first frame with a transaction that the direction's injector finds from `inject_at` cycles
-    after `inject_arm` (injector.py): on that frame (a flood sends `inject_copies` of it), or from it lane
-    `inject_lane`'s words garbled, or every lane down, for `inject_cycles`. `injected` counts the faults put
+    after `inject_arm` (injector.py): on that frame (a flood sends `inject_copies` of it), or from it every block
+    of lane `inject_lane` hit, or every lane down, for `inject_cycles`. `injected` counts the faults put
     on the wire; `inject_pending` is high until the armed one is done.
     """
     def __init__(self, clk_ps=4000, depth=1024):

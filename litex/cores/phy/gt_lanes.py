@@ -7,7 +7,7 @@
 
 A board's lanes are GTH4 channels through liteiclink, which encodes 8b/10b in the fabric and moves four
 symbols a word (`data`, one `ctrl` bit a symbol marking a K character). The link's blocks are 64 bits with a
-ctrl flag (the 64b/66b sync header of link/wire.py) and a used flag (idle fill at the end of a beat's last
+ctrl flag (the 64b/66b sync header of common/wire.py) and a used flag (idle fill at the end of a beat's last
 row, as bonded lanes send). Per lane, words are, byte 0 first:
 
 | word | bytes | meaning |

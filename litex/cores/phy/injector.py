@@ -33,8 +33,8 @@ beats (`source`, registered) instead. It works everything out in registers, in t
 that an idle injector costs the simulation almost nothing: a beat is summed up as it is held, and checked
 the cycle after (the link waits).
 
-Latency: 0 cycles while no frame is held (beats do not go through it); a held frame's first beat leaves 2
-cycles after its last beat came, the others one a cycle.
+Latency: 0 cycles while no frame is held (beats do not go through it); a held frame's first beat is offered
+3 cycles after its last beat came (checked, then made), the others one a cycle.
 """
 
 from functools import reduce
@@ -47,8 +47,8 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import crc_reference
 from monet.cores.common.layouts import *
-from monet.cores.link.lanes import lanes_cases, thermometer_count
-from monet.cores.link.wire import HEADER, TRAILER
+from monet.cores.common.striping import block_places, lanes_cases, thermometer_count
+from monet.cores.common.wire import HEADER, TRAILER
 from monet.cores.phy.codes import CHANNEL_FAULTS, FAULT_KINDS, FRAME_FAULTS
 
 TYPE_FLIP = 0x8   # types 1..5 become 9..13, none of them a type the deframer knows
@@ -65,6 +65,8 @@ def type_flip_crc(blocks):
 
 
 class FrameInjector(LiteXModule):
+    """The fault `kind` on the first frame that travels alone from `at` cycles after `arm`, beside one channel
+    direction (the module's docstring): `max_beats` beats held at most."""
     def __init__(self, lanes_log2, max_beats=4):
         self.sink    = sink   = stream.Endpoint(bundle_layout())   # watched: the beats on their way
         self.ready   = Signal()   # the wire takes a beat of the link's (its serializer's ready)
@@ -87,11 +89,10 @@ class FrameInjector(LiteXModule):
         max_blocks = BEAT_BLOCKS * max_beats
         kind = Signal(4)
         is_kind = {name: kind == FAULT_KINDS[name] for name in FRAME_FAULTS + CHANNEL_FAULTS}
-        low_bits = TRAILER["seq"].offset + SEQ_BITS   # a block's type, and a trailer's sequence number
 
         def fields(n, blk):
             """Block `blk` of the beat on `sink` over n lanes: (its 64 bits, ctrl flag, used)."""
-            lane, slot = blk % n, blk // n
+            _, lane, slot = block_places(n)[blk]
             return (getattr(sink, f"lane{lane}_data")[BLOCK_BITS*slot:BLOCK_BITS*(slot + 1)],
                     getattr(sink, f"lane{lane}_ctrl")[slot], getattr(sink, f"lane{lane}_used")[slot])
 

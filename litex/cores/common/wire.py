@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""The link's wire format as field tables: the framer packs with them, the deframer parses with them, and
+"""The link's wire format as field tables: the framer packs with them, the deframer parses with them, the sim
+channel's fault injector (phy/injector.py) edits frames with them, and
 doc/wire-format.md is generated from them (`python -m monet.docgen`).
 
     frame   = unit [unit ...] trailer
