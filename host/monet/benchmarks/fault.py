@@ -1,5 +1,6 @@
-"""A chosen fault on the sim's wire, end to end: what each end of the link saw, and whether the CPU's reads
-around it came back right (the channel's injector, litex/cores/phy/injector.py)."""
+"""A chosen fault on the sim's wire, end to end: what each end of the link saw, and whether the accesses around
+it (the benchmark block's, then the CPU's) came back right, once (the channel's injector,
+litex/cores/phy/injector.py)."""
 
 from monet.benchmarks import Benchmark, Param, Verdict, bandwidth, register
 from monet.benchmarks.ber import REPLAY_NAMES, RETRY_KEYS
