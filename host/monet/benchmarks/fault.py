@@ -84,7 +84,8 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
     ends = {end: grew(retry1[end], retry0[end], RETRY_KEYS) for end in ENDS}
     counter = detector(kind, replay)
     watched = ENDS if kind == "down" else (RECEIVER[toward],)
-    down_cycles = grew(errinj1, errinj0, ("down_total",))["down_total"]
+    channel = grew(errinj1, errinj0, ("down_total", *(f"hits_{d}" for d in DIRECTIONS)))
+    down_cycles = channel["down_total"]
     applied = down_cycles == cycles if kind == "down" else grew(state, state0, ("injected",))["injected"] == 1
     runs = {"during": during, "after": after}
     return {
@@ -97,7 +98,7 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
                      "moved": {end: ends[end][counter] for end in watched}},
         "ends": ends,
         "down_cycles": down_cycles,
-        "hits": {d: n for d, n in zip(DIRECTIONS, grew(errinj1, errinj0, [f"hits_{d}" for d in DIRECTIONS]).values())},
+        "hits": {d: channel[f"hits_{d}"] for d in DIRECTIONS},
         "runs": {name: {k: r[k] for k in ("op", "transactions", "errors", "bus_errors", "cycles")}
                  for name, r in runs.items()},
         "cpu": {k: cpu[k] for k in ("errors", "fault", "cycles")},

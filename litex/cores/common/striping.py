@@ -39,8 +39,12 @@ def stripe(lanes_log2, beat, bundle):
     return lanes_cases(lanes_log2, body)
 
 
+def thermometer_ends(used):
+    """For `used` a thermometer (the first k set), one flag each: whether its ones end there (the last used)."""
+    return [used[i] & ~(used[i + 1] if i + 1 < len(used) else 0) for i in range(len(used))]
+
+
 def thermometer_count(used):
     """How many of `used` are set, when they are a thermometer (the first k): where its ones end, decoded
     without an adder's carry chain (the striper marks the first `count` blocks of a beat used)."""
-    ends = [used[i] & ~(used[i + 1] if i + 1 < len(used) else 0) for i in range(len(used))]
-    return reduce(or_, [Mux(end, i + 1, 0) for i, end in enumerate(ends)])
+    return reduce(or_, [Mux(end, i + 1, 0) for i, end in enumerate(thermometer_ends(used))])

@@ -58,7 +58,7 @@ class LaneDeskew(LiteXModule):
                         sinks[lane].data[BLOCK_BITS*slot:BLOCK_BITS*(slot+1)]),
                     source.ctrl[blk].eq(sinks[lane].ctrl[slot]),
                 ]
-            used = [sinks[blk % n].used[blk // n] for blk in range(BEAT_BLOCKS)]
+            used = [sinks[lane].used[slot] for _, lane, slot in block_places(n)]
             stmts.append(source.count.eq(thermometer_count(used)))
             return stmts
         self.comb += lanes_cases(lanes_log2, merge)

@@ -317,18 +317,21 @@ class SimChannel(LiteXModule):
         self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
         self._inject_at     = CSRStorage(32, description="Cycles from the write of `inject` before its fault may start.")
         self._inject_copies = CSRStorage(16, reset=64, description="`flood`: copies of the frame sent.")
-        self._inject_cycles = CSRStorage(32, description="`lane`: cycles the lane's words are garbled.")
+        self._inject_cycles = CSRStorage(32, description="`lane`, `down`: cycles the lane's blocks are hit or the "
+                                                             "link is down.")
         self._inject = CSRStorage(fields=[
-            CSRField("kind",   size=4, description="The fault (litex/cores/phy/codes.py: 1..6 on a frame, 7 a lane); "
-                                                   "written: armed."),
+            CSRField("kind",   size=4, description="The fault (litex/cores/phy/codes.py: 1..6 on a frame, 7 a lane, 8 "
+                                                   "the link; 0 disarms); written: armed."),
             CSRField("toward", size=1, description="0: compute to memory, 1: memory to compute."),
             CSRField("lane",   size=3, description="`lane`: the lane garbled."),
         ])
-        self._injected = CSRStatus(32, description="Faults put on the wire (frames, lane windows begun).")
+        self._injected = CSRStatus(32, description="Faults put on the wire: frames faulted, and frames a lane or link "
+                                                   "fault started at.")
         self._injector = CSRStatus(fields=[
             CSRField("pending", size=1, description="The armed fault is not done yet."),
             CSRField("frame_blocks", size=6, description="The last frame faulted in the direction chosen: its blocks."),
-            CSRField("frame_seq", size=SEQ_BITS, description="... and its sequence number."),
+            CSRField("frame_seq", size=SEQ_BITS, description="The last frame faulted in the direction chosen: its "
+                                                             "sequence number."),
         ])
         self.comb += [
             self.burst.eq(self._ber_burst.storage),

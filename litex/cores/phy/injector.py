@@ -16,8 +16,8 @@ a frame is held until its last beat has come, then sent as the fault asks:
 - `truncated`: only its first half sent (a unit cut short, or a unit without its trailer);
 - `duplicate`: sent twice, back to back;
 - `skip`: not sent (the next frame arrives with a sequence number skipped);
-- `flood`: sent `copies` times back to back in full beats (a short frame floods the deframer faster than
-  it parses, so its ring overflows).
+- `flood`: sent `copies` times back to back, a frame of 2 or 4 blocks packed several to a beat (so it
+  floods the deframer faster than it parses, and its ring overflows).
 
 For the channel's own faults (`lane`, `down`) it finds the frame the same way (any frame with a transaction
 that starts a beat), lets it pass unchanged and raises `found`: the channel starts the fault there, so that
@@ -25,7 +25,8 @@ it falls inside traffic whatever the time between the arm and the traffic.
 
 The fault kinds and their codes are FAULT_KINDS (codes.py). A frame that turns out not to travel alone
 (a trailer inside a beat, or longer than `max_beats`) is sent on unchanged and the search goes on. Armed
-again before a frame is held, the new setting replaces the old (a kind that is not a frame's disarms).
+again before a frame is held, the new setting replaces the old (`none`, or any code the injector does not
+know, disarms).
 
 It is not in the path of the beats: it watches them (`sink`); while `block`, the link's beats do not reach
 the wire and `hold` takes one (into the held frame); while `sending`, the serializer takes the injector's
@@ -47,7 +48,7 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import crc_reference
 from monet.cores.common.layouts import *
-from monet.cores.common.striping import block_places, lanes_cases, thermometer_count
+from monet.cores.common.striping import block_places, lanes_cases, thermometer_count, thermometer_ends
 from monet.cores.common.wire import HEADER, TRAILER
 from monet.cores.phy.codes import CHANNEL_FAULTS, FAULT_KINDS, FRAME_FAULTS
 
@@ -130,7 +131,7 @@ class FrameInjector(LiteXModule):
         # The beat just held, summed up in CHECK: its blocks, its trailers, whether its last block is one (and
         # that one's sequence number), the frame's blocks with it.
         trailer = [is_trailer(inbeat[j][:BLOCK_BITS], inbeat[j][BLOCK_BITS]) & inused[j] for j in range(BEAT_BLOCKS)]
-        last    = [inused[j] & ~(inused[j + 1] if j + 1 < BEAT_BLOCKS else 0) for j in range(BEAT_BLOCKS)]
+        last    = thermometer_ends(inused)
         count, trailers, ends, last_seq = Signal(4), Signal(4), Signal(), Signal(SEQ_BITS)
         this_length = Signal(max=max_blocks + 1)
         complete, give_up = Signal(), Signal()
