@@ -16,6 +16,16 @@ from monet.link.settings import LinkSettings
 from monet.sim import link_setup
 
 
+def test_counters_are_read_once_two_answers_in_a_row_agree():
+    # A nak that lands between the firmware's reads of `replays` and `nak_replays` made them disagree once.
+    answers = iter([{"replays": 622, "nak_replays": 623}, {"replays": 623, "nak_replays": 624},
+                    {"replays": 624, "nak_replays": 624}, {"replays": 624, "nak_replays": 624}])
+    assert link_setup.settled(lambda: next(answers)) == {"replays": 624, "nak_replays": 624}
+    moving = iter(range(10))
+    with pytest.raises(RuntimeError, match="still moved after 3 reads"):
+        link_setup.settled(lambda: next(moving), reads=3)
+
+
 @pytest.mark.parametrize("lanes,burst", [(8, 1), (2, 8)])
 def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
     r = ber_bench.measure(sim, 1e-5, LinkSettings(36, lanes, 15.0), bits=2e7, burst=burst, seed=lanes + burst,

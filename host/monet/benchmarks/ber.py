@@ -7,7 +7,7 @@ from monet.link import model as link_model
 from monet.link import reliability
 from monet.report.paper import BER_TARGETS, PAPER_BER_EFFICIENCY, SR_BER_TARGETS
 from monet.report.tables import axis, figure, fmt, group, op_style, print_table
-from monet.sim.link_setup import configure_link, configure_retry, grew, link_record
+from monet.sim.link_setup import configure_link, configure_retry, grew, link_record, settled
 from monet.soc.facts import REMOTE_TAGS, block_threshold
 
 REPLAY_NAMES = {"gbn": "go-back-N", "sr": "selective repeat"}
@@ -69,8 +69,8 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
             log(f"BER {ber:g}: {run_op} {count} accesses{' with checking' if check else ''}")
         runs[run_op] = bandwidth.measure(target, run_op, outstanding, link, count=count, check=check,
                                          cycles_per_line=cycles_per_line)
-    errinj1, retry1 = _reliability_counters(target)
-    set_errors(target, 0.0)
+    set_errors(target, 0.0)   # then the link settles: the run's last replays are counted, the counters agree
+    errinj1, retry1 = settled(lambda: _reliability_counters(target))
     ends = {end: grew(retry1[end], retry0[end], RETRY_KEYS) for end in ("compute", "memory")}
     blocks = (errinj1["blocks_a2b"] - errinj0["blocks_a2b"]) + (errinj1["blocks_b2a"] - errinj0["blocks_b2a"])
     hits = (errinj1["hits_a2b"] - errinj0["hits_a2b"]) + (errinj1["hits_b2a"] - errinj0["hits_b2a"])

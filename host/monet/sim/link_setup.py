@@ -53,6 +53,18 @@ def grew(after, before, keys):
     return {k: (after[k] - before[k]) % 2**32 for k in keys}
 
 
+def settled(read, reads=64):
+    """`read()`'s answer once two answers in a row agree: counters that were still moving (a replay after the
+    run, a nak on its way) read as one snapshot, since the firmware reads them one register at a time. Raises
+    RuntimeError when they still move after `reads` answers."""
+    answer = read()
+    for _ in range(reads - 1):
+        previous, answer = answer, read()
+        if answer == previous:
+            return answer
+    raise RuntimeError(f"the link's counters still moved after {reads} reads with the traffic over")
+
+
 def memory_service(target, run):
     """Runs `run()` and returns its result and the memory card's figures over it: its mean service time
     (cycles: the memory's share of each answer), the DDR4 refreshes that fell inside it and the requests that
