@@ -14,6 +14,8 @@ void hmc_set(const struct hmc_settings *s, int reseed) {
     hal_write32(CSR_REMOTE_MEMCARD_HMC_DELAY_ADDR, s->delay);
     hal_write64(CSR_REMOTE_MEMCARD_HMC_BER_ADDR, s->ber);   /* a 40-bit CSR */
     if (reseed) hal_write32(CSR_REMOTE_MEMCARD_HMC_BER_SEED_ADDR, s->seed);
+    hal_write32(CSR_REMOTE_MEMCARD_HMC_POISON_ADDR, s->poison);
+    hal_write32(CSR_REMOTE_MEMCARD_HMC_POISON_LINE_ADDR, s->poison_line);
 }
 
 void hmc_get(struct hmc_settings *s) {
@@ -21,6 +23,8 @@ void hmc_get(struct hmc_settings *s) {
     s->delay   = hal_read32(CSR_REMOTE_MEMCARD_HMC_DELAY_ADDR);
     s->ber     = hal_read64(CSR_REMOTE_MEMCARD_HMC_BER_ADDR);
     s->seed    = hal_read32(CSR_REMOTE_MEMCARD_HMC_BER_SEED_ADDR);
+    s->poison      = hal_read32(CSR_REMOTE_MEMCARD_HMC_POISON_ADDR);
+    s->poison_line = hal_read32(CSR_REMOTE_MEMCARD_HMC_POISON_LINE_ADDR);
 }
 
 void hmc_read_counters(struct hmc_counters *c) {

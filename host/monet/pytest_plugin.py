@@ -77,7 +77,7 @@ SETTINGS = {
     "retry": ("timeout", "nak", "selective", "credits", "request_timeout"),
     "errinj": ("ber", "burst", "seed"),
     "combiner": ("fetch_lines",),
-    "hmc": ("flit_ps", "delay", "ber", "seed"),
+    "hmc": ("flit_ps", "delay", "ber", "seed", "poison", "line"),
     "memcard": ("poison", "line"),
 }
 BFCT_FIELDS = ("en", "r", "w", "target", "base")

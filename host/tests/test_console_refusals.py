@@ -21,6 +21,8 @@ REFUSALS = [
     ("link memory=3 memlat=7", "memory must be 0 (SRAM), 1 (DDR4) or 2 (HMC), one the card was built with"),
     ("link memlat=32768", "memlat must be 0..32767 cycles"),
     ("memcard poison=2 line=5", "poison must be 0 or 1"),
+    ("hmc poison=2 line=5", "poison must be 0 or 1"),
+    ("hmc poison=1 line=0x10000000", "line must be below 2**28 (the HMC's 34-bit byte address / 64)"),
     ("hmc flit_ps=0", "flit_ps must be 1..65535"),
     ("hmc delay=0", "delay must be 1..255 cycles"),
     ("hmc delay=256 ber=1", "delay must be 1..255 cycles"),

@@ -109,6 +109,26 @@ def test_a_poisoned_line_reaches_the_cpu_as_a_bus_error_with_its_address(sim, me
     assert sim.fw.rd(addr=line)["val"] == 0x5EED1234           # the data was never touched
 
 
+def test_the_hmcs_error_answer_for_a_poisoned_line_reaches_the_cpu_as_a_bus_error_with_its_address(sim):
+    # The HMC itself answers: its vault reads the line and sends an ERROR response, which the memory card's
+    # HMC controller passes on as an error answer (the memory card's own poisoned line stays off).
+    link_setup.configure_link(sim, LinkSettings(8, 8, 15.0, memory="hmc"))
+    line = 0x2080
+    sim.fw.wr(addr=line, val=0x5EED4321)
+    sim.fw.wr(addr=line + 64, val=0x600D)
+    before, memcard_before = sim.fw.hmc(poison=1, line=line // 64), sim.fw.memcard()
+    answer = sim.fw.rd(addr=line + 8)
+    assert (answer["fault"], answer["fault_kind"], answer["fault_addr"], answer["val"]) == \
+        (True, 5, line + 8, ALL_ONES)
+    assert sim.fw.rd(addr=line + 64)["val"] == 0x600D
+    run = sim.fw.pbb(op="read", pattern="seq", addr=line - 64, span=256, stride=64, count=4)
+    assert run["completed"] == 4 and run["bus_errors"] == 1, run
+    after, memcard_after = sim.fw.hmc(poison=0), sim.fw.memcard()
+    assert after["poisoned"] - before["poisoned"] == after["errors"] - before["errors"] == 2
+    assert after["poison"] == 0 and memcard_after["poisoned"] == memcard_before["poisoned"]
+    assert sim.fw.rd(addr=line)["val"] == 0x5EED4321
+
+
 def test_translation_uses_the_remote_base(sim):
     section = sim.fw.info()["section_bytes"]
     sim.fw.bfct(idx=9, en=1, r=1, w=1, base=3)   # CPU section 9 -> memory-card section 3

@@ -81,6 +81,12 @@ class HMCMemoryPath(LiteXModule):
                                    description="One-way delay, cycles: host and device SerDes halves plus fiber.")
         self._ber     = CSRStorage(THRESHOLD_BITS, description="Either direction: a FLIT is hit with probability value / 2**40.")
         self._ber_seed = CSRStorage(32, description="Seed of both error generators (written: reloaded).")
+        vaults = self.device.vaults
+        self._poison = CSRStorage(fields=[CSRField("enable", size=1, description="The HMC answers reads of "
+                                                   "`poison_line` ERROR, as a vault with an uncorrectable word would.")])
+        self._poison_line = CSRStorage(len(vaults.poison_line), description="The HMC's poisoned line (its byte "
+                                                                             "address / 64).")
+        self.comb += [vaults.poison.eq(self._poison.fields.enable), vaults.poison_line.eq(self._poison_line.storage)]
         for channel in (self.down, self.up):
             self.comb += [
                 channel.flit_ps.eq(self._flit_ps.storage),
@@ -98,6 +104,7 @@ class HMCMemoryPath(LiteXModule):
             ("block_reads",  self.host.block_reads,  "RD128s from the block port."),
             ("block_writes", self.host.block_writes, "WR128s from the block port."),
             ("errors",     self.host.errors, "ERROR responses and requests that were not requests."),
+            ("poisoned",   vaults.poisoned,  "Reads of the HMC's poisoned line answered ERROR."),
         ]
         for end, link in (("host", self.host.link), ("device", self.device.link)):
             counters += [

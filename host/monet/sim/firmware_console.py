@@ -111,10 +111,10 @@ class FirmwareConsole:
         it with the counters."""
 
     @command
-    def hmc(self, flit_ps=None, delay=None, ber=None, seed=None):
+    def hmc(self, flit_ps=None, delay=None, ber=None, seed=None, poison=None, line=None):
         """The memory card's HMC link: what is given of its FLIT time (width and lane rate, ps), one-way delay
-        (SerDes and fiber, cycles), FLIT error threshold (over 2**40) and error seed; answered with its
-        counters."""
+        (SerDes and fiber, cycles), FLIT error threshold (over 2**40) and error seed, and the HMC's poisoned
+        line (`poison` 1: reads of `line`, byte address / 64, answered ERROR); answered with its counters."""
 
     @command
     def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):

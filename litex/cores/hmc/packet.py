@@ -53,6 +53,7 @@ ERRSTAT_NONE          = 0x00
 ERRSTAT_INVALID_CMD   = 0x30   # a command the device does not execute
 ERRSTAT_INVALID_LNG   = 0x31   # LNG is not the command's length (LNG = DLN is a link check, before this)
 ERRSTAT_CROSSES_BLOCK = 0x32   # the access crosses a 128 B block boundary
+ERRSTAT_UNCORRECTABLE = 0x33   # a read of the poisoned line: the vault found an uncorrectable DRAM word
 
 REQUEST_HEADER = FieldTable("request header", 64, [
     ("cmd",  6,  "command"),

@@ -37,6 +37,9 @@ one `sink` takes (the two never meet in a queue, bank or bus), else a cycle late
 of the two in arrival order. source: responses (`response_layout`): RD_RS with the data from FLIT 0 up,
 WR_RS, or ERROR with ERRSTAT for a command the device does not execute, an LNG that is not the command's,
 or an access crossing a 128 B block (posted writes get no response; a bad one is dropped and counted).
+Those are answered as soon as they are taken and touch no bank. A read that touches the poisoned line
+(`poison`, `poison_line`: fault injection) is timed and served by its bank as any read, then answered ERROR
+with ERRSTAT_UNCORRECTABLE and no data, as a vault that found an uncorrectable word would answer it.
 Beside a response, a second due vault's 1-FLIT response (WR_RS or ERROR) may leave in the same cycle
 (`second`, picked round robin after the first). `storage_bytes` of data exist; higher addresses
 alias onto them, with their own vault and bank timing.
@@ -69,6 +72,7 @@ LINK_DATA_GBPS = 40
 CREDIT_FRACTION = 16    # credits are 1/16 of a data FLIT
 TIME_BITS = 40    # tCK since reset: 880 s at 1250 MHz
 QUEUE_LEAD_CYCLES = 2
+LINE_FLITS = 64 // FLIT_BYTES   # the poisoned line: the memory card's 64 B line, half a 128 B block
 
 request_layout = [
     ("cmd",  6),
@@ -128,7 +132,7 @@ def round_robin_pick(requests, grant, last):
 
 class _Port:
     """One request port's decode and DRAM timing (combinational), against the vaults' bank and bus state."""
-    def __init__(self, module, sink, now, bank_ready, bus_ready):
+    def __init__(self, module, sink, now, bank_ready, bus_ready, poison, poison_line):
         t = timings_tck()
         block_bits, vault_bits, bank_bits = log2_int(MAX_DATA_BYTES), log2_int(VAULTS), log2_int(BANKS)
         self.vault      = vault      = Signal(vault_bits)
@@ -140,6 +144,13 @@ class _Port:
         self.is_read, self.is_write, self.is_posted = is_read, is_write, is_posted = Signal(), Signal(), Signal()
         self.posted_type = posted_type = Signal()    # posted writes of any kind get no response, even an ERROR
         self.errstat = errstat = Signal(7)
+        refusal = Signal(7)                          # a request not executed: answered at once, no bank touched
+        self.refused = refused = Signal()
+        # A read that touches the poisoned line (its half of the 128 B block): the DRAM is read as ever, and
+        # the answer is ERROR, as for an uncorrectable word.
+        self.poisoned = poisoned = Signal()
+        line_half = poison_line[0]
+        touches_line = Signal()
         module.comb += [
             vault.eq(sink.adrs[block_bits:block_bits + vault_bits]),
             bank.eq(sink.adrs[block_bits + vault_bits:block_bits + vault_bits + bank_bits]),
@@ -152,12 +163,17 @@ class _Port:
             posted_type.eq(is_posted | (sink.cmd[3:] == T_POSTED_MISC_WRITE >> 3)),
             expect_lng.eq(Mux(is_read, 1, flits + 1)),
             If(~(is_read | is_write | is_posted),
-                errstat.eq(ERRSTAT_INVALID_CMD)
+                refusal.eq(ERRSTAT_INVALID_CMD)
             ).Elif(sink.lng != expect_lng,
-                errstat.eq(ERRSTAT_INVALID_LNG)
+                refusal.eq(ERRSTAT_INVALID_LNG)
             ).Elif(end_flit > MAX_DATA_BYTES // FLIT_BYTES,
-                errstat.eq(ERRSTAT_CROSSES_BLOCK)
+                refusal.eq(ERRSTAT_CROSSES_BLOCK)
             ),
+            refused.eq(refusal != 0),
+            touches_line.eq((sink.adrs[block_bits:] == poison_line[1:]) &
+                            Mux(line_half, end_flit > LINE_FLITS, first_flit < LINE_FLITS)),
+            poisoned.eq(poison & is_read & touches_line & ~refused),
+            errstat.eq(Mux(poisoned, ERRSTAT_UNCORRECTABLE, refusal)),
         ]
 
         arrive, act_at, first_data, data_start = (Signal(TIME_BITS, name=n) for n in
@@ -184,7 +200,7 @@ class _Port:
             ).Else(
                 precharge.eq(Mux(write_pre > ras_end, write_pre, ras_end))
             ),
-            due.eq(Mux(errstat != 0, arrive, data_end + t["backend"])),
+            due.eq(Mux(refused, arrive, data_end + t["backend"])),
         ]
 
 
@@ -195,7 +211,11 @@ class HMCVaults(LiteXModule):
         self.source = source = stream.Endpoint(response_layout)
         self.reads  = Signal(32)   # requests taken, by kind
         self.writes = Signal(32)
-        self.errors = Signal(32)
+        self.errors = Signal(32)   # ERROR responses (and bad posted writes), the poisoned line's among them
+        # A line whose reads are answered ERROR (ERRSTAT_UNCORRECTABLE), as an uncorrectable DRAM word would be.
+        self.poison      = Signal()
+        self.poison_line = Signal(ADDR_BITS - log2_int(LINE_FLITS * FLIT_BYTES))   # byte address / 64
+        self.poisoned    = Signal(32)   # reads of it answered ERROR
 
         # # #
 
@@ -214,7 +234,7 @@ class HMCVaults(LiteXModule):
 
         bank_ready = Array(Signal(TIME_BITS, name=f"bank_ready{i}") for i in range(VAULTS * BANKS))
         bus_ready  = Array(Signal(TIME_BITS, name=f"bus_ready{i}") for i in range(VAULTS))
-        ports = [_Port(self, s, now, bank_ready, bus_ready) for s in (sink, sink2)]
+        ports = [_Port(self, s, now, bank_ready, bus_ready, self.poison, self.poison_line) for s in (sink, sink2)]
 
         # Vault queues: per vault a ring of `queue_depth` entries; an entry's slot holds its read data.
         entry_layout = [("due", TIME_BITS), ("respond", 1), ("cmd", 6), ("lng", 4), ("tag", TAG_BITS),
@@ -263,13 +283,14 @@ class HMCVaults(LiteXModule):
                     entry.errstat.eq(port.errstat),
                     entry.slid.eq(s.slid),
                 )
-            self.sync += If(take & (port.errstat == 0),
+            self.sync += If(take & ~port.refused,
                 bank_ready[port.this_bank].eq(port.precharge + t["tRP"]),
                 bus_ready[port.vault].eq(port.data_end),
             )
-        kinds = {"errors": lambda port: port.errstat != 0,
-                 "reads":  lambda port: (port.errstat == 0) & port.is_read,
-                 "writes": lambda port: (port.errstat == 0) & ~port.is_read}
+        kinds = {"errors":   lambda port: port.errstat != 0,
+                 "poisoned": lambda port: port.poisoned,
+                 "reads":    lambda port: (port.errstat == 0) & port.is_read,
+                 "writes":   lambda port: (port.errstat == 0) & ~port.is_read}
         for name, kind in kinds.items():
             taken_now = Signal(2, name=f"{name}_taken")     # both ports' requests of this kind this cycle
             self.comb += taken_now.eq(sum((take & kind(port) for port, take in zip(ports, takes)), Constant(0, 2)))

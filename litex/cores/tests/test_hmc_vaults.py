@@ -33,15 +33,18 @@ def write(tag, address, payload, posted=False):
     return dict(cmd=cmd, lng=hmc.request_flits(cmd), tag=tag, adrs=address, data=int.from_bytes(payload, "little"))
 
 
-def run(requests, stall_every=0, gap=0, cycles=None, second=(), taken2=None):
+def run(requests, stall_every=0, gap=0, cycles=None, second=(), taken2=None, poison_line=None):
     """Offers `requests` (one a cycle as taken, or `gap` idle cycles between them), and `second` on the second
-    port (the cycles they are taken go into `taken2`); returns the cycle each request was taken, the
-    responses (cycle, cmd, lng, tag, errstat, data; a second response after the first of its cycle) and the
-    counters (reads, writes, errors)."""
+    port (the cycles they are taken go into `taken2`), with the line `poison_line` (byte address / 64)
+    poisoned if given; returns the cycle each request was taken, the responses (cycle, cmd, lng, tag,
+    errstat, data; a second response after the first of its cycle) and the counters (reads, writes, errors,
+    poisoned)."""
     taken, responses, counters = [], [], []
     cycles = cycles or 40 * len(requests) + 200
 
     def send():
+        yield DUT.poison.eq(poison_line is not None)
+        yield DUT.poison_line.eq(poison_line or 0)
         if gap:
             for r in requests:
                 yield from offer(DUT.sink, [r])
@@ -64,7 +67,7 @@ def run(requests, stall_every=0, gap=0, cycles=None, second=(), taken2=None):
                                       (yield DUT.source.second_errstat), 0))
             yield DUT.source.ready.eq(int(not (stall_every and cycle % stall_every == 0)))
             yield
-        counters.extend([(yield DUT.reads), (yield DUT.writes), (yield DUT.errors)])
+        counters.extend([(yield DUT.reads), (yield DUT.writes), (yield DUT.errors), (yield DUT.poisoned)])
 
     run_simulation(DUT, [send(), offer(DUT.sink2, second), receive()])
     assert len(taken) == len(requests), "not every request was taken"
@@ -186,7 +189,37 @@ def test_errors():
         (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK), (hmc.ERROR, 1, hmc.ERRSTAT_INVALID_LNG),
         (hmc.ERROR, 1, hmc.ERRSTAT_INVALID_CMD), (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK)]
     assert got[7][5].to_bytes(128, "little")[:48] == bytes(range(48))
-    assert counters == [1, 1, 5]
+    assert counters == [1, 1, 5, 0]
+
+
+@pytest.mark.parametrize("half", [0, 1])
+def test_reads_of_the_poisoned_line_are_answered_error_in_a_reads_time(half):
+    """Any read that touches the poisoned 64 B line (a half of its 128 B block) is answered ERROR with
+    ERRSTAT_UNCORRECTABLE and no data, as late as a read, after the bank served it; the other half, the
+    next block and writes are served as ever; a refused request keeps its own ERRSTAT and is answered at
+    once."""
+    block = adrs(vault=3, bank=2, row=1)
+    line, other = block + 64 * half, block + 64 * (1 - half)
+    requests = [
+        write(1, line, bytes(range(64))),
+        read(2, line, 64),
+        read(3, block, 128),                           # the whole block: both lines
+        read(4, line + 48, 16),                        # the line's last FLIT
+        read(5, other, 64),                            # the block's other line
+        read(6, line + 128, 64),                       # the same half of the next block
+        read(7, line + 32, 64 + 64 * (1 - half)),      # runs past the block's end: refused first
+    ]
+    taken, responses, counters = run(requests, gap=30, poison_line=line // 64)
+    got = by_tag(responses)
+    unloaded = {n: unloaded_cycles(n, CLK) for n in (16, 64, 128)}
+    poisoned = {2: 64, 3: 128, 4: 16}
+    for tag, n_bytes in poisoned.items():
+        assert got[tag][1:3] + got[tag][4:] == (hmc.ERROR, 1, hmc.ERRSTAT_UNCORRECTABLE, 0)
+        assert got[tag][0] - taken[tag - 1] == unloaded[n_bytes]
+    assert got[5][1:3] == got[6][1:3] == (hmc.RD_RS, 5) and got[1][1] == hmc.WR_RS
+    assert got[7][1:3] + got[7][4:5] == (hmc.ERROR, 1, hmc.ERRSTAT_CROSSES_BLOCK)
+    assert got[7][0] - taken[6] < unloaded[16]
+    assert counters == [2, 1, 4, 3]
 
 
 def test_the_second_port_takes_a_read_beside_a_write_and_answers_in_pairs():
@@ -200,7 +233,7 @@ def test_the_second_port_takes_a_read_beside_a_write_and_answers_in_pairs():
     reads = [read(100 + i, adrs(vault=(i - 4) % 16, row=(i - 4) // 16 % 4), 128) for i in range(64)]
     taken2 = []
     taken, responses, counters = run(writes, second=reads, taken2=taken2)
-    assert counters == [64, 64, 0] and len(taken2) == 64
+    assert counters == [64, 64, 0, 0] and len(taken2) == 64
     written_at = {(i % 16, i // 16): taken[i] for i in range(64)}
     got = by_tag(responses)
     for i in range(64):
