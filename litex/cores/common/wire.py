@@ -34,7 +34,7 @@ MASK = FieldTable("mask", BLOCK_BITS, [
 
 TRAILER = FieldTable("trailer", BLOCK_BITS, [
     ("type",    4,           "0xF: a trailer"),
-    ("seq",     SEQ_BITS,    "sequence number of the frame's first transaction"),
+    ("seq",     SEQ_BITS,    "sequence number of the frame's first transaction; in a trailer alone, the next one to send"),
     ("ack",     SEQ_BITS,    "the next sequence number this end expects from its peer"),
     ("nak",     1,           "replay from the ack"),
     ("credits", CREDIT_BITS, f"credits returned so far, modulo {2**CREDIT_BITS}"),

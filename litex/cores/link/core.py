@@ -85,9 +85,10 @@ class LinkEndpoint(LiteXModule):
             framer.ack.eq(checker.ack),
             framer.nak.eq(checker.nak),
             framer.credits.eq(freed.count),
-            framer.ctrl_request.eq(checker.ctrl_request | freed.ctrl_request),
+            framer.ctrl_request.eq(checker.ctrl_request | freed.ctrl_request | retry.ctrl_request),
             checker.ctrl_sent.eq(framer.ctrl_sent),
             freed.ctrl_sent.eq(framer.ctrl_sent),
+            retry.ctrl_sent.eq(framer.ctrl_sent),
         ]
         if with_selective_repeat:
             self.reorder = reorder = ReorderStore(depth=store_depth)

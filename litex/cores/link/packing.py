@@ -363,7 +363,11 @@ class PackedFramer(LiteXModule):
         # trailer alone, and the data part of the trailer's own fields.
         low_bits = TRAILER["crc"].offset
         low = Signal(low_bits)
-        self.comb += low.eq(trailer_covered(Mux(closed, m.seq, first_seq), self.ack, self.nak, self.credits))
+        # The seq field: the frame's first transaction's; a control frame's (no frame open, no unit) is the next
+        # sequence number to send, the retry buffer's (the peer's checker stops waiting for a replay when it is
+        # the one it expects). Registers under one mux: no level is added.
+        trailer_seq = Mux(closed, Mux(m_valid, m.seq, sink.seq), first_seq)
+        self.comb += low.eq(trailer_covered(trailer_seq, self.ack, self.nak, self.credits))
         self.running = running = RunningCRC()
         self.comb += [running.state.eq(state), running.part.eq(m.part), running.cls.eq(m.cls),
                       running.with_unit.eq(unit_go)]

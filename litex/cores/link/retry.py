@@ -61,6 +61,10 @@ class RetryBuffer(LiteXModule):
 
     Inputs from the peer's good trailers: `ack_valid`, `ack`, `nak`. `restart` replays everything
     unacknowledged at once (the link came back up). `timeout` is in cycles without ack progress.
+    A nak at the end of what was sent (the peer lost a frame that carried nothing new: a trailer alone, a
+    replayed copy) has nothing to replay: `ctrl_request` then asks the framer for a trailer alone, whose
+    sequence number (the next to send) tells the peer's SequenceChecker that nothing is missing; it stays up
+    until `ctrl_sent`.
 
     Selective repeat (`selective`, run time; both ends alike): a nak or a timeout resends one frame, the one
     that starts at the ack (or at the oldest unacknowledged), as the framer last sent it, then sending goes
@@ -78,6 +82,8 @@ class RetryBuffer(LiteXModule):
         self.with_nak  = Signal(reset=1)
         self.restart   = Signal()
         self.timeout   = Signal(16, reset=4096)
+        self.ctrl_request = Signal()
+        self.ctrl_sent    = Signal()
         self.replays        = Signal(32)   # rewinds (naks, timeouts, restarts)
         self.timeouts       = Signal(32)   # of which on a timeout
         self.nak_replays    = Signal(32)   # of which on a nak alone (neither a timeout nor a restart)
@@ -180,6 +186,11 @@ class RetryBuffer(LiteXModule):
             replayed_unit.eq(Mux(replay, Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY), 0)),
             self.replayed_bytes.eq(self.replayed_bytes + replayed_unit),
             If(ack_ok, ap.eq(self.ack), window_end.eq(self.ack + depth)),
+            If(self.ack_valid & self.nak & self.with_nak & (self.ack == hi),
+                self.ctrl_request.eq(1),
+            ).Elif(self.ctrl_sent,
+                self.ctrl_request.eq(0),
+            ),
             If(progress | (hi == ap) | rewind, timer.eq(0)).Else(timer.eq(timer + 1)),
         ]
 
@@ -190,7 +201,10 @@ class SequenceChecker(LiteXModule):
     Inputs from the deframer at a frame's end: `frame_end`, `frame_ok` (CRC and structure), `frame_seq`,
     `frame_txns`. `seq_ok` (0 cycles) tells the deframer to deliver the frame. A frame with transactions is
     in sequence if it starts at `ack`, the next number expected; a damaged or early one (a loss before it)
-    raises `nak` once, and again after `timeout` cycles if the replay has not arrived. `ctrl_request` asks
+    raises `nak` once, and again after `timeout` cycles if the replay has not arrived, until a frame with
+    transactions at `ack` comes, or a good trailer alone whose sequence number is `ack` (the peer's next:
+    nothing is missing, or the replay starts there; RetryBuffer sends one for a nak it has nothing to replay
+    for). `ctrl_request` asks
     the framer for a trailer alone when a nak waits, or a new ack has waited CONTROL_DELAY cycles for a
     frame to ride on; `ctrl_sent` says a trailer went out.
 
@@ -265,6 +279,8 @@ class SequenceChecker(LiteXModule):
         self.sync += [
             If(takes,
                 expected.eq(expected + self.frame_txns),
+            ),
+            If(takes | (self.frame_end & self.frame_ok & ~has_txns & in_seq),
                 waiting.eq(0),
             ),
             If(self.frame_end & self.frame_ok & has_txns & ~in_seq_ok & ~keep,

@@ -53,9 +53,10 @@ def transactions(n, seed, types):
 
 
 def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst=1, down=None,
-             credit_limit=0, hold_credits_until=0, timeout=256, cycles=3000, selective=0):
+             credit_limit=0, hold_credits_until=0, timeout=256, cycles=3000, selective=0, errors_until=None):
     """Sends `a2b` from a and `b2a` from b (tuples of type, tag, laddr, mask, data); returns what each end
-    received (with the cycle), and both ends' counters. `down`: (after, length) of a link-down interval."""
+    received (with the cycle), and both ends' counters. `down`: (after, length) of a link-down interval.
+    `errors_until`: the cycle the bit errors stop; each end's naks then are in its counters (`naks_then`)."""
     dut = LINK
     got = {"a": [], "b": []}
     stats = {}
@@ -90,6 +91,11 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
                 yield ch.go_down.eq(1)
             elif down is not None and cycle == 2:
                 yield ch.go_down.eq(0)
+            if cycle == errors_until:
+                for t in ch.thresholds:
+                    yield t.eq(0)
+                for name, end in (("a", dut.a), ("b", dut.b)):
+                    stats[f"{name}_naks_then"] = (yield end.checker.naks)
             for name, end in (("a", dut.a), ("b", dut.b)):
                 if (yield end.source.valid):
                     got[name].append(((yield end.source.type), (yield end.source.tag), (yield end.source.laddr),
@@ -109,7 +115,7 @@ def exchange(a2b, b2a, lanes_log2=3, delay=10, block_ps=4400, threshold=0, burst
                            "nak_replays": (yield end.retry.nak_replays), "resends": (yield end.retry.resends),
                            "replayed_txns": (yield end.retry.replayed_txns), "held": (yield end.checker.held),
                            "out_of_order": (yield end.checker.out_of_order), "stored": (yield end.reorder.stored),
-                           "crc_errors": (yield end.deframer.crc_errors),
+                           "crc_errors": (yield end.deframer.crc_errors), "naks": (yield end.checker.naks),
                            "credit_stalls": (yield end.credits.stalls)}
         stats["hits"] = (yield ch.a2b.errors.hits) + (yield ch.b2a.errors.hits)
 
@@ -154,6 +160,20 @@ def test_bit_errors_are_replayed_and_nothing_is_lost_or_repeated():
     assert stats["hits"] > 20
     assert stats["a"]["crc_errors"] + stats["b"]["crc_errors"] > 0
     assert stats["a"]["replays"] > 0 and stats["b"]["replays"] > 0
+
+
+@pytest.mark.parametrize("selective", [0, 1])
+def test_an_idle_link_stops_asking_for_replays_once_the_errors_stop(selective):
+    # Only a sends: b's trailers alone (its acks, its naks) are all that crosses b2a, and errors that hit
+    # them leave a waiting for a replay of nothing. b answers a nak it has nothing to replay for with a
+    # trailer alone carrying its next sequence number, which ends a's wait: no nak storm on an idle link.
+    a2b = transactions(5, seed=1, types=[RD_REQ, WR_REQ])
+    got, stats = exchange(a2b, [], threshold=1 << 37, cycles=3000, errors_until=1000, timeout=200,
+                          selective=selective)
+    assert delivered(got["b"]) == a2b and not got["a"]
+    assert stats["a"]["crc_errors"] > 0 and stats["b"]["crc_errors"] > 0
+    for end in "ab":
+        assert stats[end]["naks"] - stats[f"{end}_naks_then"] <= 1, stats
 
 
 @pytest.mark.parametrize("seed", [5, 11])

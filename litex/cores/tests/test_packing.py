@@ -337,6 +337,48 @@ def framed_blocks(txns, ack, nak, credits):
     return blocks
 
 
+def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
+    # Line responses back to back with a trailer alone asked for all along: the ring's control frames come
+    # between and after them. Each carries a sequence number past every transaction sent before it, the
+    # next to send once they are all sent (the retry buffer's, here `sink.seq` as the test leaves it): what
+    # the peer's checker compares with the one it expects to end a wait for a replay.
+    framer = LOOP.framer
+    rng = random.Random(3)
+    txns = [dict(type=T_RD_RSP, tag=i, laddr=2 * i, mask=FULL, data=rng.getrandbits(512), seq=10 + i)
+            for i in range(8)]
+    blocks = []
+
+    def send():
+        yield framer.sink.seq.eq(10)
+        yield
+        yield framer.ctrl_request.eq(1)
+        yield from offer(framer.sink, txns)
+        yield framer.sink.seq.eq(18)
+        for _ in range(8):
+            yield
+        yield framer.ctrl_request.eq(0)
+
+    def watch():
+        for _ in range(200):
+            if (yield framer.source.valid):
+                data, ctrl = (yield framer.source.data), (yield framer.source.ctrl)
+                blocks.extend((data >> (64 * i) & (2**64 - 1), ctrl >> i & 1)
+                              for i in range((yield framer.source.count)))
+            yield
+
+    run_simulation(LOOP, [send(), watch()])
+    sent_past, lone = 10, []   # one past the last transaction's sequence number, on the wire so far
+    for k, (block, ctrl) in enumerate(blocks):
+        if ctrl and block & 0xF == T_TRAILER:
+            seq = block >> 4 & 0x3FF
+            if k == 0 or blocks[k - 1][1] and blocks[k - 1][0] & 0xF == T_TRAILER:
+                lone.append((seq, sent_past))
+        elif ctrl:
+            sent_past = 10 + (block >> 4 & 0xFF) + 1    # a header: its tag is its transaction's index
+    assert len(lone) >= 2 and all(seq >= past for seq, past in lone), lone
+    assert lone[-1] == (18, 18)
+
+
 def documented_frame(units, seq, ack, nak, credits):
     """A frame as packing.py's docstring lays it out, built here from that text: each unit's blocks as
     given, then the trailer [3:0] 0xF, [13:4] seq, [23:14] ack, [24] nak, [31:25] credits, [63:32] the

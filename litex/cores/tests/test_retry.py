@@ -260,10 +260,14 @@ def test_the_sequence_checker_acks_once_and_naks_exactly():
               120: {**frame, rx.frame_seq: 5, rx.frame_txns: 1}, 121: idle,
               122: {rx.ctrl_sent: 1}, 123: {rx.ctrl_sent: 0},
               140: {**frame, rx.frame_seq: 3, rx.frame_txns: 2}, 141: idle,
-              # Another early frame and no replay: a nak, and another after the timeout.
+              # Another early frame and no replay: a nak, and another after the timeout ...
               250: {**frame, rx.frame_seq: 9, rx.frame_txns: 1}, 251: idle,
-              252: {rx.ctrl_sent: 1}, 253: {rx.ctrl_sent: 0}}
-    rows = trace(rx, script, 320, {"request": rx.ctrl_request, "ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok,
+              252: {rx.ctrl_sent: 1}, 253: {rx.ctrl_sent: 0},
+              # ... a trailer alone that is not at the ack does not end the wait; one at the ack (the peer's
+              # next sequence number is the one expected) does.
+              300: {**frame, rx.frame_seq: 9, rx.frame_txns: 0}, 301: idle,
+              350: {**frame, rx.frame_seq: 5, rx.frame_txns: 0}, 351: idle}
+    rows = trace(rx, script, 420, {"request": rx.ctrl_request, "ack": rx.ack, "nak": rx.nak, "ok": rx.seq_ok,
                                    "naks": rx.naks, "dup": rx.duplicates, "ooo": rx.out_of_order})
     requests = cycles_where(rows, "request")
     # The ack of 3 waits CONTROL_DELAY cycles for a frame to ride on, then asks for a trailer alone, and
@@ -275,7 +279,25 @@ def test_the_sequence_checker_acks_once_and_naks_exactly():
     assert rows[141]["ack"] == 5 and rows[249]["naks"] == 1          # no second nak for that loss
     # and the next loss is asked again each time the timer reaches t, counted from the cycle after the nak.
     changes = [c for c in range(1, len(rows)) if rows[c]["naks"] != rows[c - 1]["naks"]]
-    assert changes == [121, 251, 251 + t + 1, 251 + 2 * (t + 1)]
+    assert changes == [121, 251, 251 + t + 1, 251 + 2 * (t + 1), 251 + 3 * (t + 1)]
+    assert 251 + 4 * (t + 1) < len(rows) and rows[-1]["ack"] == 5
+
+
+def test_a_nak_with_nothing_to_replay_asks_for_a_trailer_alone():
+    # Two transactions sent; a nak at 1 replays 1; all acked; then a nak at 2, the end of what was sent (the
+    # peer lost a trailer alone): nothing to replay, so a trailer alone is asked for until one is sent.
+    tx = RetryBuffer(depth=4)
+    script = {0: {tx.timeout: 1000, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_RD_REQ},
+              2: {tx.sink.valid: 0},
+              10: {tx.ack: 1, tx.nak: 1, tx.ack_valid: 1}, 11: {tx.ack_valid: 0, tx.nak: 0},
+              20: {tx.ack: 2, tx.ack_valid: 1}, 21: {tx.ack_valid: 0},
+              30: {tx.ack: 2, tx.nak: 1, tx.ack_valid: 1}, 31: {tx.ack_valid: 0, tx.nak: 0},
+              40: {tx.ctrl_sent: 1}, 41: {tx.ctrl_sent: 0}}
+    rows = trace(tx, script, 60, {"sent": tx.source.valid, "seq": tx.source.seq, "request": tx.ctrl_request,
+                                  "nak_replays": tx.nak_replays})
+    assert [rows[c]["seq"] for c in cycles_where(rows, "sent")] == [0, 1, 1]
+    assert cycles_where(rows, "request") == list(range(31, 41))     # a register: from the cycle after the nak
+    assert rows[-1]["nak_replays"] == 2
 
 
 def test_an_idle_checker_and_credit_return_send_nothing():
