@@ -13,7 +13,8 @@ doc/wire-format.md is generated from them (`python -m monet.docgen`).
 Every block is 64 bits; a header and a trailer are ctrl blocks (the 64b/66b control sync header), mask and
 data blocks are not. A unit carries no data (read request, write ack, error), one line (8 data blocks), a
 masked line (the mask block, then 8 data blocks) or a pair: two consecutive full lines under one header.
-A trailer alone is a control frame: no transactions, only the ack, nak and credits (litex/cores/link/retry.py).
+A trailer alone is a control frame: no transactions, only the ack, nak and credits (litex/cores/link/retry.py);
+its seq is the next sequence number its sender will send.
 """
 
 from monet.cores.common.fields import FieldTable

@@ -313,6 +313,16 @@ def test_a_corrupted_frame_is_dropped_whole_and_the_next_survives(flip_beat, fli
     assert all(same(txns[g["tag"]], g) for g in out)
 
 
+def test_the_ring_fills_behind_a_cut_through_frame_the_link_holds():
+    # A lone line cuts through; the link takes a beat only every 4th cycle, so the lines that come 2 cycles
+    # behind it go into the ring while the cut-through frame still waits to leave: the beats come from the
+    # express buffer first, then from the ring, and every line arrives whole.
+    rng = random.Random(4)
+    txns = [dict(type=T_RD_RSP, tag=i, laddr=3 * i, mask=FULL, data=rng.getrandbits(512)) for i in range(4)]
+    out, _, stats = exchange(txns, gap=[2, 0, 0, 0], ready_every=4)
+    assert stats["crc_errors"] == 0 and len(out) == len(txns) and all(same(t, g) for t, g in zip(txns, out))
+
+
 def framed_blocks(txns, ack, nak, credits):
     """(block, ctrl) of every block the framer alone sends for `txns` (dicts with a `seq`), the link taking
     every beat."""
@@ -325,23 +335,27 @@ def framed_blocks(txns, ack, nak, credits):
         yield framer.credits.eq(credits)
         yield from offer(framer.sink, txns)
 
-    def watch():
-        for _ in range(20 + 20 * len(txns)):
-            if (yield framer.source.valid):
-                data, ctrl = (yield framer.source.data), (yield framer.source.ctrl)
-                blocks.extend((data >> (64 * i) & (2**64 - 1), ctrl >> i & 1)
-                              for i in range((yield framer.source.count)))
-            yield
-
-    run_simulation(LOOP, [send(), watch()])
+    run_simulation(LOOP, [send(), sent_blocks(framer, 20 + 20 * len(txns), blocks)])
     return blocks
+
+
+def sent_blocks(framer, cycles, blocks, trailers_made=None):
+    """Generator: appends (block, ctrl) of every block `framer` sends in `cycles` cycles, the link taking
+    every beat; appends to `trailers_made` each cycle the framer says it made a trailer (`ctrl_sent`)."""
+    for _ in range(cycles):
+        if (yield framer.source.valid):
+            data, ctrl = (yield framer.source.data), (yield framer.source.ctrl)
+            blocks.extend((data >> (64 * i) & (2**64 - 1), ctrl >> i & 1) for i in range((yield framer.source.count)))
+        if trailers_made is not None and (yield framer.ctrl_sent):
+            trailers_made.append(1)
+        yield
 
 
 def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
     # Line responses back to back with a trailer alone asked for all along: the ring's control frames come
     # between and after them. Each carries a sequence number past every transaction sent before it, the
     # next to send once they are all sent (the retry buffer's, here `sink.seq` as the test leaves it): what
-    # the peer's checker compares with the one it expects to end a wait for a replay.
+    # the peer's checker compares with the one it expects to end a wait for a replay. Each is reported made.
     framer = LOOP.framer
     rng = random.Random(3)
     txns = [dict(type=T_RD_RSP, tag=i, laddr=2 * i, mask=FULL, data=rng.getrandbits(512), seq=10 + i)
@@ -358,15 +372,8 @@ def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
             yield
         yield framer.ctrl_request.eq(0)
 
-    def watch():
-        for _ in range(200):
-            if (yield framer.source.valid):
-                data, ctrl = (yield framer.source.data), (yield framer.source.ctrl)
-                blocks.extend((data >> (64 * i) & (2**64 - 1), ctrl >> i & 1)
-                              for i in range((yield framer.source.count)))
-            yield
-
-    run_simulation(LOOP, [send(), watch()])
+    trailers_made = []
+    run_simulation(LOOP, [send(), sent_blocks(framer, 200, blocks, trailers_made)])
     sent_past, lone = 10, []   # one past the last transaction's sequence number, on the wire so far
     for k, (block, ctrl) in enumerate(blocks):
         if ctrl and block & 0xF == T_TRAILER:
@@ -377,6 +384,8 @@ def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
             sent_past = 10 + (block >> 4 & 0xFF) + 1    # a header: its tag is its transaction's index
     assert len(lone) >= 2 and all(seq >= past for seq, past in lone), lone
     assert lone[-1] == (18, 18)
+    # Each trailer on the wire was reported made, once (the checker's nak and ack are marked sent by it).
+    assert len(trailers_made) == sum(1 for block, ctrl in blocks if ctrl and block & 0xF == T_TRAILER)
 
 
 def documented_frame(units, seq, ack, nak, credits):

@@ -419,17 +419,20 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
     assert rows[161]["ack"] == 26 and rows[179]["ack"] == 42 and rows[179]["any"] == 0
 
 
-def test_a_frame_in_sequence_without_room_in_the_reorder_store_is_dropped_and_counted():
+@pytest.mark.parametrize("delivered", [0, 20])
+def test_a_frame_in_sequence_is_dropped_and_counted_only_without_room_in_the_reorder_store(delivered):
     rx = SequenceChecker(store_depth=64)
     frame = lambda seq, txns: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
     idle = {rx.frame_end: 0, rx.frame_ok: 0}
     # 40 taken while nothing is reordered (they go straight out, the store needs no room); then the store
-    # reorders and has delivered none of them: 40 past its next is more than 64 less two frames.
+    # reorders and has delivered `delivered` of them. None: 40 past its next is more than 64 less two frames,
+    # the next frame in sequence is dropped. 20: a backlog of 20 leaves room, it is taken.
     script = {0: {rx.timeout: 1000, rx.selective: 1}, 5: frame(0, 16), 6: frame(16, 16), 7: frame(32, 8),
-              8: idle, 10: {rx.reordering: 1}, 20: frame(40, 2), 21: idle}
+              8: idle, 10: {rx.reordering: 1, rx.delivered: delivered}, 20: frame(40, 2), 21: idle}
     rows = trace(rx, script, 30, {"ack": rx.ack, "ok": rx.seq_ok, "dup": rx.duplicates, "ooo": rx.out_of_order})
-    assert rows[19]["ack"] == 40 and rows[20]["ok"] == 0 and rows[-1]["ack"] == 40
-    assert (rows[-1]["ooo"], rows[-1]["dup"]) == (1, 0)      # dropped for room, not as a duplicate
+    room = delivered == 20
+    assert rows[19]["ack"] == 40 and rows[20]["ok"] == room and rows[-1]["ack"] == 40 + 2 * room
+    assert (rows[-1]["ooo"], rows[-1]["dup"]) == (int(not room), 0)      # dropped for room, not as a duplicate
 
 
 def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once():
