@@ -204,9 +204,8 @@ class SequenceChecker(LiteXModule):
     raises `nak` once, and again after `timeout` cycles if the replay has not arrived, until a frame with
     transactions at `ack` comes, or a good trailer alone whose sequence number is `ack` (the peer's next:
     nothing is missing, or the replay starts there; RetryBuffer sends one for a nak it has nothing to replay
-    for). `ctrl_request` asks
-    the framer for a trailer alone when a nak waits, or a new ack has waited CONTROL_DELAY cycles for a
-    frame to ride on; `ctrl_sent` says a trailer went out.
+    for). `ctrl_request` asks the framer for a trailer alone when a nak waits, or a new ack has waited
+    CONTROL_DELAY cycles for a frame to ride on; `ctrl_sent` says a trailer went out.
 
     Selective repeat (`selective`, run time; built with `store_depth` > 0): an early frame that is good is
     kept rather than dropped, if the ReorderStore behind the deframer (`store_depth` transactions from the
