@@ -136,11 +136,13 @@ class RetryBuffer(LiteXModule):
         ]
         timer   = Signal(16)
         expired = Signal()
+        nak_rewind = Signal()   # the peer's nak, taken
         rewind  = Signal()
         target  = Signal(SEQ_BITS)
         self.comb += [
             expired.eq((hi != ap) & (timer >= self.timeout)),
-            rewind.eq((ack_ok & self.nak & self.with_nak) | expired | self.restart),
+            nak_rewind.eq(ack_ok & self.nak & self.with_nak),
+            rewind.eq(nak_rewind | expired | self.restart),
             target.eq(Mux(ack_ok, self.ack, ap)),
         ]
         # Selective repeat: where the frame being resent ends, read as the rewind's target is chosen.
@@ -186,7 +188,7 @@ class RetryBuffer(LiteXModule):
             replayed_unit.eq(Mux(replay, Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY), 0)),
             self.replayed_bytes.eq(self.replayed_bytes + replayed_unit),
             If(ack_ok, ap.eq(self.ack), window_end.eq(self.ack + depth)),
-            If(self.ack_valid & self.nak & self.with_nak & (self.ack == hi),
+            If(nak_rewind & (self.ack == hi),
                 self.ctrl_request.eq(1),
             ).Elif(self.ctrl_sent,
                 self.ctrl_request.eq(0),
