@@ -37,8 +37,11 @@ static void print_link(void) {
 #ifdef LINK_SIM_CHANNEL
     printf(", \"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)ba, (unsigned)bb);
 #else
-    printf(", \"rate_mbps\": %u, \"realigns\": %u}\n", (unsigned)LINK_RATE_MBPS,
+    printf(", \"rate_mbps\": %u, \"realigns\": %u, \"lane_losses\": [", (unsigned)LINK_RATE_MBPS,
            (unsigned)hal_read32(CSR_LANES_REALIGNS_ADDR));
+    uint64_t losses = hal_read64(CSR_LANES_LANE_LOSSES_ADDR);   /* 8 bits a lane */
+    for (int i = 0; i < LINK_LANES; i++) printf("%s%u", i ? ", " : "", (unsigned)((losses >> (8 * i)) & 0xff));
+    printf("]}\n");
 #endif
 }
 
@@ -134,19 +137,26 @@ static void cmd_errinj(struct args *a) {
     printf(", \"burst\": %u, \"seed\": %u", (unsigned)f.burst, (unsigned)f.seed);
 #define CHANNEL_COUNTER_PRINT(name, reg, bits) printf(", \"" #name "\": %llu", (unsigned long long)c.name);
     CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_PRINT)
+    uint64_t losses_a2b[LINK_MAX_LANES], losses_b2a[LINK_MAX_LANES];
+    channel_lane_losses(losses_a2b, losses_b2a);
+    printf(", ");
+    print_u64_list("lane_losses_a2b", losses_a2b, LINK_MAX_LANES);
+    printf(", ");
+    print_u64_list("lane_losses_b2a", losses_b2a, LINK_MAX_LANES);
     printf("}\n");
 }
 
 static const struct { const char *name; uint32_t code; } fault_kinds[] = {
     {"none", CHANNEL_FAULT_NONE}, {"crc", CHANNEL_FAULT_CRC}, {"type", CHANNEL_FAULT_TYPE}, {"truncated", CHANNEL_FAULT_TRUNCATED},
     {"duplicate", CHANNEL_FAULT_DUPLICATE}, {"skip", CHANNEL_FAULT_SKIP}, {"flood", CHANNEL_FAULT_FLOOD},
-    {"lane", CHANNEL_FAULT_LANE}, {"down", CHANNEL_FAULT_DOWN}};
+    {"lane", CHANNEL_FAULT_LANE}, {"down", CHANNEL_FAULT_DOWN}, {"slip", CHANNEL_FAULT_SLIP},
+    {"lane_down", CHANNEL_FAULT_LANE_DOWN}};
 
 /* inject [kind=K toward=a2b|b2a at=C copies=N lane=L cycles=C]: a chosen fault on the wire at the first frame
  * with a transaction that travels alone in that direction from `at` cycles on (litex/cores/phy/injector.py): on
- * that frame (crc, type, truncated, duplicate, skip; flood: `copies` of it), or from it lane L garbled (lane) or
- * every lane down (down) for C cycles; none: a fault armed and not yet started is dropped. Without a kind: the
- * injector's state. */
+ * that frame (crc, type, truncated, duplicate, skip; flood: `copies` of it), or from it lane L garbled (lane),
+ * lane L down (lane_down) or every lane down (down) for C cycles, or a word of lane L lost (slip); none: a fault
+ * armed and not yet started is dropped. Without a kind: the injector's state. */
 static void cmd_inject(struct args *a) {
     const char *kind = arg_str(a, "kind", NULL);
     if (kind) {
@@ -154,7 +164,10 @@ static void cmd_inject(struct args *a) {
         int known = 0;
         for (unsigned i = 0; i < sizeof fault_kinds / sizeof fault_kinds[0]; i++)
             if (!strcmp(kind, fault_kinds[i].name)) { f.kind = fault_kinds[i].code; known = 1; }
-        if (!known) { error("kind must be none, crc, type, truncated, duplicate, skip, flood, lane or down"); return; }
+        if (!known) {
+            error("kind must be none, crc, type, truncated, duplicate, skip, flood, lane, down, slip or lane_down");
+            return;
+        }
         const char *toward = arg_str(a, "toward", "a2b");
         if (strcmp(toward, "a2b") && strcmp(toward, "b2a")) { error("toward must be a2b or b2a"); return; }
         f.toward = !strcmp(toward, "b2a");

@@ -21,10 +21,13 @@ void channel_faults_set(const struct channel_faults *f, int reseed);
 void channel_faults_get(struct channel_faults *f);
 void channel_fault_counters(struct channel_fault_counters *c);
 void channel_down(uint32_t cycles, uint32_t after);   /* down for `cycles`, `after` cycles from now */
+/* Each lane's losses of alignment at the receiving end of each direction (held at 255; align.py). */
+void channel_lane_losses(uint64_t a2b[LINK_MAX_LANES], uint64_t b2a[LINK_MAX_LANES]);
 
 /* A chosen fault (kind: CHANNEL_FAULT_*, litex/cores/phy/codes.py) toward the memory card (toward 0) or the
  * compute card (1), at the first frame that travels alone from `at` cycles on: on that frame (a flood sends
- * `copies`), or from it lane `lane` garbled or every lane down for `cycles`. */
+ * `copies`), or from it lane `lane` garbled, that lane down or every lane down for `cycles`, or a word of that
+ * lane lost (a slip). */
 struct channel_inject { uint32_t kind, toward, lane, at, copies, cycles; };
 struct channel_inject_state { uint32_t injected, pending, frame_blocks, frame_seq; };
 void channel_inject(const struct channel_inject *f);

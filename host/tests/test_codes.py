@@ -16,8 +16,8 @@ def test_every_code_is_the_documented_one_and_fits_its_register():
     assert list(CODES["REMAT_FAULT"].values()) == list(range(7))                  # the 3-bit fault kind
     assert CODES["REMAT_TARGET"] == {"remote0": 0, "local": 1}                    # ENTRY's 2-bit target
     assert list(CODES["CHANNEL_FAULT"]) == ["none", "crc", "type", "truncated", "duplicate", "skip", "flood",
-                                            "lane", "down"]
-    assert list(CODES["CHANNEL_FAULT"].values()) == list(range(9))                 # the 4-bit `inject` kind
+                                            "lane", "down", "slip", "lane_down"]
+    assert list(CODES["CHANNEL_FAULT"].values()) == list(range(11))                # the 4-bit `inject` kind
 
 
 def test_the_constants_are_the_tables():

@@ -31,7 +31,8 @@ REFUSALS = [
     (f"errinj ber=0,0,0,0,0,0,0,{1 << 40}", "ber thresholds must be below 2**40"),
     ("errinj burst=0", "burst must be 1..32 bits"),
     ("errinj burst=33", "burst must be 1..32 bits"),
-    ("inject kind=bitrot", "kind must be none, crc, type, truncated, duplicate, skip, flood, lane or down"),
+    ("inject kind=bitrot", "kind must be none, crc, type, truncated, duplicate, skip, flood, lane, down, slip or "
+                           "lane_down"),
     ("inject kind=crc toward=both", "toward must be a2b or b2a"),
     ("inject kind=flood copies=0", "copies must be 1..65535"),
     ("inject kind=flood copies=65536", "copies must be 1..65535"),

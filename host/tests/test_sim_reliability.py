@@ -81,13 +81,20 @@ def test_link_down_for_10_us_in_the_middle_of_traffic(sim):
 
 FAULTS = ([(kind, "a2b", "gbn") for kind in fault_bench.KINDS]
           + [(kind, "b2a", "gbn") for kind in ("truncated", "duplicate", "skip", "flood")]
-          + [("skip", "a2b", "sr"), ("type", "b2a", "sr")])
+          + [("skip", "a2b", "sr"), ("type", "b2a", "sr"), ("slip", "b2a", "sr")])
 
 
 @pytest.mark.parametrize("kind,toward,replay", FAULTS, ids=["-".join(f) for f in FAULTS])
 def test_a_chosen_fault_is_caught_where_it_should_be_and_nothing_wrong_is_delivered(sim, kind, toward, replay):
-    r = fault_bench.measure(sim, kind, LinkSettings(36, 8, 15.0), toward=toward, replay=replay, nbytes=1024)
+    # Lane 5 for the lanes' alignment (a request's 2 blocks travel on lanes 0 and 1, so garbling lane 5 would hit
+    # nothing; a slip or a lane down loses its words all the same).
+    lane = 5 if kind in fault_bench.ALIGNMENT_FAULTS else 0
+    r = fault_bench.measure(sim, kind, LinkSettings(36, 8, 15.0), toward=toward, replay=replay, nbytes=1024, lane=lane)
     assert r["applied"]
+    # A lane that slips or loses lock is found by lane, at the end that receives it, and nowhere else.
+    found = [1 if kind in fault_bench.ALIGNMENT_FAULTS and d == toward and i == 5 else 0 for d in ("a2b", "b2a")
+             for i in range(8)]
+    assert r["lane_losses"]["a2b"] + r["lane_losses"]["b2a"] == found
     moved = r["detector"]["moved"]
     assert set(moved) == ({"compute", "memory"} if kind == "down" else {fault_bench.RECEIVER[toward]})
     assert all(n > 0 for n in moved.values()), r["ends"]

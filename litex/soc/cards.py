@@ -16,11 +16,12 @@ from litex.gen import LiteXModule
 from litex.soc.integration.soc import SoCRegion
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.interconnect import axi, wishbone
-from litex.soc.interconnect.csr import AutoCSR, CSRStatus, CSRStorage
+from litex.soc.interconnect.csr import AutoCSR, CSRField, CSRStatus, CSRStorage
 
 from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.pbb.core import PBB
+from monet.cores.phy.align import LOSS_BITS, loss_fields
 from monet.cores.phy.gt_lanes import LINE_EFFICIENCY, TransceiverLanes
 from monet.cores.remat.codes import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
@@ -76,8 +77,9 @@ class BoardLanes(LiteXModule, AutoCSR):
     `rate_gbps` on `cage`, one `quad_pll` a quad of four from the cage's REFCLK_HZ reference, carrying the
     link's lane words (TransceiverLanes). The pins are the platform's `<cage>_tx`, `<cage>_rx` and
     `<cage>_refclk`. Lane 0's transmit clock drives every lane (their TX buffers take up the phase).
-    CSRs: liteiclink's per-lane controls (enables, readiness, loopback, PRBS) as `lane<i>_*`, `realigns`, and
-    with `with_delay_line` `emulated_delay`: cycles received rows wait, fiber emulated in the fabric.
+    CSRs: liteiclink's per-lane controls (enables, readiness, loopback, PRBS) as `lane<i>_*`, `realigns` and
+    `lane_losses` (the bonding's losses of alignment, by lane), and with `with_delay_line` `emulated_delay`:
+    cycles received rows wait, fiber emulated in the fabric.
     """
     def __init__(self, plat, lanes, rate_gbps, cage, sys_clk, sys_clk_freq, transceiver, quad_pll,
                  with_delay_line=False):
@@ -109,10 +111,14 @@ class BoardLanes(LiteXModule, AutoCSR):
         up = [Signal(name=f"rx_ready{lane}") for lane in range(lanes)]
         for gt, ready in zip(serdes, up):
             self.specials += MultiReg(gt.rx_ready, ready)     # the clock aligner's, in the transmit clock
-        self.comb += phy.ready.eq(Cat(*up) == 2**lanes - 1)
+        self.comb += phy.locked.eq(Cat(*up))
         self.sink, self.sources, self.up = phy.sink, phy.sources, phy.up
-        self._realigns = CSRStatus(32, description="Times the lanes were found slipped and realigned.")
-        self.comb += self._realigns.status.eq(phy.realigns)
+        self._realigns = CSRStatus(32, description="Times the lanes lost alignment (a lane slipped or dropped) "
+                                               "and were realigned.")
+        self._lane_losses = CSRStatus(fields=[
+            CSRField(f"lane{lane}", size=LOSS_BITS, description=f"Lane {lane}'s losses of alignment (held at 255).")
+            for lane in range(lanes)])
+        self.comb += [self._realigns.status.eq(phy.realigns), *loss_fields(self._lane_losses, phy.losses)]
         if with_delay_line:
             self._emulated_delay = CSRStorage(16, description="Emulated fiber: cycles each received row waits "
                                               f"(0 to {DELAY_LINE_DEPTH - 1}; 4.9 ns a meter one way).")

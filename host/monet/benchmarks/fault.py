@@ -23,9 +23,14 @@ def detector(kind, replay):
     """The counter that must move at the receiving end (both ends for `down`) when `kind` is caught: frames
     dropped whole for their CRC or their parse (the deframer counts both as crc_errors), replayed frames
     already delivered, a frame behind a lost one (dropped under go-back-N, kept under selective repeat), beats
-    the deframer found no room for, the link's re-initialisations."""
+    the deframer found no room for, the link's re-initialisations (the link down, or a lane realigned)."""
     return {"duplicate": "duplicates", "skip": "out_of_order" if replay == "gbn" else "held",
-            "flood": "deframer_overflow", "down": "reinits"}.get(kind, "crc_errors")
+            "flood": "deframer_overflow", "down": "reinits", "slip": "reinits",
+            "lane_down": "reinits"}.get(kind, "crc_errors")
+
+
+LANE_FAULTS = ("lane", "slip", "lane_down")   # the kinds on one lane, `lane`
+ALIGNMENT_FAULTS = ("slip", "lane_down")      # the kinds the lanes' alignment finds, by lane
 
 
 def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lane=0, cycles=500, nbytes=16384,
@@ -38,8 +43,9 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
 
     The run is reads, checked, except for a flood toward the compute card: writes (of new data, which the
     reads after it check), whose acks are that direction's short frames. The fault takes the first frame with
-    a transaction that travels alone from `at` cycles after the arm on; `lane` and `down` start with that frame
-    (it passes unchanged) and last `cycles`.
+    a transaction that travels alone from `at` cycles after the arm on; `lane`, `down` and `lane_down` start with
+    that frame (it passes unchanged) and last `cycles`; `slip` loses the word of lane `lane` that follows it.
+    Each lane's losses of alignment at each direction's receiving end are counted by the channel's aligners.
     """
     if kind not in KINDS:
         raise ValueError(f"fault kind {kind!r} is not known; accepted: {', '.join(KINDS)}")
@@ -85,6 +91,9 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
     counter = detector(kind, replay)
     watched = ENDS if kind == "down" else (RECEIVER[toward],)
     channel = grew(errinj1, errinj0, ("down_total", *(f"hits_{d}" for d in DIRECTIONS)))
+    lane_losses = {d: [after - before for after, before in zip(errinj1[f"lane_losses_{d}"],
+                                                               errinj0[f"lane_losses_{d}"])][:link.lanes]
+                   for d in DIRECTIONS}
     down_cycles = channel["down_total"]
     applied = down_cycles == cycles if kind == "down" else grew(state, state0, ("injected",))["injected"] == 1
     runs = {"during": during, "after": after}
@@ -99,6 +108,7 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
         "ends": ends,
         "down_cycles": down_cycles,
         "hits": {d: channel[f"hits_{d}"] for d in DIRECTIONS},
+        "lane_losses": lane_losses,
         "runs": {name: {k: r[k] for k in ("op", "transactions", "errors", "bus_errors", "cycles")}
                  for name, r in runs.items()},
         "cpu": {k: cpu[k] for k in ("errors", "fault", "cycles")},
@@ -126,15 +136,16 @@ class Fault(Benchmark):
     params = (
         Param("kind", "the fault: crc (a frame's CRC), type (a header of an unknown type, its CRC mended), "
               "truncated (half a frame), duplicate (a frame twice), skip (a frame lost), flood (a frame many "
-              "times: the deframer overflows), lane (one lane garbled), down (every lane down)",
+              "times: the deframer overflows), lane (one lane garbled), down (every lane down), slip (a word of one "
+              "lane lost: the lanes realign), lane_down (one lane loses lock)",
               choices=KINDS, required=True, sweep=KINDS),
         Param("toward", "the direction: a2b (compute card to memory card: requests) or b2a (answers)",
               choices=tuple(DIRECTIONS), default="a2b"),
         Param("replay", "how the link replays: go-back-N or selective repeat", choices=reliability.REPLAYS,
               default="gbn"),
         Param("copies", "flood: copies of the frame sent back to back", low=1, high=65535, integer=True, default=64),
-        Param("lane", "lane: the lane garbled", low=0, high=7, integer=True, default=0),
-        Param("cycles", "lane, down: how long, cycles", low=1, high=10**6, integer=True, default=500),
+        Param("lane", "lane, slip, lane_down: the lane", low=0, high=7, integer=True, default=0),
+        Param("cycles", "lane, down, lane_down: how long, cycles", low=1, high=10**6, integer=True, default=500),
         Param("at", "cycles from the arm before the injector looks for its frame (the first with a transaction "
               "that travels alone)", low=0, high=10**7, integer=True, default=0),
         Param("bytes", "bytes the benchmark block reads (or writes) during the fault and reads after it, and the "
@@ -146,7 +157,7 @@ class Fault(Benchmark):
     smallest = {"kind": ["crc"], "bytes": [1024]}
 
     def refuse_point(self, point):
-        if point["kind"] == "lane" and point["lane"] >= point["lanes"]:
+        if point["kind"] in LANE_FAULTS and point["lane"] >= point["lanes"]:
             return (f"lane {point['lane']} is not among the point's {point['lanes']} lanes; accepted: 0 to "
                     f"{point['lanes'] - 1}")
         return None
@@ -164,7 +175,7 @@ class Fault(Benchmark):
         moved = result["detector"]["moved"]
         intact = (result["corrupted_words"] == 0 and result["bus_errors"] == 0
                   and result["memory"] == result["memory_expected"])
-        return [
+        verdicts = [
             Verdict(f"{result['kind']} put on the wire ({DIRECTIONS[result['toward']]})", result["applied"], gates=True),
             Verdict(f"detected: {result['detector']['counter']} "
                     + ", ".join(f"+{n} at the {end} end" for end, n in moved.items()),
@@ -173,6 +184,13 @@ class Fault(Benchmark):
                     f"the memory card {memory_text(result['memory'])} (without the fault "
                     f"{memory_text(result['memory_expected'])})", intact, gates=True),
         ]
+        if result["kind"] in ALIGNMENT_FAULTS:
+            losses = result["lane_losses"][result["toward"]]
+            verdicts.append(Verdict(
+                f"found by lane: losses of alignment at the {RECEIVER[result['toward']]} end {losses} (lane "
+                f"{result['lane']} alone)",
+                [n > 0 for n in losses] == [lane == result["lane"] for lane in range(len(losses))], gates=True))
+        return verdicts
 
     def show(self, point, result):
         frame = result["frame"]

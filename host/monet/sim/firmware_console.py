@@ -119,13 +119,15 @@ class FirmwareConsole:
     @command
     def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
         """The channel's bit errors (`ber`: block hit thresholds over 2**40, one or one per lane), burst
-        length, seed, and link-down windows; answers the settings and the hit counters."""
+        length, seed, and link-down windows; answers the settings, the hit counters and each lane's losses of
+        alignment at each direction's receiving end."""
 
     @command
     def inject(self, kind=None, toward=None, at=None, copies=None, lane=None, cycles=None):
         """A chosen fault on the wire (`kind`, one of litex/cores/phy/codes.py's) toward the memory card (`a2b`) or
         the compute card (`b2a`), `at` cycles from now: on the next frame that travels alone, `copies` of it for
-        a flood, lane `lane` garbled or every lane down for `cycles`; answers the injector's state."""
+        a flood, lane `lane` garbled, that lane down or every lane down for `cycles`, or a word of that lane lost
+        (a slip); answers the injector's state."""
 
     @command
     def retry(self, timeout=None, nak=None, selective=None, request_timeout=None, credits=None):

@@ -16,7 +16,9 @@ Per direction:
   link down (as a PHY loses lock), both directions at once;
 - per-lane delay lines: TX PHY + fiber + RX PHY (the `delay` CSR, whole cycles) plus the lane's skew;
 - chosen faults (`inject`): one frame's (injector.py, beside the serializer), or from a frame it finds, one
-  lane's blocks all hit or the link down for a number of cycles.
+  lane's blocks all hit, one lane or the link down for a number of cycles, or one lane's word lost;
+- lane markers every `marker_period` cycles, and at the receiving end the lanes' alignment on them
+  (align.py, the board's bonding's): a lane that slips or loses lock is found, counted and realigned.
 
 Defaults (their sources: host/monet/link/model.py): PHY TX and RX fixed latencies from PG056's
 GTHE4 64-bit (64b/66b) figures: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s above 2 Gb/s; fiber 4.9 ns/m
@@ -35,6 +37,7 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import *
 from monet.cores.common.striping import lanes_cases, stripe
+from monet.cores.phy.align import LOSS_BITS, LaneAligner, loss_fields
 from monet.cores.phy.codes import FAULT_KINDS
 from monet.cores.phy.errors import ErrorInjector
 from monet.cores.phy.injector import FrameInjector
@@ -131,22 +134,34 @@ class LaneSerializer(LiteXModule):
 
 class SimChannelDirection(LiteXModule):
     """One direction of the channel: serializer (with the injector beside it, a fault on a chosen frame:
-    injector.py), bit errors, then a delay line per lane (delay + skew[lane]).
+    injector.py), bit errors, a delay line per lane (delay + skew[lane]), then the lanes' alignment (align.py).
+
+    Every lane carries a marker in the same cycle every `marker_period` cycles, in a cycle no beat leaves the
+    serializer (a real lane sends it in place of an idle block, so it costs the model nothing); one more
+    period without such a cycle, and the marker takes the next beat's cycle (the beat leaves a cycle later).
+    Markers pass the bit errors by.
 
     While `down`, lane words are lost. The lanes set in `garble` have every block hit by an error (the lane's
-    error threshold at its maximum: a receiver that lost lock delivers garbage).
+    error threshold at its maximum: a receiver that lost lock delivers garbage). The lanes set in `lane_down`
+    lose their words and their receivers are unlocked (the aligner drains them and realigns them at their next
+    marker). A lane set in `slip` (a strobe) loses its next word: its blocks come a row late until the aligner
+    finds the slip at the next marker. `up`: the receiving end's lanes are aligned (rows flow).
     """
-    def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024, salt=0):
-        self.sink    = stream.Endpoint(bundle_layout())
-        self.sources = []
-        self.down    = Signal()
-        self.garble  = Signal(MAX_LANES)
+    def __init__(self, lanes_log2, block_ps, clk_ps, delay, skews, depth=1024, salt=0, marker_period=1024,
+                 window=512):
+        self.sink      = stream.Endpoint(bundle_layout())
+        self.down      = Signal()
+        self.garble    = Signal(MAX_LANES)
+        self.lane_down = Signal(MAX_LANES)
+        self.slip      = Signal(MAX_LANES)
 
         # # #
 
         self.injector   = inj = FrameInjector(lanes_log2)
         self.serializer = ser = LaneSerializer(lanes_log2, block_ps, clk_ps)
         self.errors     = err = ErrorInjector(salt=salt)
+        self.aligner    = aligner = LaneAligner([lane_layout(lane) for lane in range(MAX_LANES)], window=window)
+        self.sources, self.up = aligner.sources, aligner.aligned
         sink = self.sink
         self.comb += [
             # The injector watches the beats; it may keep them off the wire (block), take one (hold) or send its
@@ -161,23 +176,38 @@ class SimChannelDirection(LiteXModule):
             inj.source.connect(ser.alt),
             ser.use_alt.eq(inj.sending),
             ser.source.connect(err.sink),
+            lanes_cases(lanes_log2, lambda n: aligner.active.eq(2**n - 1)),
+            aligner.locked.eq(~self.lane_down),
         ]
         wire = err.source
+        since    = Signal(max=2*marker_period)   # cycles since the last marker
+        marker   = Signal()
+        slipping = Signal(MAX_LANES)             # lanes whose next word is lost
+        self.comb += marker.eq((since >= marker_period - 1) & (~wire.valid | (since == 2*marker_period - 1)))
+        self.sync += [
+            If(marker, since.eq(0)).Else(since.eq(since + 1)),
+            If(wire.valid & wire.ready, slipping.eq(0)),
+            If(self.slip != 0, slipping.eq(self.slip)),
+        ]
         readies = []
         for lane in range(MAX_LANES):
-            line = DelayLine(lane_layout(lane), depth)
+            line = DelayLine(lane_layout(lane) + [("marker", 1)], depth)
             setattr(self.submodules, f"lane{lane}", line)
+            lost = Signal(name=f"lost{lane}")
             self.comb += [
+                lost.eq(self.down | self.lane_down[lane] | (slipping[lane] & ~marker)),
                 line.delay.eq(delay + skews[lane]),
-                line.sink.valid.eq(wire.valid & ~self.down),
+                line.sink.valid.eq((wire.valid | marker) & ~lost),
                 line.sink.data.eq(getattr(wire, f"lane{lane}_data")),
                 line.sink.ctrl.eq(getattr(wire, f"lane{lane}_ctrl")),
                 line.sink.used.eq(getattr(wire, f"lane{lane}_used")),
+                line.sink.marker.eq(marker),
+                line.source.connect(aligner.sinks[lane]),
             ]
             readies.append(line.sink.ready)
-            self.sources.append(line.source)
-        # A wire cannot push back; a full delay line only means the depth bounds the distance.
-        self.comb += wire.ready.eq(reduce(and_, readies))
+        # A wire cannot push back; a full delay line only means the depth bounds the distance. A beat waits
+        # only for a marker that is overdue.
+        self.comb += wire.ready.eq(reduce(and_, readies) & ~marker)
 
 
 class Window(LiteXModule):
@@ -214,15 +244,16 @@ class SimChannel(LiteXModule):
     skew (cycles, per lane), per-lane block error thresholds, burst length and seed (errors.py, the same
     for both directions, each with its own generators), and `down_for`: cycles of link down, starting
     `down_after` cycles after `go_down` (so it can fall in the middle of a run the CPU waits on). `a_up` and
-    `b_up` are the receivers' status; `down_total` counts down cycles.
+    `b_up` are the receivers' status (not down, lanes aligned); `down_total` counts down cycles.
 
     A chosen fault (`inject_kind`, litex/cores/phy/codes.py) in the direction `inject_toward` (0: compute to
     memory), at the first frame with a transaction that the direction's injector finds from `inject_at` cycles
     after `inject_arm` (injector.py): on that frame (a flood sends `inject_copies` of it), or from it every block
-    of lane `inject_lane` hit, or every lane down, for `inject_cycles`. `injected` counts the faults put
+    of lane `inject_lane` hit, that lane down or every lane down, for `inject_cycles`, or that lane's next word
+    lost (a slip). `injected` counts the faults put
     on the wire; `inject_pending` is high until the armed one is done.
     """
-    def __init__(self, clk_ps=4000, depth=1024):
+    def __init__(self, clk_ps=4000, depth=1024, marker_period=1024, window=512):
         self.lanes_log2 = Signal(2, reset=3)
         self.block_ps   = Signal(16, reset=4400)   # 15 Gb/s.
         self.delay      = Signal(16, reset=10)
@@ -245,8 +276,9 @@ class SimChannel(LiteXModule):
 
         # # #
 
-        self.a2b = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=1)
-        self.b2a = SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth, salt=2)
+        self.a2b, self.b2a = [SimChannelDirection(self.lanes_log2, self.block_ps, clk_ps, self.delay, self.skews, depth,
+                                                  salt=salt, marker_period=marker_period, window=window)
+                              for salt in (1, 2)]
         # Error settings shared by both directions (each direction keeps its own generators).
         self.thresholds = [Signal(THRESHOLD_BITS, name=f"threshold{lane}") for lane in range(MAX_LANES)]
         self.burst      = Signal(6, reset=1)
@@ -266,21 +298,34 @@ class SimChannel(LiteXModule):
             down.after.eq(Mux(self.go_down, self.down_after, 0)),
             down.length.eq(Mux(self.go_down, self.down_for, self.inject_cycles)),
             self.a2b.down.eq(down.active), self.b2a.down.eq(down.active),
-            self.a_up.eq(~down.active), self.b_up.eq(~down.active),
+            self.a_up.eq(~down.active & self.b2a.up), self.b_up.eq(~down.active & self.a2b.up),
         ]
         self.sync += If(down.active, self.down_total.eq(self.down_total + 1))
 
-        # Chosen faults: the injectors' own on a frame, and a lane garbled from a frame they found.
+        # Chosen faults: the injectors' own on a frame, and from a frame they found a lane garbled or down for a
+        # while, or a word of it lost.
         self.lane_window = lane = Window()
         lane_toward = Signal()
         lane_mask   = Signal(MAX_LANES)
+        lane_lost   = Signal()     # the lane is down (lane_down), not garbled (lane)
+        chosen = 1 << self.inject_lane
+        slip   = found & (self.inject_kind == FAULT_KINDS["slip"])
         self.comb += [
-            lane.start.eq(found & (self.inject_kind == FAULT_KINDS["lane"])),
+            lane.start.eq(found & ((self.inject_kind == FAULT_KINDS["lane"])
+                                   | (self.inject_kind == FAULT_KINDS["lane_down"]))),
             lane.length.eq(self.inject_cycles),
-            self.a2b.garble.eq(Mux(lane.active & ~lane_toward, lane_mask, 0)),
-            self.b2a.garble.eq(Mux(lane.active & lane_toward, lane_mask, 0)),
+            self.a2b.garble.eq(Mux(lane.active & ~lane_toward & ~lane_lost, lane_mask, 0)),
+            self.b2a.garble.eq(Mux(lane.active & lane_toward & ~lane_lost, lane_mask, 0)),
+            self.a2b.lane_down.eq(Mux(lane.active & ~lane_toward & lane_lost, lane_mask, 0)),
+            self.b2a.lane_down.eq(Mux(lane.active & lane_toward & lane_lost, lane_mask, 0)),
+            self.a2b.slip.eq(Mux(slip & ~self.inject_toward, chosen, 0)),
+            self.b2a.slip.eq(Mux(slip & self.inject_toward, chosen, 0)),
         ]
-        self.sync += If(lane.start, lane_toward.eq(self.inject_toward), lane_mask.eq(1 << self.inject_lane))
+        self.sync += If(lane.start,
+            lane_toward.eq(self.inject_toward),
+            lane_mask.eq(chosen),
+            lane_lost.eq(self.inject_kind == FAULT_KINDS["lane_down"]),
+        )
         for toward, direction in enumerate((self.a2b, self.b2a)):
             self.comb += [
                 direction.injector.kind.eq(self.inject_kind),
@@ -315,15 +360,23 @@ class SimChannel(LiteXModule):
         self._blocks_b2a = CSRStatus(48, description="Blocks carried memory-to-compute.")
         self._hits_a2b   = CSRStatus(32, description="Blocks hit by an error compute-to-memory.")
         self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
+        for direction in ("a2b", "b2a"):
+            end = "memory" if direction == "a2b" else "compute"
+            setattr(self, f"_lane_losses_{direction}", CSRStatus(name=f"lane_losses_{direction}", fields=[
+                CSRField(f"lane{lane}", size=LOSS_BITS,
+                         description=f"Lane {lane}: losses of alignment at the {end} card (held at 255).")
+                for lane in range(MAX_LANES)]))
+            self.comb += loss_fields(getattr(self, f"_lane_losses_{direction}"), getattr(self, direction).aligner.losses)
         self._inject_at     = CSRStorage(32, description="Cycles from the write of `inject` before its fault may start.")
         self._inject_copies = CSRStorage(16, reset=64, description="`flood`: copies of the frame sent.")
-        self._inject_cycles = CSRStorage(32, description="`lane`, `down`: cycles the lane's blocks are hit or the "
-                                                             "link is down.")
+        self._inject_cycles = CSRStorage(32, description="`lane`, `down`, `lane_down`: cycles the lane's blocks are "
+                                                             "hit, the link is down or the lane is down.")
         self._inject = CSRStorage(fields=[
-            CSRField("kind",   size=4, description="The fault (litex/cores/phy/codes.py: 1..6 on a frame, 7 a lane, 8 "
-                                                   "the link; 0 disarms); written: armed."),
+            CSRField("kind",   size=4, description="The fault (litex/cores/phy/codes.py: 1..6 on a frame, 7 a lane "
+                                                   "garbled, 8 the link down, 9 a lane's slip, 10 a lane down; 0 "
+                                                   "disarms); written: armed."),
             CSRField("toward", size=1, description="0: compute to memory, 1: memory to compute."),
-            CSRField("lane",   size=3, description="`lane`: the lane garbled."),
+            CSRField("lane",   size=3, description="`lane`, `slip`, `lane_down`: the lane."),
         ])
         self._injected = CSRStatus(32, description="Faults put on the wire: frames faulted, and frames a lane or link "
                                                    "fault started at.")

@@ -5,7 +5,7 @@
 
 """The sim channel's fault kinds as plain Python, without Migen (the host reads them through monet.soc.facts, the
 firmware as soc.h constants, CHANNEL_FAULT_*): what the channel's injector (injector.py) puts on one frame, a
-lane's words garbled for a while, or the whole link down for a while."""
+lane's words garbled for a while, a lane that slips or loses lock, or the whole link down for a while."""
 
 FAULT_KINDS = {
     "none":      0,
@@ -17,8 +17,10 @@ FAULT_KINDS = {
     "flood":     6,   # a frame sent many times back to back: the deframer overflows
     "lane":      7,   # one lane's words garbled for a number of cycles
     "down":      8,   # every lane down for a number of cycles (a PHY that loses lock)
+    "slip":      9,   # one lane loses a word: its blocks arrive a row late until the lanes realign on a marker
+    "lane_down": 10,  # one lane's receiver loses lock for a number of cycles: its words lost, then realigned
 }
 # The kinds the injector puts on one frame; the channel's own (a lane, the link) start with the frame the injector
 # finds for them, which it lets pass unchanged.
 FRAME_FAULTS   = ("crc", "type", "truncated", "duplicate", "skip", "flood")
-CHANNEL_FAULTS = ("lane", "down")
+CHANNEL_FAULTS = ("lane", "down", "slip", "lane_down")

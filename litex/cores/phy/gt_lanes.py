@@ -24,8 +24,9 @@ are rows (N blocks), which its deframer takes as they come.
 
 Bonding: each lane's items (blocks and markers) cross into the system clock in a FIFO of their own; a row
 leaves when every lane has a block at its head. Markers must come out of every lane together; a lane with a
-marker when another has a block has slipped (a lost or corrupted word): the bonding drops `up`, discards
-every lane's items up to its next marker and pops the markers together. The link replays what was lost
+marker when another has a block has slipped (a lost or corrupted word): the bonding drops `up`, counts the
+lane, discards the other lanes' items up to that marker and pops the markers together; a lane whose
+transceiver drops is realigned at its first marker once back (align.py). The link replays what was lost
 (its watchdog re-initialises when `up` returns).
 
 Latency (transmit): the row split 0 cycles, the clock crossing (LiteX's AsyncFIFO, 2-3 cycles of the
@@ -34,7 +35,6 @@ Receive: the decoder 1 cycle after a block's high word, the crossing 2-3 system 
 """
 
 from functools import reduce
-from operator import and_, or_
 
 from migen import *
 
@@ -43,6 +43,7 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import BEAT_BLOCKS, BLOCK_BITS, MAX_LANES, bundle_layout, lane_layout
+from monet.cores.phy.align import LaneAligner
 
 K28_0 = 0x1C   # a header: blocks follow
 K28_1 = 0x3C   # the bonding marker
@@ -247,64 +248,31 @@ class LaneBonding(LiteXModule):
     """The lanes' items (heads of their FIFOs, `sinks`) to rows, as lane words for the link's deskew
     (`sources`, MAX_LANES of them as the sim channel has; block in slot 0). 0 cycles.
 
-    Alignment: after a reset, a transceiver drop or a slip, the bonding flushes every lane for `flush_cycles`
-    (so that no lane holds items older than the others'), then hunts: each lane drops blocks up to a marker
-    and waits there; when every lane shows a marker they are popped together and rows flow. A hunt longer than
-    `hunt_cycles` (a lane that lost its marker) flushes again. `ready`: every transceiver is up. `up`: rows
-    flow (the link's rx_up). `realigns` counts the slips found (a marker on some lanes, a block on others).
+    Alignment on the markers (align.py's LaneAligner): from reset the lanes hunt for their first markers; a lane
+    that slips is found at its next marker and realigned there, a lane whose transceiver drops (`locked`, one
+    bit a lane) is drained and realigned at its first marker once it is back, the others waiting at theirs for
+    at most `window` cycles (a quarter of the marker period: above any skew of bonded lanes). `up`: rows flow
+    (the link's rx_up). `realigns` counts the losses of alignment, `losses` them by lane (align.py).
     """
-    def __init__(self, lanes, flush_cycles=64, hunt_cycles=4096):
+    def __init__(self, lanes, window=MARKER_PERIOD // 4):
         self.sinks    = sinks   = [stream.Endpoint(item_layout) for _ in range(lanes)]
         self.sources  = sources = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
-        self.ready    = Signal()
-        self.up       = Signal()
-        self.realigns = Signal(32)
 
         # # #
 
-        flushing   = Signal(reset=1)
-        aligned    = Signal()
-        timer      = Signal(max=max(flush_cycles, hunt_cycles) + 1)
-        all_valid  = Signal()
-        all_marker = Signal()
-        any_marker = Signal()
-        row        = Signal()
-        slipped    = Signal()
-        self.comb += [
-            all_valid.eq(reduce(and_, [s.valid for s in sinks])),
-            all_marker.eq(reduce(and_, [s.marker for s in sinks])),
-            any_marker.eq(reduce(or_, [s.marker for s in sinks])),
-            row.eq(aligned & all_valid & ~any_marker),
-            slipped.eq(aligned & all_valid & any_marker & ~all_marker),
-            self.up.eq(aligned & self.ready),
-        ]
-        for sink, source in zip(sinks, sources):
+        block_layout = [("data", BLOCK_BITS), ("ctrl", 1), ("used", 1)]
+        self.aligner = aligner = LaneAligner([block_layout] * lanes, window=window, start_aligned=False)
+        self.locked, self.up = aligner.locked, aligner.aligned
+        self.realigns, self.losses = aligner.realigns, aligner.losses
+        for sink, lane_sink, lane_source, source in zip(sinks, aligner.sinks, aligner.sources, sources):
             self.comb += [
-                source.valid.eq(row & self.ready),
-                source.data[:BLOCK_BITS].eq(sink.data),
-                source.ctrl[0].eq(sink.ctrl),
-                source.used[0].eq(sink.used),
-                sink.ready.eq(~self.ready | flushing
-                    | (all_valid & all_marker)
-                    | (row & sources[0].ready)
-                    | (~aligned & sink.valid & ~sink.marker)),
+                sink.connect(lane_sink),
+                source.valid.eq(lane_source.valid),
+                source.data[:BLOCK_BITS].eq(lane_source.data),
+                source.ctrl[0].eq(lane_source.ctrl),
+                source.used[0].eq(lane_source.used),
+                lane_source.ready.eq(source.ready),
             ]
-        self.sync += [
-            If(~self.ready | slipped,
-                flushing.eq(1), aligned.eq(0), timer.eq(0),
-            ).Elif(flushing,
-                timer.eq(timer + 1),
-                If(timer == flush_cycles - 1, flushing.eq(0), timer.eq(0)),
-            ).Elif(~aligned,
-                timer.eq(timer + 1),
-                If(all_valid & all_marker,
-                    aligned.eq(1),
-                ).Elif(timer == hunt_cycles - 1,
-                    flushing.eq(1), timer.eq(0),
-                )
-            ),
-            If(slipped & self.ready, self.realigns.eq(self.realigns + 1)),
-        ]
 
 
 class TransceiverLanes(LiteXModule):
@@ -313,8 +281,8 @@ class TransceiverLanes(LiteXModule):
 
     `sink` takes the link's lane words (its `tx_lanes`), `sources` give them back (its `rx_lanes`), `up` is its
     `rx_up`. Every lane sends from `tx_domain` (one transmit clock for the bonded lanes, the transceivers' TX
-    buffers absorbing phase); lane i receives in `rx_domains[i]`. `ready` (system clock) is high while every
-    transceiver is initialised and aligned.
+    buffers absorbing phase); lane i receives in `rx_domains[i]`. `locked` (system clock, a bit a lane) is high
+    while the lane's transceiver is initialised and aligned; a lane that drops is realigned alone (LaneBonding).
 
     `with_delay_line`: received rows wait `delay` cycles (set at run time, up to `delay_depth` - 1) before the
     link takes them: fiber emulated in the fabric, so distance sweeps run without spools. It adds a cycle
@@ -324,8 +292,8 @@ class TransceiverLanes(LiteXModule):
                  with_delay_line=False, delay_depth=512):
         lanes = len(serdes)
         self.sink  = sink = stream.Endpoint(bundle_layout())
-        self.ready = Signal()
-        self.delay = Signal(16)
+        self.locked = Signal(lanes)
+        self.delay  = Signal(16)
 
         # # #
 
@@ -333,15 +301,15 @@ class TransceiverLanes(LiteXModule):
         self.tx_cdc   = tx_cdc   = ClockDomainsRenamer({"write": "sys", "read": tx_domain})(
             stream.AsyncFIFO(row_layout(lanes), tx_depth))
         self.encoder  = encoder  = ClockDomainsRenamer(tx_domain)(LaneEncoder(lanes, marker_period))
-        self.bonding  = bonding  = LaneBonding(lanes)
-        self.sources, self.up, self.realigns = bonding.sources, bonding.up, bonding.realigns
+        self.bonding  = bonding  = LaneBonding(lanes, window=marker_period // 4)
+        self.sources, self.up, self.realigns, self.losses = bonding.sources, bonding.up, bonding.realigns, bonding.losses
         if with_delay_line:
             self.sources = self.delayed_rows(bonding.sources, lanes, delay_depth)
         self.comb += [
             sink.connect(splitter.sink),
             splitter.source.connect(tx_cdc.sink),
             tx_cdc.source.connect(encoder.sink),
-            bonding.ready.eq(self.ready),
+            bonding.locked.eq(self.locked),
         ]
         for lane, (gt, rx_domain) in enumerate(zip(serdes, rx_domains)):
             decoder = ClockDomainsRenamer(rx_domain)(LaneDecoder())

@@ -23,18 +23,22 @@ class Direction(Module):
         self.delay = Signal(16)
         skews = [Signal(8) for _ in range(8)]
         self.submodules.striper = LaneStriper(self.lanes_log2)
-        self.submodules.dir = SimChannelDirection(self.lanes_log2, self.block_ps, link_model.CLK_PS, self.delay,
-                                                  skews, depth=64)
+        self.submodules.dir = self.make(self.lanes_log2, self.block_ps, link_model.CLK_PS, self.delay, skews,
+                                        depth=64)
         self.comb += self.striper.source.connect(self.dir.sink)
         self.sink = self.striper.sink
         self.out = self.dir.sources[0]
         for s in self.dir.sources:
             self.comb += s.ready.eq(1)
 
+    def make(self, *args, **kwargs):
+        return SimChannelDirection(*args, **kwargs)
 
-def run(lanes, rate, delay, counts, busy=None):
-    """(cycles each beat was taken, cycles each arrived); `busy` (a list) gets the serializer's busy cycles."""
-    dut = Direction()
+
+def run(lanes, rate, delay, counts, busy=None, dut=None, gaps=0):
+    """(cycles each beat was taken, cycles each arrived); `busy` (a list) gets the serializer's busy cycles; `gaps`
+    idle cycles after each beat."""
+    dut = Direction() if dut is None else dut
     sent, arrived = [], []
     busy = [] if busy is None else busy
 
@@ -65,6 +69,10 @@ def run(lanes, rate, delay, counts, busy=None):
             yield
             while not (yield dut.sink.ready):
                 yield
+            if gaps:
+                yield dut.sink.valid.eq(0)
+                for _ in range(gaps):
+                    yield
         yield dut.sink.valid.eq(0)
 
     run_simulation(dut, [drive(), watch()])
@@ -108,6 +116,16 @@ class Channel(Module):
 CHANNEL = Channel()
 
 
+def arm(channel, kind, lane, cycles):
+    """Generator: arms `kind` toward the memory card on `lane` for `cycles`."""
+    yield channel.inject_kind.eq(FAULT_KINDS[kind])
+    yield channel.inject_lane.eq(lane)
+    yield channel.inject_cycles.eq(cycles)
+    yield channel.inject_arm.eq(1)
+    yield
+    yield channel.inject_arm.eq(0)
+
+
 @pytest.mark.parametrize("kind", ["lane", "down"])
 def test_a_lane_or_link_fault_starts_with_the_frame_the_injector_finds_and_lasts_its_cycles(kind):
     """Armed toward the memory card, the fault waits for a frame with a transaction; from it lane 3's blocks are
@@ -117,12 +135,7 @@ def test_a_lane_or_link_fault_starts_with_the_frame_the_injector_finds_and_lasts
 
     def bench():
         ch = dut.channel
-        yield ch.inject_kind.eq(FAULT_KINDS[kind])
-        yield ch.inject_lane.eq(3)
-        yield ch.inject_cycles.eq(20)
-        yield ch.inject_arm.eq(1)
-        yield
-        yield ch.inject_arm.eq(0)
+        yield from arm(ch, kind, lane=3, cycles=20)
         for _ in range(10):   # nothing on the wire: nothing starts
             yield
         seen.append(((yield ch.injected), (yield ch.inject_pending), (yield ch.down_total)))
@@ -183,8 +196,82 @@ def test_the_channels_registers_are_the_documented_ones():
         "lanes_log2": 2, "block_ps": 16, "delay": 16, "skew": 64, "busy_a2b": 32, "busy_b2a": 32,
         **{f"ber_lane{lane}": THRESHOLD_BITS for lane in range(8)}, "ber_burst": 6, "ber_seed": 32,
         "down_after": 32, "down": 32, "down_total": 32, "blocks_a2b": 48, "blocks_b2a": 48, "hits_a2b": 32,
-        "hits_b2a": 32, "inject_at": 32, "inject_copies": 16, "inject_cycles": 32, "inject": 8, "injected": 32,
+        "hits_b2a": 32, "lane_losses_a2b": 64, "lane_losses_b2a": 64, "inject_at": 32, "inject_copies": 16,
+        "inject_cycles": 32, "inject": 8, "injected": 32,
         "injector": 1 + 6 + 10}
     resets = {c.name: c.storage.reset.value for c in channel.get_csrs() if hasattr(c, "storage")}
     assert {k: resets[k] for k in ("lanes_log2", "block_ps", "delay", "ber_burst", "inject_copies")} == {
         "lanes_log2": 3, "block_ps": 4400, "delay": 10, "ber_burst": 1, "inject_copies": 64}
+
+
+class MarkedDirection(Direction):
+    """Direction with a marker every MARKER_PERIOD cycles (the default is 1024: no test here would meet one)."""
+    MARKER_PERIOD = 16
+
+    def make(self, *args, **kwargs):
+        return SimChannelDirection(*args, **kwargs, marker_period=self.MARKER_PERIOD, window=6)
+
+
+def test_markers_in_idle_cycles_cost_no_beat_and_an_overdue_one_a_cycle():
+    """Lone beats with idle cycles between them take exactly their serialization and delay with markers every
+    16 cycles; back to back at 8 x 25 Gb/s (a beat every cycle, no idle one) a marker takes a beat's cycle
+    every 32 (its period, then one more)."""
+    sent, arrived = run(8, 15.0, 5, [2, 8, 1, 8, 8, 2, 8] * 6, dut=MarkedDirection(), gaps=3)
+    assert [b - a for a, b in zip(sent, arrived)] == [link_model.serialization_cycles(1, 8, 15.0) + 5] * 42
+    sent, arrived = run(8, 25.0, 3, [8] * 100, dut=MarkedDirection())
+    assert arrived[-1] - arrived[0] == 99 + 3   # 3 markers forced, at 31, 63 and 95 cycles
+
+
+class AlignedChannel(Module):
+    """Both directions with markers every 32 cycles; beat n carries n in every block, so a row is in step when
+    its lanes agree."""
+    def __init__(self):
+        self.submodules.channel = SimChannel(depth=64, marker_period=32, window=12)
+        self.submodules.striper = LaneStriper(self.channel.lanes_log2)
+        self.sink = self.striper.sink
+        self.comb += self.striper.source.connect(self.channel.a2b.sink)
+        for s in self.channel.a2b.sources + self.channel.b2a.sources:
+            self.comb += s.ready.eq(1)
+
+
+@pytest.mark.parametrize("kind", ["slip", "lane_down"])
+def test_a_lane_that_slips_or_goes_down_is_found_by_lane_and_realigned(kind):
+    """Beats every 3 cycles; from the first frame after the arm lane 3 (toward the memory card) loses a word, or
+    its words for 40 cycles: the memory card's end loses alignment, counts lane 3, and its rows are in step again
+    from the next marker on, every beat sent after it delivered."""
+    dut, rows, state = AlignedChannel(), [], {}
+    frame, trailer = header(T_RD_REQ, 1, 0x10)[0], 0xF | 1 << 63
+
+    def send():
+        yield from arm(dut.channel, kind, lane=3, cycles=40)
+        for n in range(1, 120):
+            yield dut.sink.valid.eq(1)
+            # Beat 19 ends with a trailer, so beat 20 (a request and its trailer) starts a frame: the one found.
+            blocks = {19: {7: trailer}, 20: {0: frame, 1: trailer}}.get(n, {})
+            yield dut.sink.count.eq(2 if n == 20 else 8)
+            yield dut.sink.ctrl.eq(sum(1 << b for b in blocks))
+            yield dut.sink.data.eq(sum(blocks.get(b, n) << (64 * b) for b in range(8)))
+            yield
+            yield dut.sink.valid.eq(0)
+            yield
+            yield
+
+    def watch():
+        ch = dut.channel
+        ups = []
+        for cycle in range(420):
+            if (yield ch.a2b.sources[0].valid):
+                rows.append(list((yield [s.data[:64] for s in ch.a2b.sources])))
+            ups.append((yield ch.b_up))
+            yield
+        state["ups"] = ups
+        state["losses"] = (yield ch.a2b.aligner.losses), (yield ch.b2a.aligner.losses)
+
+    run_simulation(dut, [send(), watch()])
+    assert state["losses"] == (1 << 8 * 3, 0)
+    ups = state["ups"]
+    assert ups.count(0) > 0 and ups[-1] == 1 and ups.index(0) + ups[ups.index(0):].index(1) < 300
+    in_step = [row[0] for row in rows if len(set(row)) == 1]
+    assert all(len(set(row)) == 1 for row in rows[len(rows) - 60:])   # in step from the marker on
+    assert in_step[-60:] == list(range(60, 120))                      # and every beat from it delivered
+    assert in_step[:15] == list(range(1, 16))   # before the fault every beat (a lane down loses those in flight)

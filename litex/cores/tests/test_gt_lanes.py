@@ -27,11 +27,11 @@ class CodecWire(Module):
     def __init__(self, lanes, skews):
         self.submodules.splitter = splitter = RowSplitter(lanes)
         self.submodules.encoder  = encoder  = LaneEncoder(lanes, marker_period=MARKER_PERIOD)
-        self.submodules.bonding  = bonding  = LaneBonding(lanes, flush_cycles=40, hunt_cycles=3*MARKER_PERIOD)
+        self.submodules.bonding  = bonding  = LaneBonding(lanes, window=MARKER_PERIOD // 4)
         self.sink, self.sources, self.up = splitter.sink, bonding.sources, bonding.up
         self.live    = Signal(lanes, reset=2**lanes - 1)
         self.corrupt = Signal(lanes)
-        self.comb += [splitter.source.connect(encoder.sink), bonding.ready.eq(1)]
+        self.comb += [splitter.source.connect(encoder.sink), bonding.locked.eq(2**lanes - 1)]
         for lane in range(lanes):
             wire = encoder.words[lane]
             for _ in range(skews[lane]):
@@ -207,7 +207,7 @@ class LoopedLanes(Module):
                                                              delay_depth=64)
         self.submodules.deskew  = deskew  = LaneDeskew(self.lanes_log2)
         self.sink, self.source, self.up, self.delay = striper.sink, deskew.source, phy.up, phy.delay
-        self.comb += [striper.source.connect(phy.sink), phy.ready.eq(1)]
+        self.comb += [striper.source.connect(phy.sink), phy.locked.eq(2**lanes - 1)]
         for lane in range(MAX_LANES):
             self.comb += phy.sources[lane].connect(deskew.sinks[lane])
 
@@ -281,7 +281,7 @@ def test_a_link_over_the_codec_delivers_once_in_order_through_a_slip():
             yield end.retry.timeout.eq(256)
             yield end.checker.timeout.eq(256)
         for cycle in range(3000):
-            yield dut.a2b.corrupt.eq(0b0010 if cycle == 300 else 0)
+            yield dut.a2b.corrupt.eq(0b0010 if cycle == 40 else 0)   # mid-traffic: the lanes align by cycle 10
             for name, end in (("a", dut.a), ("b", dut.b)):
                 if (yield end.source.valid):
                     got[name].append(((yield end.source.type), (yield end.source.tag), (yield end.source.laddr),
