@@ -5,7 +5,8 @@ import pytest
 from migen import *
 
 from litex.soc.interconnect import stream
-from monet.cores.phy.align import LOSS_BITS, LaneAligner
+from litex.soc.interconnect.csr import CSRField, CSRStatus
+from monet.cores.phy.align import LOSS_BITS, LaneAligner, loss_fields
 from monet.cores.tests.verilog_sim import run_simulation
 
 PERIOD = 32    # rows between markers
@@ -16,8 +17,8 @@ LAYOUT = [("data", 16)]
 
 class Lanes(Module):
     """`lanes` lanes, each a FIFO the testbench fills (`push`, `data`, `marker`) in front of the aligner."""
-    def __init__(self, lanes, start_aligned):
-        self.submodules.aligner = aligner = LaneAligner([LAYOUT] * lanes, window=WINDOW, start_aligned=start_aligned)
+    def __init__(self, lanes, start_aligned, window=WINDOW):
+        self.submodules.aligner = aligner = LaneAligner([LAYOUT] * lanes, window=window, start_aligned=start_aligned)
         self.push   = Signal(lanes)
         self.marker = Signal(lanes)
         self.data   = [Signal(16, name=f"data{lane}") for lane in range(lanes)]
@@ -33,27 +34,27 @@ class Lanes(Module):
             ]
 
 
-def schedule(lanes, skews, drop=lambda lane, row: False):
-    """{cycle: {lane: (data, marker)}}: row r leaves at cycle 2r (a marker in place of every PERIOD-th; a lane
+def schedule(lanes, skews, drop=lambda lane, row: False, period=PERIOD, rows=ROWS):
+    """{cycle: {lane: (data, marker)}}: row r leaves at cycle 2r (a marker in place of every period-th; a lane
     gives a block every other cycle at most, as the board's do), lane i's item arrives skews[i] cycles later;
     `drop(lane, row)` loses an item on the way."""
     arrivals = {}
-    for r in range(ROWS):
+    for r in range(rows):
         for lane in range(lanes):
             if not drop(lane, r):
-                arrivals.setdefault(2*r + skews[lane], {})[lane] = (r, int(r % PERIOD == PERIOD - 1))
+                arrivals.setdefault(2*r + skews[lane], {})[lane] = (r, int(r % period == period - 1))
     return arrivals
 
 
-def run(dut, lanes, arrivals, active=None, unlocked=lambda cycle: 0):
+def run(dut, lanes, arrivals, active=None, unlocked=lambda cycle: 0, rows=ROWS):
     """Drives the arrivals; returns the rows out (each lane's data, lane by lane) with their cycle, the losses by
     lane and the realigns."""
-    rows, result = [], {}
+    out, result = [], {}
 
     def bench():
         if active is not None:
             yield dut.aligner.active.eq(active)
-        for cycle in range(2*ROWS + 100):
+        for cycle in range(2*rows + 100):
             items = arrivals.get(cycle, {})
             yield dut.push.eq(sum(1 << lane for lane in items))
             yield dut.marker.eq(sum(marker << lane for lane, (_, marker) in items.items()))
@@ -61,14 +62,14 @@ def run(dut, lanes, arrivals, active=None, unlocked=lambda cycle: 0):
                 yield dut.data[lane].eq(data)
             yield dut.aligner.locked.eq(~unlocked(cycle) & (2**lanes - 1))
             if (yield dut.aligner.sources[0].valid):
-                rows.append((cycle, list((yield [dut.aligner.sources[lane].data for lane in range(lanes)]))))
+                out.append((cycle, list((yield [dut.aligner.sources[lane].data for lane in range(lanes)]))))
             yield
         losses = yield dut.aligner.losses
         result["losses"] = [(losses >> (LOSS_BITS*lane)) & (2**LOSS_BITS - 1) for lane in range(lanes)]
         result["realigns"] = yield dut.aligner.realigns
 
-    run_simulation(dut, bench())
-    return rows, result
+    run_simulation(dut, bench(), max_cycles=2*rows + 200)
+    return out, result
 
 
 def data_rows(first=0):
@@ -111,11 +112,34 @@ def test_a_lane_that_loses_lock_is_realigned_alone_at_its_first_marker_back(lane
 
 
 def test_lanes_not_aligned_at_reset_wait_for_a_late_lane_and_inactive_lanes_do_not_count():
-    """Not aligned from reset, lane 2 of 4 in use starting 70 rows late, lane 3 not in use and silent: the
-    lanes align at the first marker lane 2 has (row 95), never on the earlier markers the others waited at."""
+    """Not aligned from reset, lane 2 of 4 in use starting 70 rows late, lane 3 not in use and 5 rows behind the
+    others: the lanes align at the first marker lane 2 has (row 95), never on the earlier markers the others waited
+    at, and lane 3's items are drained, its markers never waited for."""
     lanes = 4
     rows, result = run(Lanes(lanes, start_aligned=False), lanes,
-                       schedule(lanes, [0, 1, 2, 0], drop=lambda lane, r: lane == 3 or (lane == 2 and r < 70)),
+                       schedule(lanes, [0, 1, 2, 10], drop=lambda lane, r: lane == 2 and r < 70),
                        active=0b0111)
     assert [data[:3] for _, data in rows] == [[r] * 3 for r in data_rows(first=96)]
+    # Each row as soon as lane 2's item is at its FIFO's head (sent at 2r; the write's edge, 2 cycles of skew, the
+    # FIFO's 1): lane 3's items, at their heads in the other cycles, hold nothing back.
+    assert [cycle - 2 * data[0] for cycle, data in rows] == [4] * len(rows)
     assert result == {"losses": [0] * lanes, "realigns": 0}
+
+
+def test_a_lanes_count_goes_up_by_one_a_loss_and_holds_at_its_top():
+    """Markers every 4 rows; lane 1 slips in every other period, 270 times: lane 0's count stays 0, lane 1's
+    holds at 255, and every loss is a realign."""
+    period, rows = 4, 2160
+    slipped = [r for r in range(rows) if r % (2*period) == 1]
+    _, result = run(Lanes(2, start_aligned=True, window=3), 2,
+                    schedule(2, [0, 0], drop=lambda lane, r: lane == 1 and r in slipped, period=period, rows=rows),
+                    rows=rows)
+    assert len(slipped) == 270 and result == {"losses": [0, 2**LOSS_BITS - 1], "realigns": 270}
+
+
+def test_loss_fields_show_each_lanes_count_in_its_field():
+    losses = Signal(LOSS_BITS * 8)
+    csr = CSRStatus(name="lane_losses", fields=[CSRField(f"lane{lane}", size=LOSS_BITS) for lane in range(8)])
+    statements = loss_fields(csr, losses)
+    assert [(s.l, s.r.start, s.r.stop) for s in statements] == [
+        (getattr(csr.fields, f"lane{lane}"), LOSS_BITS * lane, LOSS_BITS * (lane + 1)) for lane in range(8)]
