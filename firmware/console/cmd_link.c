@@ -242,35 +242,48 @@ static void print_prbs(const char *name, int end) {
     printf("]}");
 }
 
-/* prbs cycles=N: PRBS31 on every active lane, both directions, for N cycles (link traffic waits); words
- * checked per lane and bit errors per lane, a2b at the memory card's checkers, b2a at the compute card's. */
+static const char *const loopback_names[] = {"none", "near", "far"};   /* CHANNEL_LOOPBACK_* */
+
+/* prbs cycles=N [loopback=none|near|far]: PRBS31 on every active lane, both directions, for N cycles (link
+ * traffic waits); words checked per lane and bit errors per lane, a2b at the memory card's checkers, b2a at the
+ * compute card's. With a loopback only the compute card sends, and its checkers see its words come back
+ * (`loop`): near, from inside its PHY; far, sent back by the memory card's (the sim; on a board far-end
+ * loopback is set at the far card). */
 static void cmd_prbs(struct args *a) {
     uint32_t cycles = arg_u32(a, "cycles", 100000);
     if (cycles < 1000) { error("cycles must be at least 1000"); return; }
+    const char *name = arg_str(a, "loopback", "none");
+    uint32_t loop = 0;
+    while (loop < 3 && strcmp(name, loopback_names[loop])) loop++;
+    if (loop == 3) { error("loopback must be none, near or far"); return; }
+    if (lanes_loopback(loop)) { error("loopback must be none or near on a board (far-end loopback is set at the far card)"); return; }
     for (int end = 0; end < LINK_ENDS; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
-    for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 1, 1);
+    for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, !loop || end == 0, 1);
     wait_cycles(cycles);
     for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 0, 1);
-    wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255) */
+    wait_cycles(4096);   /* words still on the fiber (one-way delay <= 1000 cycles, skew <= 255), both ways */
     for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, 0, 0);
+    lanes_loopback(CHANNEL_LOOPBACK_NONE);
     struct link_settings s;
     link_get(&s);
-    printf("{\"cycles\": %u, \"lanes\": %u, ", (unsigned)cycles, (unsigned)s.lanes);
+    printf("{\"cycles\": %u, \"lanes\": %u, \"loopback\": \"%s\", ", (unsigned)cycles, (unsigned)s.lanes,
+           loopback_names[loop]);
 #if LINK_ENDS == 2
     print_prbs("a2b", 1);
     printf(", ");
 #endif
-    print_prbs("b2a", 0);   /* a board: checked here only while the memory card's end sends PRBS too */
+    /* a board without a loopback: checked here only while the memory card's end sends PRBS too */
+    print_prbs(loop ? "loop" : "b2a", 0);
     printf("}\n");
 }
 
 #ifdef LINK_SIM_CHANNEL
 define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat=0..32767 max_units=1..8 pairing=0|1 issue_rate=0..65535]");
-define_command(inject, cmd_inject, "[kind=none|crc|type|truncated|duplicate|skip|flood|lane|down toward=a2b|b2a at=cycles copies=1..65535 lane=0..7 cycles=]");
+define_command(inject, cmd_inject, "[kind=none|crc|type|truncated|duplicate|skip|flood|lane|down|slip|lane_down toward=a2b|b2a at=cycles copies=1..65535 lane=0..7 cycles=]");
 define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
 #else
 define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
 #endif
 define_command(retry, cmd_retry,
                "[timeout=16..65535 nak=0|1 selective=0|1 request_timeout=cycles credits=0..127] and counters");
-define_command(prbs, cmd_prbs, "cycles=N: PRBS31 on every lane both ways, bits and errors per lane");
+define_command(prbs, cmd_prbs, "cycles=N [loopback=none|near|far]: PRBS31 on every lane, bits and errors per lane");

@@ -31,6 +31,12 @@ static void lanes_get(struct link_settings *s) {
     uint64_t skew = hal_read64(CSR_REMOTE_CHANNEL_SKEW_ADDR);
     for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
 }
+
+int lanes_loopback(uint32_t mode) {
+    if (mode > CHANNEL_LOOPBACK_FAR) return -1;
+    hal_write32(CSR_REMOTE_CHANNEL_LOOPBACK_ADDR, mode);
+    return 0;
+}
 #else
 /* A board's lanes: their count and rate are the gateware's; the fabric's delay line, when built, emulates
  * fiber. */
@@ -62,6 +68,30 @@ static void lanes_get(struct link_settings *s) {
     s->delay = 0;
 #endif
     for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = 0;
+}
+
+/* liteiclink's per-lane loopback register (the transceiver's LOOPBACK port): near-end PMA loopback. */
+#define GT_LOOPBACK_NEAR_PMA 2
+#define LANE_LOOPBACK_WRITE(i, config) hal_write32(CSR_LANES_LANE##i##_LOOPBACK_ADDR, config)
+
+int lanes_loopback(uint32_t mode) {
+    if (mode != CHANNEL_LOOPBACK_NONE && mode != CHANNEL_LOOPBACK_NEAR) return -1;
+    uint32_t config = mode == CHANNEL_LOOPBACK_NEAR ? GT_LOOPBACK_NEAR_PMA : 0;
+    LANE_LOOPBACK_WRITE(0, config);
+#if LINK_LANES > 1
+    LANE_LOOPBACK_WRITE(1, config);
+#endif
+#if LINK_LANES > 2
+    LANE_LOOPBACK_WRITE(2, config);
+    LANE_LOOPBACK_WRITE(3, config);
+#endif
+#if LINK_LANES > 4
+    LANE_LOOPBACK_WRITE(4, config);
+    LANE_LOOPBACK_WRITE(5, config);
+    LANE_LOOPBACK_WRITE(6, config);
+    LANE_LOOPBACK_WRITE(7, config);
+#endif
+    return 0;
 }
 #endif
 

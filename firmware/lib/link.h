@@ -55,6 +55,11 @@ void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);
 
+/* Bring-up loopback (CHANNEL_LOOPBACK_*: none, near, far): the sim's channel loops the compute card's words back
+ * to it from inside its PHY (near) or from the memory card's (far); a board's transceivers loop this card's words
+ * back inside their PMA (near). -1 for a mode this map cannot set (a board: far, which is set at the far card). */
+int lanes_loopback(uint32_t mode);
+
 /* PRBS31 on the lanes: end 0 = compute card, 1 = memory card (end < LINK_ENDS); tx sends, rx checks. */
 struct prbs_counters { uint64_t words; uint32_t errors[LINK_MAX_LANES]; uint32_t relocks; };
 void prbs_enable(int end, int tx, int rx);

@@ -18,6 +18,7 @@ def test_every_code_is_the_documented_one_and_fits_its_register():
     assert list(CODES["CHANNEL_FAULT"]) == ["none", "crc", "type", "truncated", "duplicate", "skip", "flood",
                                             "lane", "down", "slip", "lane_down"]
     assert list(CODES["CHANNEL_FAULT"].values()) == list(range(11))                # the 4-bit `inject` kind
+    assert CODES["CHANNEL_LOOPBACK"] == {"none": 0, "near": 1, "far": 2}           # the 2-bit `loopback`
 
 
 def test_the_constants_are_the_tables():

@@ -34,6 +34,7 @@ REFUSALS = [
     ("inject kind=bitrot", "kind must be none, crc, type, truncated, duplicate, skip, flood, lane, down, slip or "
                            "lane_down"),
     ("inject kind=crc toward=both", "toward must be a2b or b2a"),
+    ("prbs loopback=side", "loopback must be none, near or far"),
     ("inject kind=flood copies=0", "copies must be 1..65535"),
     ("inject kind=flood copies=65536", "copies must be 1..65535"),
     ("inject kind=lane lane=8", "lane must be 0..7"),

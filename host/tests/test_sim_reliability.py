@@ -127,6 +127,21 @@ def test_prbs_measures_the_injected_ber(sim, lanes, ber):
     assert bandwidth_bench.measure(sim, "read", 64, LinkSettings(8, lanes, 15.0), count=500)["transactions"] == 500
 
 
+def test_a_loopback_brings_the_compute_cards_words_back_with_no_errors_near_and_both_ways_errors_far(sim):
+    """Near: from inside the compute card's PHY, so the wire's errors never meet them; far: sent back by the
+    memory card's PHY, so they cross both directions' errors (twice the rate). Only the compute card sends."""
+    link_setup.configure_link(sim, LinkSettings(8, 8, 15.0))
+    ber_bench.set_errors(sim, 1e-4, seed=3)
+    near = prbs_bench.measure(sim, cycles=40000, confidence=0.999, loopback="near")
+    far = prbs_bench.measure(sim, cycles=40000, confidence=0.999, loopback="far")
+    ber_bench.set_errors(sim, 0.0)
+    assert near["loop"]["bits"] > 5e6 and near["loop"]["errors"] == 0
+    assert far["loop"]["bits"] > 5e6 and far["loop"]["ber_low"] <= 2e-4 <= far["loop"]["ber_high"], far["loop"]
+    assert far["loop"]["relocks"] == near["loop"]["relocks"] == 0
+    # The loop is undone: the link carries traffic again.
+    assert bandwidth_bench.measure(sim, "read", 64, LinkSettings(8, 8, 15.0), count=200)["transactions"] == 200
+
+
 def test_ber_cli_prints_the_figures_asked_for(sim_build):
     out = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "ber", "--ber", "1e-6", "--distance", "36",
                           "--lanes", "8", "--rate", "15", "--bits", "1e7", "--json"],

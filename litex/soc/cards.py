@@ -77,9 +77,9 @@ class BoardLanes(LiteXModule, AutoCSR):
     `rate_gbps` on `cage`, one `quad_pll` a quad of four from the cage's REFCLK_HZ reference, carrying the
     link's lane words (TransceiverLanes). The pins are the platform's `<cage>_tx`, `<cage>_rx` and
     `<cage>_refclk`. Lane 0's transmit clock drives every lane (their TX buffers take up the phase).
-    CSRs: liteiclink's per-lane controls (enables, readiness, loopback, PRBS) as `lane<i>_*`, `realigns` and
-    `lane_losses` (the bonding's losses of alignment, by lane), and with `with_delay_line` `emulated_delay`:
-    cycles received rows wait, fiber emulated in the fabric.
+    CSRs: liteiclink's per-lane controls (enables, readiness, PRBS, and `loopback`, the transceiver's LOOPBACK
+    port) as `lane<i>_*`, `realigns` and `lane_losses` (the bonding's losses of alignment, by lane), and with
+    `with_delay_line` `emulated_delay`: cycles received rows wait, fiber emulated in the fabric.
     """
     def __init__(self, plat, lanes, rate_gbps, cage, sys_clk, sys_clk_freq, transceiver, quad_pll,
                  with_delay_line=False):
@@ -99,6 +99,7 @@ class BoardLanes(LiteXModule, AutoCSR):
                             tx_clk=tx_clk))
             gt.add_stream_endpoints()
             gt.add_base_control()
+            gt.add_loopback_control()   # near-end loopback for bring-up (`prbs loopback=near`)
             setattr(self.submodules, f"lane{lane}", gt)
             serdes.append(gt)
             rx_domains.append(f"lane{lane}_rx")

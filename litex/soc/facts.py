@@ -13,7 +13,7 @@ takes the same values from here.
 from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES, segment_names
 from monet.cores.memcard.codes import MEMORIES
 from monet.cores.pbb.codes import MODES, PATTERNS
-from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS
+from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS, LOOPBACKS
 from monet.cores.phy.figures import block_threshold, delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
 from monet.cores.remat.codes import FAULTS, TARGET_LOCAL, TARGET_REMOTE0, TARGETS
 
@@ -66,8 +66,8 @@ def peak_GBps(clk_freq):
 # The cores' codes, each declared once in its core's codes.py: the gateware compares with them, the host
 # programs them, and every SoC exports them as constants (soc.h, csr.json) named PREFIX_NAME, which the
 # firmware uses (firmware/lib's pbb.h, memcard.h, remat.h).
-CODES = {"CHANNEL_FAULT": FAULT_KINDS, "MEMCARD_MEMORY": MEMORIES, "PBB_MODE": MODES, "PBB_PATTERN": PATTERNS, "REMAT_FAULT": FAULTS,
-         "REMAT_TARGET": TARGETS}
+CODES = {"CHANNEL_FAULT": FAULT_KINDS, "CHANNEL_LOOPBACK": LOOPBACKS, "MEMCARD_MEMORY": MEMORIES, "PBB_MODE": MODES,
+         "PBB_PATTERN": PATTERNS, "REMAT_FAULT": FAULTS, "REMAT_TARGET": TARGETS}
 
 
 def code_constants():

@@ -78,8 +78,8 @@ class RemoteMemoryPath(LiteXModule):
         self.stages_c = compute_stages(remat, link_c)
         self.stages_m = memory_stages(link_m)
         self.comb += [link_c.rx_up.eq(channel.a_up), link_m.rx_up.eq(channel.b_up)]
-        self.comb += link_c.connect_phy(channel.a2b.sink, channel.b2a.sources)
-        self.comb += link_m.connect_phy(channel.b2a.sink, channel.a2b.sources)
+        self.comb += link_c.connect_phy(channel.a_sink, channel.a_sources)
+        self.comb += link_m.connect_phy(channel.b_sink, channel.b_sources)
 
     def add_control(self):
         self.remat.add_control()

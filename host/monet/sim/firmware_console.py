@@ -135,8 +135,9 @@ class FirmwareConsole:
         them with both ends' counters."""
 
     @command
-    def prbs(self, cycles=None):
-        """PRBS31 on every lane both ways for `cycles`: words, bit errors per lane and relocks."""
+    def prbs(self, cycles=None, loopback=None):
+        """PRBS31 on every lane both ways for `cycles`: words, bit errors per lane and relocks; with `loopback`
+        (near, far) the compute card's words come back to it (`loop`)."""
 
     @command
     def bfct(self, idx, en=None, r=None, w=None, target=None, base=None):

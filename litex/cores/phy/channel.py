@@ -18,7 +18,8 @@ Per direction:
 - chosen faults (`inject`): one frame's (injector.py, beside the serializer), or from a frame it finds, one
   lane's blocks all hit, one lane or the link down for a number of cycles, or one lane's word lost;
 - lane markers every `marker_period` cycles, and at the receiving end the lanes' alignment on them
-  (align.py, the board's bonding's): a lane that slips or loses lock is found, counted and realigned.
+  (align.py, the board's bonding's): a lane that slips or loses lock is found, counted and realigned;
+- loopbacks for bring-up between the ends' ports and the directions (`loopback`, add_loopbacks()).
 
 Defaults (their sources: host/monet/link/model.py): PHY TX and RX fixed latencies from PG056's
 GTHE4 64-bit (64b/66b) figures: TX 176 UI, RX 125.5 UI, plus 1 UI per Gb/s above 2 Gb/s; fiber 4.9 ns/m
@@ -38,7 +39,7 @@ from monet.cores.common.delay import DelayLine
 from monet.cores.common.layouts import *
 from monet.cores.common.striping import lanes_cases, stripe
 from monet.cores.phy.align import LOSS_BITS, LaneAligner, loss_fields
-from monet.cores.phy.codes import FAULT_KINDS
+from monet.cores.phy.codes import FAULT_KINDS, LOOPBACKS
 from monet.cores.phy.errors import ErrorInjector
 from monet.cores.phy.injector import FrameInjector
 from monet.cores.phy.figures import THRESHOLD_BITS
@@ -250,7 +251,10 @@ class SimChannel(LiteXModule):
     memory), at the first frame with a transaction that the direction's injector finds from `inject_at` cycles
     after `inject_arm` (injector.py): on that frame (a flood sends `inject_copies` of it), or from it every block
     of lane `inject_lane` hit, that lane down or every lane down, for `inject_cycles`, or that lane's next word
-    lost (a slip). `injected` counts the faults put
+    lost (a slip).
+
+    The ends connect to `a_sink`/`a_sources` (the compute card) and `b_sink`/`b_sources` (the memory card):
+    straight to the directions, or in a `loopback` (add_loopbacks()). `injected` counts the faults put
     on the wire; `inject_pending` is high until the armed one is done.
     """
     def __init__(self, clk_ps=4000, depth=1024, marker_period=1024, window=512):
@@ -273,6 +277,13 @@ class SimChannel(LiteXModule):
         self.inject_arm     = Signal()
         self.injected       = Signal(32)
         self.inject_pending = Signal()
+        self.loopback       = Signal(2)   # LOOPBACKS (codes.py)
+        # The ends' ports, the loopbacks between them and the directions: what each end sends (a bundle of lane
+        # words, its tx_lanes) and receives (lane words, its rx_lanes).
+        self.a_sink    = stream.Endpoint(bundle_layout())
+        self.b_sink    = stream.Endpoint(bundle_layout())
+        self.a_sources = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
+        self.b_sources = [stream.Endpoint(lane_layout(lane)) for lane in range(MAX_LANES)]
 
         # # #
 
@@ -337,6 +348,47 @@ class SimChannel(LiteXModule):
             self.injected.eq(self.a2b.injector.applied + self.b2a.injector.applied),
             self.inject_pending.eq(self.a2b.injector.pending | self.b2a.injector.pending | lane.active | down.active),
         ]
+        self.add_loopbacks()
+
+    def add_loopbacks(self):
+        """The ends' ports to the directions, or in a loop: near, the compute card's words as they leave its
+        serializer come back to it (inside its PHY: no bit errors, no fiber), the memory card's are dropped; far,
+        the memory card's PHY sends the rows it receives back toward the compute card (both directions' errors
+        and delays), its own words wait and it receives nothing. The compute card's words go on the line in
+        every mode."""
+        near = self.loopback == LOOPBACKS["near"]
+        far  = self.loopback == LOOPBACKS["far"]
+        leaving = self.a2b.serializer.source
+        self.comb += self.a_sink.connect(self.a2b.sink)
+        for lane, (a_src, b_src, a2b_src, b2a_src) in enumerate(
+                zip(self.a_sources, self.b_sources, self.a2b.sources, self.b2a.sources)):
+            self.comb += [
+                If(near,
+                    a_src.valid.eq(leaving.valid & leaving.ready),
+                    a_src.data.eq(getattr(leaving, f"lane{lane}_data")),
+                    a_src.ctrl.eq(getattr(leaving, f"lane{lane}_ctrl")),
+                    a_src.used.eq(getattr(leaving, f"lane{lane}_used")),
+                    b2a_src.ready.eq(1),
+                ).Else(
+                    b2a_src.connect(a_src),
+                ),
+                If(far,
+                    a2b_src.ready.eq(self.b2a.sink.ready),
+                ).Else(
+                    a2b_src.connect(b_src),
+                ),
+            ]
+        fields = [(f"lane{lane}_{field}", lane) for lane in range(MAX_LANES) for field in ("data", "ctrl", "used")]
+        self.comb += If(far,
+            self.b2a.sink.valid.eq(self.a2b.sources[0].valid),
+            *[getattr(self.b2a.sink, name).eq(getattr(self.a2b.sources[lane], name.split("_")[1]))
+              for name, lane in fields],
+            self.b_sink.ready.eq(0),
+        ).Elif(near,
+            self.b_sink.ready.eq(1),
+        ).Else(
+            self.b_sink.connect(self.b2a.sink),
+        )
 
     def add_control(self):
         self._lanes_log2 = CSRStorage(2,  reset=3,    description="log2 of active lanes (0..3: 1, 2, 4, 8).")
@@ -344,6 +396,9 @@ class SimChannel(LiteXModule):
         self._delay      = CSRStorage(16, reset=10,   description="One-way delay, cycles: PHY TX + fiber + PHY RX.")
         self._skew       = CSRStorage(fields=[CSRField(f"lane{lane}", size=8, description=f"Lane {lane}'s extra delay, cycles.")
                                               for lane in range(MAX_LANES)])
+        self._loopback   = CSRStorage(2, description="Bring-up loopback (litex/cores/phy/codes.py): 0 none, 1 near (the "
+                                                    "compute card's words back to it inside its PHY), 2 far (the "
+                                                    "memory card's PHY sends back what it receives).")
         self._busy_a2b   = CSRStatus(32, description="Cycles the compute-to-memory direction was serializing.")
         self._busy_b2a   = CSRStatus(32, description="Cycles the memory-to-compute direction was serializing.")
         for lane in range(MAX_LANES):
@@ -413,6 +468,7 @@ class SimChannel(LiteXModule):
                 Mux(self.inject_toward, getattr(self.b2a.injector, field), getattr(self.a2b.injector, field)))
         self.comb += [
             self.lanes_log2.eq(self._lanes_log2.storage),
+            self.loopback.eq(self._loopback.storage),
             self.block_ps.eq(self._block_ps.storage),
             self.delay.eq(self._delay.storage),
             self._busy_a2b.status.eq(self.a2b.serializer.busy_cycles),

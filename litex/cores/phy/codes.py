@@ -3,9 +3,10 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""The sim channel's fault kinds as plain Python, without Migen (the host reads them through monet.soc.facts, the
-firmware as soc.h constants, CHANNEL_FAULT_*): what the channel's injector (injector.py) puts on one frame, a
-lane's words garbled for a while, a lane that slips or loses lock, or the whole link down for a while."""
+"""The sim channel's fault kinds and loopbacks as plain Python, without Migen (the host reads them through
+monet.soc.facts, the firmware as soc.h constants, CHANNEL_FAULT_* and CHANNEL_LOOPBACK_*): what the channel's
+injector (injector.py) puts on one frame, a lane's words garbled for a while, a lane that slips or loses lock,
+or the whole link down for a while."""
 
 FAULT_KINDS = {
     "none":      0,
@@ -23,4 +24,7 @@ FAULT_KINDS = {
 # The kinds the injector puts on one frame; the channel's own (a lane, the link) start with the frame the injector
 # finds for them, which it lets pass unchanged.
 FRAME_FAULTS   = ("crc", "type", "truncated", "duplicate", "skip", "flood")
+# The channel's loopbacks for bring-up: the compute card's words back to it from inside its own PHY (near), or
+# sent back by the memory card's PHY as it receives them (far).
+LOOPBACKS = {"none": 0, "near": 1, "far": 2}
 CHANNEL_FAULTS = ("lane", "down", "slip", "lane_down")

@@ -7,7 +7,7 @@ from migen import *
 from monet.cores.common.layouts import T_RD_REQ
 from monet.cores.link.lanes import LaneStriper
 from monet.cores.phy.channel import SimChannel, SimChannelDirection
-from monet.cores.phy.codes import FAULT_KINDS
+from monet.cores.phy.codes import FAULT_KINDS, LOOPBACKS
 from monet.cores.phy.figures import THRESHOLD_BITS
 from monet.cores.tests.verilog_sim import run_simulation
 from monet.link import model as link_model
@@ -108,8 +108,8 @@ class Channel(Module):
         self.submodules.channel = SimChannel(depth=16)
         self.submodules.striper = LaneStriper(self.channel.lanes_log2)
         self.sink = self.striper.sink
-        self.comb += self.striper.source.connect(self.channel.a2b.sink)
-        for s in self.channel.a2b.sources + self.channel.b2a.sources:
+        self.comb += self.striper.source.connect(self.channel.a_sink)
+        for s in self.channel.a_sources + self.channel.b_sources:
             self.comb += s.ready.eq(1)
 
 
@@ -193,7 +193,7 @@ def test_the_channels_registers_are_the_documented_ones():
     regs = {c.name: (c.size, getattr(c, "reset", None) if hasattr(c, "storage") else None)
             for c in channel.get_csrs()}
     assert {name: size for name, (size, _) in regs.items()} == {
-        "lanes_log2": 2, "block_ps": 16, "delay": 16, "skew": 64, "busy_a2b": 32, "busy_b2a": 32,
+        "lanes_log2": 2, "block_ps": 16, "delay": 16, "skew": 64, "loopback": 2, "busy_a2b": 32, "busy_b2a": 32,
         **{f"ber_lane{lane}": THRESHOLD_BITS for lane in range(8)}, "ber_burst": 6, "ber_seed": 32,
         "down_after": 32, "down": 32, "down_total": 32, "blocks_a2b": 48, "blocks_b2a": 48, "hits_a2b": 32,
         "hits_b2a": 32, "lane_losses_a2b": 64, "lane_losses_b2a": 64, "inject_at": 32, "inject_copies": 16,
@@ -229,8 +229,8 @@ class AlignedChannel(Module):
         self.submodules.channel = SimChannel(depth=64, marker_period=32, window=12)
         self.submodules.striper = LaneStriper(self.channel.lanes_log2)
         self.sink = self.striper.sink
-        self.comb += self.striper.source.connect(self.channel.a2b.sink)
-        for s in self.channel.a2b.sources + self.channel.b2a.sources:
+        self.comb += self.striper.source.connect(self.channel.a_sink)
+        for s in self.channel.a_sources + self.channel.b_sources:
             self.comb += s.ready.eq(1)
 
 
@@ -275,3 +275,52 @@ def test_a_lane_that_slips_or_goes_down_is_found_by_lane_and_realigned(kind):
     assert all(len(set(row)) == 1 for row in rows[len(rows) - 60:])   # in step from the marker on
     assert in_step[-60:] == list(range(60, 120))                      # and every beat from it delivered
     assert in_step[:15] == list(range(1, 16))   # before the fault every beat (a lane down loses those in flight)
+
+
+class LoopedChannel(Module):
+    """The channel's end ports, beats striped into each end's sink; both ends' lane words taken."""
+    def __init__(self):
+        self.submodules.channel = SimChannel(depth=64)
+        self.submodules.striper_a = LaneStriper(self.channel.lanes_log2)
+        self.submodules.striper_b = LaneStriper(self.channel.lanes_log2)
+        self.comb += [self.striper_a.source.connect(self.channel.a_sink),
+                      self.striper_b.source.connect(self.channel.b_sink)]
+        for s in self.channel.a_sources + self.channel.b_sources:
+            self.comb += s.ready.eq(1)
+
+
+@pytest.mark.parametrize("loopback", ["none", "near", "far"])
+def test_a_loopback_brings_the_compute_cards_beat_back_near_at_once_far_after_both_ways(loopback):
+    """Both ends send a beat of 8 blocks (8 lanes at 15 Gb/s: a block time, 2 cycles out of the serializer;
+    delay 10). None: each end gets the other's, 12 cycles on. Near: the compute card gets its own as it leaves
+    its serializer (2 cycles), the memory card gets it too, its own is dropped. Far: the compute card gets its
+    own back after both directions (24), the memory card gets nothing and its beat waits."""
+    dut, got = LoopedChannel(), {"a": [], "b": []}
+
+    def bench():
+        ch = dut.channel
+        yield ch.loopback.eq(LOOPBACKS[loopback])
+        for _ in range(40):   # the channel's first markers, in idle cycles, pass
+            yield
+        for end, data in (("a", 0xA), ("b", 0xB)):
+            striper = getattr(dut, f"striper_{end}")
+            yield striper.sink.valid.eq(1)
+            yield striper.sink.count.eq(8)
+            yield striper.sink.data.eq(sum(data << (64 * b) for b in range(8)))
+        yield
+        sent = 41
+        yield dut.striper_a.sink.valid.eq(0)
+        b_taken = (yield dut.striper_b.sink.ready)
+        yield dut.striper_b.sink.valid.eq(0)
+        for cycle in range(sent, sent + 40):
+            for end in ("a", "b"):
+                sources = getattr(ch, f"{end}_sources")
+                if (yield sources[0].valid):
+                    got[end].append((cycle - sent, list((yield [s.data[:64] for s in sources]))))
+            yield
+        got["b_taken"] = b_taken
+
+    run_simulation(dut, bench())
+    a, b = [0xA] * 8, [0xB] * 8
+    assert {"none": ([(12, b)], [(12, a)], 1), "near": ([(2, a)], [(12, a)], 1),
+            "far": ([(24, a)], [], 0)}[loopback] == (got["a"], got["b"], got["b_taken"])
