@@ -378,11 +378,11 @@ class SimChannel(LiteXModule):
                     a2b_src.connect(b_src),
                 ),
             ]
-        fields = [(f"lane{lane}_{field}", lane) for lane in range(MAX_LANES) for field in ("data", "ctrl", "used")]
+        received = [(f"lane{lane}_{field}", getattr(source, field)) for lane, source in enumerate(self.a2b.sources)
+                    for field in ("data", "ctrl", "used")]   # the rows the memory card gets, as a bundle again
         self.comb += If(far,
             self.b2a.sink.valid.eq(self.a2b.sources[0].valid),
-            *[getattr(self.b2a.sink, name).eq(getattr(self.a2b.sources[lane], name.split("_")[1]))
-              for name, lane in fields],
+            *[getattr(self.b2a.sink, name).eq(value) for name, value in received],
             self.b_sink.ready.eq(0),
         ).Elif(near,
             self.b_sink.ready.eq(1),

@@ -21,7 +21,7 @@ class Direction(Module):
         self.lanes_log2 = Signal(2)
         self.block_ps = Signal(16)
         self.delay = Signal(16)
-        skews = [Signal(8) for _ in range(8)]
+        self.skews = skews = [Signal(8) for _ in range(8)]
         self.submodules.striper = LaneStriper(self.lanes_log2)
         self.submodules.dir = self.make(self.lanes_log2, self.block_ps, link_model.CLK_PS, self.delay, skews,
                                         depth=64)
@@ -35,9 +35,9 @@ class Direction(Module):
         return SimChannelDirection(*args, **kwargs)
 
 
-def run(lanes, rate, delay, counts, busy=None, dut=None, gaps=0):
+def run(lanes, rate, delay, counts, busy=None, dut=None, gaps=0, skews=()):
     """(cycles each beat was taken, cycles each arrived); `busy` (a list) gets the serializer's busy cycles; `gaps`
-    idle cycles after each beat."""
+    idle cycles after each beat; `skews` the lanes' from lane 0 on."""
     dut = Direction() if dut is None else dut
     sent, arrived = [], []
     busy = [] if busy is None else busy
@@ -46,6 +46,8 @@ def run(lanes, rate, delay, counts, busy=None, dut=None, gaps=0):
         yield dut.lanes_log2.eq(lanes.bit_length() - 1)
         yield dut.block_ps.eq(link_model.block_ps(rate))
         yield dut.delay.eq(delay)
+        for signal, skew in zip(dut.skews, skews):
+            yield signal.eq(skew)
         yield
 
     def watch():
@@ -89,6 +91,13 @@ def test_lone_frame_latency_is_serialization_plus_delay(lanes, rate):
         assert arrived[0] - sent[0] == expected, (blocks, sent, arrived)
 
 
+def test_a_beat_arrives_with_its_latest_lane():
+    """Lane 3 three cycles late (delay 10 + skew 3, a sum: as bits, 10 | 3 would be 11): the beat is rebuilt
+    when its last lane's word comes."""
+    sent, arrived = run(8, 15.0, 10, [8], skews=[0, 1, 0, 3])
+    assert arrived[0] - sent[0] == link_model.serialization_cycles(8, 8, 15.0) + 10 + 3
+
+
 @pytest.mark.parametrize("lanes,rate", [(1, 10.0), (4, 12.5), (8, 15.0), (8, 25.0)])
 def test_back_to_back_throughput_matches_lane_rate(lanes, rate):
     n = 40
@@ -114,6 +123,7 @@ class Channel(Module):
 
 
 CHANNEL = Channel()
+FAULT_START = 2   # cycles from the beat of the frame a lane or link fault starts with to the fault
 
 
 def arm(channel, kind, lane, cycles):
@@ -157,11 +167,13 @@ def test_a_lane_or_link_fault_starts_with_the_frame_the_injector_finds_and_lasts
     before, after, hit = seen
     assert before == (0, 1, 0)
     top = 2**THRESHOLD_BITS - 1
+    faulted = [h[0] == top if kind == "lane" else h[3] == 1 for h in hit]
+    assert faulted.index(True) == FAULT_START      # both start the same cycle after the frame's beat
     if kind == "lane":
-        assert [h[0] == top for h in hit].count(True) == 20 and after[:2] == (1, 0)
+        assert faulted.count(True) == 20 and after[:2] == (1, 0)
         assert {h[1:4] for h in hit} == {(0, 0, 0)}                 # one lane, one direction, the link up
     else:
-        assert [h[3] for h in hit].count(1) == 20 and after == (1, 0, 20)
+        assert faulted.count(True) == 20 and after == (1, 0, 20)
         assert {h[:3] for h in hit} == {(0, 0, 0)}
     assert all(h[4] for h in hit if h[0] == top or h[3])           # pending while the fault lasts
 
@@ -279,8 +291,8 @@ def test_a_lane_that_slips_or_goes_down_is_found_by_lane_and_realigned(kind):
 
 class LoopedChannel(Module):
     """The channel's end ports, beats striped into each end's sink; both ends' lane words taken."""
-    def __init__(self):
-        self.submodules.channel = SimChannel(depth=64)
+    def __init__(self, marker_period=1024):
+        self.submodules.channel = SimChannel(depth=64, marker_period=marker_period, window=1)
         self.submodules.striper_a = LaneStriper(self.channel.lanes_log2)
         self.submodules.striper_b = LaneStriper(self.channel.lanes_log2)
         self.comb += [self.striper_a.source.connect(self.channel.a_sink),
@@ -324,3 +336,49 @@ def test_a_loopback_brings_the_compute_cards_beat_back_near_at_once_far_after_bo
     a, b = [0xA] * 8, [0xB] * 8
     assert {"none": ([(12, b)], [(12, a)], 1), "near": ([(2, a)], [(12, a)], 1),
             "far": ([(24, a)], [], 0)}[loopback] == (got["a"], got["b"], got["b_taken"])
+
+
+def test_a_near_loopback_drops_what_the_memory_card_sent_and_leaves_its_direction_as_it_was():
+    """A beat of the memory card's on the fiber when near loopback starts is dropped, not delivered when it
+    ends; the direction's markers meanwhile (one every 4 cycles: 100, more than the 64-deep delay lines hold)
+    leave no backlog: back to none, the memory card's next beat takes its usual 12 cycles."""
+    dut, arrived = LoopedChannel(marker_period=4), []
+
+    def send_b(data):
+        yield dut.striper_b.sink.valid.eq(1)
+        yield dut.striper_b.sink.count.eq(8)
+        yield dut.striper_b.sink.data.eq(sum(data << (64 * b) for b in range(8)))
+        yield
+        yield dut.striper_b.sink.valid.eq(0)
+
+    def bench():
+        ch = dut.channel
+        yield from send_b(0xB)
+        yield ch.loopback.eq(LOOPBACKS["near"])
+        for cycle in range(420):
+            yield ch.loopback.eq(LOOPBACKS["near"] if cycle < 400 else LOOPBACKS["none"])
+            if (yield ch.a_sources[0].valid):
+                arrived.append(("near", (yield ch.a_sources[0].data[:64])))
+            yield
+        yield from send_b(0xC)
+        for cycle in range(40):
+            if (yield ch.a_sources[0].valid):
+                arrived.append((cycle, (yield ch.a_sources[0].data[:64])))
+            yield
+
+    run_simulation(dut, bench())
+    assert arrived == [(12, 0xC)]   # as with no loopback before it
+
+
+def test_every_lane_carries_a_marker_every_1024_cycles_of_an_idle_channel():
+    dut, markers = CHANNEL, []
+
+    def bench():
+        line = dut.channel.a2b.lane0.sink
+        for cycle in range(2100):
+            if (yield line.valid) and (yield line.marker):
+                markers.append(cycle)
+            yield
+
+    run_simulation(dut, bench())
+    assert [b - a for a, b in zip(markers, markers[1:])] == [1024] * (len(markers) - 1) and len(markers) == 2
