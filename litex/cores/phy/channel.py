@@ -396,9 +396,9 @@ class SimChannel(LiteXModule):
         self._delay      = CSRStorage(16, reset=10,   description="One-way delay, cycles: PHY TX + fiber + PHY RX.")
         self._skew       = CSRStorage(fields=[CSRField(f"lane{lane}", size=8, description=f"Lane {lane}'s extra delay, cycles.")
                                               for lane in range(MAX_LANES)])
-        self._loopback   = CSRStorage(2, description="Bring-up loopback (litex/cores/phy/codes.py): 0 none, 1 near (the "
-                                                    "compute card's words back to it inside its PHY), 2 far (the "
-                                                    "memory card's PHY sends back what it receives).")
+        self._loopback   = CSRStorage(2, description="Bring-up loopback (litex/cores/phy/codes.py): 0 none, 1 near "
+                                                    "(the compute card's words back to it inside its PHY), 2 far "
+                                                    "(the memory card's PHY sends back what it receives).")
         self._busy_a2b   = CSRStatus(32, description="Cycles the compute-to-memory direction was serializing.")
         self._busy_b2a   = CSRStatus(32, description="Cycles the memory-to-compute direction was serializing.")
         for lane in range(MAX_LANES):
@@ -417,11 +417,12 @@ class SimChannel(LiteXModule):
         self._hits_b2a   = CSRStatus(32, description="Blocks hit by an error memory-to-compute.")
         for direction in ("a2b", "b2a"):
             end = "memory" if direction == "a2b" else "compute"
-            setattr(self, f"_lane_losses_{direction}", CSRStatus(name=f"lane_losses_{direction}", fields=[
+            csr = CSRStatus(name=f"lane_losses_{direction}", fields=[
                 CSRField(f"lane{lane}", size=LOSS_BITS,
                          description=f"Lane {lane}: losses of alignment at the {end} card (held at 255).")
-                for lane in range(MAX_LANES)]))
-            self.comb += loss_fields(getattr(self, f"_lane_losses_{direction}"), getattr(self, direction).aligner.losses)
+                for lane in range(MAX_LANES)])
+            setattr(self, f"_lane_losses_{direction}", csr)
+            self.comb += loss_fields(csr, getattr(self, direction).aligner.losses)
         self._inject_at     = CSRStorage(32, description="Cycles from the write of `inject` before its fault may start.")
         self._inject_copies = CSRStorage(16, reset=64, description="`flood`: copies of the frame sent.")
         self._inject_cycles = CSRStorage(32, description="`lane`, `down`, `lane_down`: cycles the lane's blocks are "

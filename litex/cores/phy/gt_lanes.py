@@ -302,7 +302,8 @@ class TransceiverLanes(LiteXModule):
             stream.AsyncFIFO(row_layout(lanes), tx_depth))
         self.encoder  = encoder  = ClockDomainsRenamer(tx_domain)(LaneEncoder(lanes, marker_period))
         self.bonding  = bonding  = LaneBonding(lanes, window=marker_period // 4)
-        self.sources, self.up, self.realigns, self.losses = bonding.sources, bonding.up, bonding.realigns, bonding.losses
+        self.sources, self.up = bonding.sources, bonding.up
+        self.realigns, self.losses = bonding.realigns, bonding.losses
         if with_delay_line:
             self.sources = self.delayed_rows(bonding.sources, lanes, delay_depth)
         self.comb += [

@@ -124,6 +124,7 @@ class Channel(Module):
 
 CHANNEL = Channel()
 FAULT_START = 2   # cycles from the beat of the frame a lane or link fault starts with to the fault
+FAULTED_ARRIVAL = 15   # a 2-block frame faulted, 8 x 15 Gb/s: 12 unfaulted (a block time, delay 10), 3 the injector
 
 
 def arm(channel, kind, lane, cycles):
@@ -382,3 +383,31 @@ def test_every_lane_carries_a_marker_every_1024_cycles_of_an_idle_channel():
 
     run_simulation(dut, bench())
     assert [b - a for a, b in zip(markers, markers[1:])] == [1024] * (len(markers) - 1) and len(markers) == 2
+
+
+def test_a_frame_faulted_each_way_takes_its_time_on_the_lanes_and_both_are_counted():
+    """A `crc` fault toward the memory card, then one toward the compute card, each on a frame of 2 blocks (a
+    request and its trailer) over 8 lanes: the injector's copy takes one block time on the lanes, as the frame
+    would (it arrives FAULTED_ARRIVAL cycles after its beat), and `injected` counts both."""
+    dut, arrivals, counts = LoopedChannel(), [], []
+    frame = header(T_RD_REQ, 1, 0x10)[0] | (0xF | 1 << 63) << 64
+
+    def bench():
+        ch = dut.channel
+        for toward, end, striper in ((0, "b", dut.striper_a), (1, "a", dut.striper_b)):
+            yield ch.inject_toward.eq(toward)
+            yield from arm(ch, "crc", lane=0, cycles=0)
+            yield striper.sink.valid.eq(1)
+            yield striper.sink.count.eq(2)
+            yield striper.sink.ctrl.eq(0b11)
+            yield striper.sink.data.eq(frame)
+            yield
+            yield striper.sink.valid.eq(0)
+            for cycle in range(60):
+                if (yield getattr(ch, f"{end}_sources")[0].valid):
+                    arrivals.append(cycle)
+                yield
+            counts.append((yield ch.injected))
+
+    run_simulation(dut, bench())
+    assert arrivals == [FAULTED_ARRIVAL] * 2 and counts == [1, 2]
