@@ -253,10 +253,14 @@ static void cmd_prbs(struct args *a) {
     uint32_t cycles = arg_u32(a, "cycles", 100000);
     if (cycles < 1000) { error("cycles must be at least 1000"); return; }
     const char *name = arg_str(a, "loopback", "none");
+    const uint32_t loops = sizeof loopback_names / sizeof loopback_names[0];
     uint32_t loop = 0;
-    while (loop < 3 && strcmp(name, loopback_names[loop])) loop++;
-    if (loop == 3) { error("loopback must be none, near or far"); return; }
-    if (lanes_loopback(loop)) { error("loopback must be none or near on a board (far-end loopback is set at the far card)"); return; }
+    while (loop < loops && strcmp(name, loopback_names[loop])) loop++;
+    if (loop == loops) { error("loopback must be none, near or far"); return; }
+    if (lanes_loopback(loop)) {
+        error("loopback must be none or near on a board (far-end loopback is set at the far card)");
+        return;
+    }
     for (int end = 0; end < LINK_ENDS; end++) { prbs_enable(end, 0, 1); prbs_clear(end); }
     for (int end = 0; end < LINK_ENDS; end++) prbs_enable(end, !loop || end == 0, 1);
     wait_cycles(cycles);

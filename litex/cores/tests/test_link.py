@@ -29,8 +29,8 @@ class Link(Module):
         self.submodules.a = a = LinkEndpoint(channel.lanes_log2)
         self.submodules.b = b = LinkEndpoint(channel.lanes_log2)
         self.comb += [a.rx_up.eq(channel.a_up), b.rx_up.eq(channel.b_up)]
-        self.comb += a.connect_phy(channel.a2b.sink, channel.b2a.sources)
-        self.comb += b.connect_phy(channel.b2a.sink, channel.a2b.sources)
+        self.comb += a.connect_phy(channel.a_sink, channel.a_sources)
+        self.comb += b.connect_phy(channel.b_sink, channel.b_sources)
         # a's transactions timed as a card's stage timer times them (points on both ends: one clock here).
         self.submodules.stages = stages = StageTimer(("sent", "framed", "deframed", "delivered"))
         a.watch_stages(stages, sent="sent", framed="framed")
