@@ -37,11 +37,8 @@ static void print_link(void) {
 #ifdef LINK_SIM_CHANNEL
     printf(", \"busy_a2b\": %u, \"busy_b2a\": %u}\n", (unsigned)ba, (unsigned)bb);
 #else
-    printf(", \"rate_mbps\": %u, \"realigns\": %u, \"lane_losses\": [", (unsigned)LINK_RATE_MBPS,
+    printf(", \"rate_mbps\": %u, \"realigns\": %u}\n", (unsigned)LINK_RATE_MBPS,
            (unsigned)hal_read32(CSR_LANES_REALIGNS_ADDR));
-    uint64_t losses = hal_read64(CSR_LANES_LANE_LOSSES_ADDR);   /* 8 bits a lane */
-    for (int i = 0; i < LINK_LANES; i++) printf("%s%u", i ? ", " : "", (unsigned)((losses >> (8 * i)) & 0xff));
-    printf("]}\n");
 #endif
 }
 
@@ -137,12 +134,6 @@ static void cmd_errinj(struct args *a) {
     printf(", \"burst\": %u, \"seed\": %u", (unsigned)f.burst, (unsigned)f.seed);
 #define CHANNEL_COUNTER_PRINT(name, reg, bits) printf(", \"" #name "\": %llu", (unsigned long long)c.name);
     CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_PRINT)
-    uint64_t losses_a2b[LINK_MAX_LANES], losses_b2a[LINK_MAX_LANES];
-    channel_lane_losses(losses_a2b, losses_b2a);
-    printf(", ");
-    print_u64_list("lane_losses_a2b", losses_a2b, LINK_MAX_LANES);
-    printf(", ");
-    print_u64_list("lane_losses_b2a", losses_b2a, LINK_MAX_LANES);
     printf("}\n");
 }
 
@@ -196,12 +187,16 @@ static void print_retry_counters(const char *name, int end) {
     printf("\"%s\": {", name);
     for (int i = 0; i < RETRY_COUNTERS; i++)
         printf("%s\"%s\": %u", i ? ", " : "", retry_counter_names[i], (unsigned)c.value[i]);
-    printf("}");
+    uint32_t losses[LINK_MAX_LANES];
+    lane_losses(end, losses);
+    printf(", \"lane_losses\": [");
+    for (int i = 0; i < LINK_MAX_LANES; i++) printf("%s%u", i ? ", " : "", (unsigned)losses[i]);
+    printf("]}");
 }
 
 /* retry [timeout=C] [nak=0|1] [selective=0|1] [request_timeout=C] [credits=N]: the link's replay settings
  * (both ends: selective repeat or go-back-N), ReMAT's request timeout (0: never), the credit limit toward the
- * memory card (0: none), each end's counters. */
+ * memory card (0: none), each end's counters and its lanes' losses of alignment (`lane_losses`). */
 static void cmd_retry(struct args *a) {
     uint32_t timeout, nak, selective;
     retry_get(&timeout, &nak, &selective);

@@ -30,15 +30,6 @@ void channel_fault_counters(struct channel_fault_counters *c) {
     CHANNEL_COUNTER_LIST(CHANNEL_COUNTER_READ)
 }
 
-void channel_lane_losses(uint64_t a2b[LINK_MAX_LANES], uint64_t b2a[LINK_MAX_LANES]) {
-    uint64_t packed[2] = {hal_read64(CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_ADDR),
-                          hal_read64(CSR_REMOTE_CHANNEL_LANE_LOSSES_B2A_ADDR)};
-    for (int i = 0; i < LINK_MAX_LANES; i++) {
-        a2b[i] = (packed[0] >> (8 * i)) & 0xff;
-        b2a[i] = (packed[1] >> (8 * i)) & 0xff;
-    }
-}
-
 void channel_down(uint32_t cycles, uint32_t after) {
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_AFTER_ADDR, after);
     hal_write32(CSR_REMOTE_CHANNEL_DOWN_ADDR, cycles);

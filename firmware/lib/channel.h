@@ -21,8 +21,6 @@ void channel_faults_set(const struct channel_faults *f, int reseed);
 void channel_faults_get(struct channel_faults *f);
 void channel_fault_counters(struct channel_fault_counters *c);
 void channel_down(uint32_t cycles, uint32_t after);   /* down for `cycles`, `after` cycles from now */
-/* Each lane's losses of alignment at the receiving end of each direction (held at 255; align.py). */
-void channel_lane_losses(uint64_t a2b[LINK_MAX_LANES], uint64_t b2a[LINK_MAX_LANES]);
 
 /* A chosen fault (kind: CHANNEL_FAULT_*, litex/cores/phy/codes.py) toward the memory card (toward 0) or the
  * compute card (1), at the first frame that travels alone from `at` cycles on: on that frame (a flood sends

@@ -32,6 +32,14 @@ static void lanes_get(struct link_settings *s) {
     for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = (skew >> skew_offset[i]) & SKEW_MASK;
 }
 
+void lane_losses(int end, uint32_t losses[LINK_MAX_LANES]) {
+    /* the compute card (end 0) receives b2a, the memory card a2b */
+    uint64_t packed = hal_read64(end ? CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_ADDR
+                                     : CSR_REMOTE_CHANNEL_LANE_LOSSES_B2A_ADDR);
+    const unsigned bits = CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_LANE0_SIZE;
+    for (int i = 0; i < LINK_MAX_LANES; i++) losses[i] = (packed >> (bits * i)) & ((1u << bits) - 1);
+}
+
 int lanes_loopback(uint32_t mode) {
     if (mode > CHANNEL_LOOPBACK_FAR) return -1;
     hal_write32(CSR_REMOTE_CHANNEL_LOOPBACK_ADDR, mode);
@@ -68,6 +76,14 @@ static void lanes_get(struct link_settings *s) {
     s->delay = 0;
 #endif
     for (int i = 0; i < LINK_MAX_LANES; i++) s->skew[i] = 0;
+}
+
+void lane_losses(int end, uint32_t losses[LINK_MAX_LANES]) {
+    (void)end;   /* a board's map holds its own end only */
+    uint64_t packed = hal_read64(CSR_LANES_LANE_LOSSES_ADDR);
+    const unsigned bits = CSR_LANES_LANE_LOSSES_LANE0_SIZE;
+    for (int i = 0; i < LINK_MAX_LANES; i++)
+        losses[i] = i < LINK_LANES ? (packed >> (bits * i)) & ((1u << bits) - 1) : 0;
 }
 
 /* liteiclink's per-lane loopback register (the transceiver's LOOPBACK port): near-end PMA loopback. */

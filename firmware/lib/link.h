@@ -54,6 +54,9 @@ void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective);
 void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);
+/* Each lane's losses of alignment at an end's receiver (held at 255; litex/cores/phy/align.py): the sim's
+ * channel counts them for the direction the end receives, a board's bonding for its own lanes. */
+void lane_losses(int end, uint32_t losses[LINK_MAX_LANES]);
 
 /* Bring-up loopback (CHANNEL_LOOPBACK_*: none, near, far): the sim's channel loops the compute card's words back
  * to it from inside its PHY (near) or from the memory card's (far); a board's transceivers loop this card's words

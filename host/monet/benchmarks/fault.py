@@ -45,7 +45,8 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
     reads after it check), whose acks are that direction's short frames. The fault takes the first frame with
     a transaction that travels alone from `at` cycles after the arm on; `lane`, `down` and `lane_down` start with
     that frame (it passes unchanged) and last `cycles`; `slip` loses the word of lane `lane` that follows it.
-    Each lane's losses of alignment at each direction's receiving end are counted by the channel's aligners.
+    Each lane's losses of alignment at each direction's receiving end are counted by the channel's aligners
+    (`retry`'s `lane_losses` at that end).
     """
     if kind not in KINDS:
         raise ValueError(f"fault kind {kind!r} is not known; accepted: {', '.join(KINDS)}")
@@ -91,8 +92,8 @@ def measure(target, kind, link, toward="a2b", replay="gbn", at=0, copies=64, lan
     counter = detector(kind, replay)
     watched = ENDS if kind == "down" else (RECEIVER[toward],)
     channel = grew(errinj1, errinj0, ("down_total", *(f"hits_{d}" for d in DIRECTIONS)))
-    lane_losses = {d: [after - before for after, before in zip(errinj1[f"lane_losses_{d}"],
-                                                               errinj0[f"lane_losses_{d}"])][:link.lanes]
+    lane_losses = {d: [after - before for after, before in zip(retry1[RECEIVER[d]]["lane_losses"],
+                                                               retry0[RECEIVER[d]]["lane_losses"])][:link.lanes]
                    for d in DIRECTIONS}
     down_cycles = channel["down_total"]
     applied = down_cycles == cycles if kind == "down" else grew(state, state0, ("injected",))["injected"] == 1

@@ -119,8 +119,7 @@ class FirmwareConsole:
     @command
     def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
         """The channel's bit errors (`ber`: block hit thresholds over 2**40, one or one per lane), burst
-        length, seed, and link-down windows; answers the settings, the hit counters and each lane's losses of
-        alignment at each direction's receiving end."""
+        length, seed, and link-down windows; answers the settings and the hit counters."""
 
     @command
     def inject(self, kind=None, toward=None, at=None, copies=None, lane=None, cycles=None):

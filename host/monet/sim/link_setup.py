@@ -78,14 +78,12 @@ def memory_service(target, run):
 
 
 def link_counters(target):
-    """Each end's link counters (replays by cause, naks, drops, overflows: firmware/lib/link.h's list), each
-    end's losses of lane alignment by lane (the channel's aligners: `lane_losses`, at the end that receives)
-    and ReMAT's request timeouts, as the firmware reads them: what every sim result carries."""
+    """Each end's link counters (replays by cause, naks, drops, overflows: firmware/lib/link.h's list) with its
+    lanes' losses of alignment (`lane_losses`), and ReMAT's request timeouts, as the firmware reads them: what
+    every sim result carries."""
     answer = target.fw.retry()
-    channel = target.fw.errinj()
     return {"request_timeouts": answer["request_timeouts"],
-            **{end: answer[end] for end in ("compute", "memory") if end in answer},
-            "lane_losses": {"memory": channel["lane_losses_a2b"], "compute": channel["lane_losses_b2a"]}}
+            **{end: answer[end] for end in ("compute", "memory") if end in answer}}
 
 
 def configure_retry(target, profile, delay_cycles, replay="gbn"):
