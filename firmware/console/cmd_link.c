@@ -207,7 +207,11 @@ static void cmd_retry(struct args *a) {
     if (nak > 1) { error("nak must be 0 or 1"); return; }
     if (selective > 1) { error("selective must be 0 (go-back-N) or 1 (selective repeat)"); return; }
     uint32_t credits = arg_u32(a, "credits", credits_get());
-    if (credits > 127) { error("credits must be 0..127 (0: no credit flow control)"); return; }
+    if (credits > LINK_MAX_CREDITS || (credits != 0 && credits < LINK_REQUESTS_PER_CREDIT)) {
+        error("credits must be 0 (no credit flow control) or " XSTR(LINK_REQUESTS_PER_CREDIT) ".." XSTR(LINK_MAX_CREDITS)
+              " requests (a credit returns " XSTR(LINK_REQUESTS_PER_CREDIT) ")");
+        return;
+    }
     retry_set(timeout, nak, selective);
     credits_set(credits);
     uint32_t request_timeout = arg_u32(a, "request_timeout", remat_request_timeout());
@@ -284,5 +288,6 @@ define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..
 define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
 #endif
 define_command(retry, cmd_retry,
-               "[timeout=16..65535 nak=0|1 selective=0|1 request_timeout=cycles credits=0..127] and counters");
+               "[timeout=16..65535 nak=0|1 selective=0|1 request_timeout=cycles credits=0|"
+               XSTR(LINK_REQUESTS_PER_CREDIT) ".." XSTR(LINK_MAX_CREDITS) "] and counters");
 define_command(prbs, cmd_prbs, "cycles=N [loopback=none|near|far]: PRBS31 on every lane, bits and errors per lane");

@@ -76,18 +76,19 @@ def test_selective_repeat_loses_one_frame_an_error():
 
 def test_retry_window_is_the_bandwidth_over_the_ack_loop():
     # The sim SoC's ReMAT tags and retry depth (its csr.json's remote_tags and link_retry_depth).
-    held = dict(tags=128, depth=256)
+    held = dict(tags=256, depth=256)
     # 8 m at 15 Gb/s: 11 cycles each way, a 73-block frame in 11 cycles each way, 19 of logic: 63 cycles,
     # 252 ns; 14.545 GB/s (8 lanes after 64b/66b) x 252 ns = 57.3 lines.
     near = reliability.retry_window("ours", 8, 8, 15.0, **held)
     assert near["ack_loop_ns"] == 252.0 and near["needed"] == 58 and near["fits"]
-    # 100 m: 67 cycles each way, 175 cycles, 700 ns: 159.1 lines, more than the ReMAT's 128 tags.
+    # 100 m: 67 cycles each way, 175 cycles, 700 ns: 159.1 lines, within 256 tags, more than 128.
     far = reliability.retry_window("ours", 100, 8, 15.0, **held)
-    assert far["ack_loop_ns"] == 700.0 and far["needed"] == 160 and not far["fits"]
+    assert far["ack_loop_ns"] == 700.0 and far["needed"] == 160 and far["fits"]
+    assert not reliability.retry_window("ours", 100, 8, 15.0, tags=128, depth=256)["fits"]
     slow = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=4.0, **held)
     assert slow["needed"] == 44 and slow["fits"]                        # 4 GB/s x 700 ns = 43.75 lines
-    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=128 * 64 / 700, **held)
-    assert edge["needed"] == 128 and edge["fits"]
+    edge = reliability.retry_window("ours", 100, 8, 15.0, bandwidth_GBps=256 * 64 / 700, **held)
+    assert edge["needed"] == 256 and edge["fits"]
     # The fewer of tags and depth bounds it: a shallower retry buffer does not hold the 8 m window.
     assert not reliability.retry_window("ours", 8, 8, 15.0, tags=128, depth=32)["fits"]
 

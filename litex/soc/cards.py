@@ -27,15 +27,15 @@ from monet.cores.remat.codes import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.errors import BoardError
-from monet.soc.facts import BOARD_LANES, BOARD_RATES_GBPS, LINK_RETRY_DEPTH, code_constants
+from monet.soc.facts import (BOARD_LANES, BOARD_RATES_GBPS, LINK_CREDITS, LINK_RETRY_DEPTH, code_constants,
+                             credit_constants)
 from monet.soc.remote import compute_stages
 
 SYS_CLK_HZ   = 250_000_000
 REFCLK_HZ    = 156.25e6          # every cage's reference: one quad PLL gives 10, 12.5 or 15 Gb/s from it
-# ReMAT on a board: 16 sections of 256 MB (a 4 GB window), 128 tags, three ports (two PS masters, the PBB).
-REMOTE_SECTIONS, REMOTE_SECTION_BITS, REMOTE_TAGS = 16, 28, 128
+# ReMAT on a board: 16 sections of 256 MB (a 4 GB window), 256 tags, three ports (two PS masters, the PBB).
+REMOTE_SECTIONS, REMOTE_SECTION_BITS, REMOTE_TAGS = 16, 28, 256
 PBB_BUCKETS  = 64
-LINK_CREDITS = 127
 # The optional fiber emulation (--delay-line): up to 511 cycles one way, 2 us or about 400 m of fiber.
 DELAY_LINE_DEPTH = 512
 # The PS's master windows (UG1085 table 10-1): HPM0_FPD carries the CSRs (LiteX's convention), HPM1_FPD's
@@ -199,7 +199,8 @@ class ComputeCard(SoCCore):
                             ("LINK_EFFICIENCY_PERMILLE", round(LINE_EFFICIENCY * 1000)),
                             ("REMOTE_LINE_BYTES", LINE_BYTES), ("PBB_BUCKETS", PBB_BUCKETS),
                             ("REMOTE_WINDOW0_BASE", HPM1_FPD_HIGH), ("REMOTE_WINDOW1_BASE", HPM0_LPD_BASE),
-                            ("REMOTE_WINDOW1_SIZE", HPM0_LPD_SIZE), *code_constants().items()):
+                            ("REMOTE_WINDOW1_SIZE", HPM0_LPD_SIZE), *code_constants().items(),
+                            *credit_constants().items()):
             self.add_constant(name, value)
         if with_delay_line:
             self.add_constant("LANES_MAX_DELAY", DELAY_LINE_DEPTH - 1)

@@ -282,7 +282,9 @@ def _pbb():
     from monet.cores.remat.port import RematPort
     from litex.soc.interconnect import stream
     port, block = RematPort(), (stream.Endpoint(block_txn_layout), stream.Endpoint(block_txn_layout))
-    return _with_ports(PBB(port, max_outstanding=128, buckets=64, block_port=block), port=port, block_port=block)
+    from monet.soc.cards import PBB_BUCKETS, REMOTE_TAGS
+    return _with_ports(PBB(port, max_outstanding=REMOTE_TAGS, buckets=PBB_BUCKETS, block_port=block), port=port,
+                       block_port=block)
 
 
 def _board_lanes(lanes=8):
@@ -329,11 +331,14 @@ def _compute_card():
     from monet.cores.hmc.host import HMCHostController
     from monet.cores.link.core import LinkEndpoint
     from monet.cores.remat.core import ReMAT
+    from monet.soc.cards import LINK_CREDITS, LINK_RETRY_DEPTH, REMOTE_SECTION_BITS, REMOTE_SECTIONS, REMOTE_TAGS
     return {
         # Two AXI HP ports of the PS and the benchmark block; 16 sections of 256 MB; the link and the card's
         # own memory as targets.
-        "remat": lambda: ReMAT(n_sections=16, section_bits=28, tags=128, n_ports=3, n_targets=2),
-        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256, credit_limit=127),
+        "remat": lambda: ReMAT(n_sections=REMOTE_SECTIONS, section_bits=REMOTE_SECTION_BITS, tags=REMOTE_TAGS,
+                               n_ports=3, n_targets=2),
+        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=LINK_RETRY_DEPTH,
+                                     credit_limit=LINK_CREDITS),
         "pbb": _pbb,
         "hmc_host": lambda: HMCHostController(with_block_port=True),
         "lanes": _board_lanes,
@@ -342,32 +347,34 @@ def _compute_card():
 
 
 def _memcard():
-    """The memory card core as the board has it (512 MB of DDR4, 128 requests), its DDR4 front (estimated
-    alone as `ddr4`) left out: its request and answer endpoints are ports. The SRAM is 16 KB, not the
+    """The memory card core as the board has it (512 MB of DDR4, as many requests as ReMAT has tags), its DDR4
+    front (estimated alone as `ddr4`) left out: its request and answer endpoints are ports. The SRAM is 16 KB, not the
     board's 256 KB: Yosys 0.23 maps a 4096-line SRAM written by bytes to LUT RAM and fails; the logic around
     it is the same but for the width of its address."""
     from litex.gen import LiteXModule
     from litex.soc.interconnect import stream
     from monet.cores.memcard.core import MemoryCard
     from monet.cores.memcard.ddr4 import request_layout
+    from monet.soc.cards import REMOTE_TAGS
     ddr4 = LiteXModule()
     ddr4.sink, ddr4.source = stream.Endpoint(request_layout()), stream.Endpoint(request_layout())
-    card = MemoryCard(size=512 * 1024 * 1024, sram_size=16 * 1024, max_outstanding=128, ddr4=ddr4,
+    card = MemoryCard(size=512 * 1024 * 1024, sram_size=16 * 1024, max_outstanding=REMOTE_TAGS, ddr4=ddr4,
                       gate_clocks=False)
     return _with_ports(card, ddr4_sink=ddr4.sink, ddr4_source=ddr4.source)
 
 
 def _memory_card():
     from monet.cores.link.core import LinkEndpoint
-    from monet.cores.memcard.ddr4 import DDR4Memory, MTA8ATF51264HZ
+    from monet.cores.memcard.ddr4 import DDR4_DEPTH, DDR4Memory, MTA8ATF51264HZ
+    from monet.soc.cards import LINK_RETRY_DEPTH
     return {
-        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=256),
+        "link": lambda: LinkEndpoint(Signal(2, name="lanes_log2"), retry_depth=LINK_RETRY_DEPTH),
         "lanes": _board_lanes,
         "memcard": _memcard,
         "stages": lambda: _stages("memory"),
         # The whole 512 MB module, without the sim's PHY model: a board's USPDDRPHY takes its DFI.
         "ddr4": lambda: DDR4Memory(MTA8ATF51264HZ.nbanks * MTA8ATF51264HZ.ncols * MTA8ATF51264HZ.nrows * 8,
-                                   250e6, depth=128, with_phy_model=False),
+                                   250e6, depth=DDR4_DEPTH, with_phy_model=False),
     }
 
 

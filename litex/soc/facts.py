@@ -10,7 +10,8 @@ the channel's figures, the cores' codes: CODES, which every SoC exports to the f
 takes the same values from here.
 """
 
-from monet.cores.common.layouts import BEAT_BLOCKS, LINE_BYTES, MAX_LANES, segment_names
+from monet.cores.common.layouts import (BEAT_BLOCKS, LINE_BYTES, MAX_CREDIT_LIMIT, MAX_LANES, REQUESTS_PER_CREDIT,
+                                        segment_names)
 from monet.cores.memcard.codes import MEMORIES
 from monet.cores.pbb.codes import MODES, PATTERNS
 from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS, LOOPBACKS
@@ -28,7 +29,7 @@ LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for 
 # the host checks values against these before anything is built.
 REMOTE_SECTIONS     = 16
 REMOTE_SECTION_BITS = 20            # 1 MiB sections
-REMOTE_TAGS         = 128           # ReMAT's outstanding requests
+REMOTE_TAGS         = 256           # ReMAT's outstanding requests
 MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
@@ -45,6 +46,16 @@ BRIDGE_PORT_ENV = "MONET_SIM_BRIDGE_PORT"   # Vsim's bridge listens on 127.0.0.1
 # and the firmware read them there), and the host checks values against them before anything is built.
 CHANNEL_MAX_DELAY = 1000   # one-way delay software may set, cycles (the delay lines hold channel_depth blocks)
 LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for replay
+# Requests the compute end lets toward the memory card's input FIFO (as deep as the tags): the most the trailer's
+# credits count, so that the credit loop covers bandwidth x round trip at 100 m as the tags do.
+LINK_CREDITS      = MAX_CREDIT_LIMIT
+
+
+def credit_constants():
+    """The credit limit's default and bounds, as a SoC exports them (the firmware's `retry credits=` checks
+    against them)."""
+    return {"LINK_CREDITS": LINK_CREDITS, "LINK_MAX_CREDITS": MAX_CREDIT_LIMIT,
+            "LINK_REQUESTS_PER_CREDIT": REQUESTS_PER_CREDIT}
 
 # Where a remote access is timestamped (StageTimer), in the order it passes them. On the compute card: ReMAT
 # takes the port's request, the link takes it, its frame's first beat leaves for the lanes; the answer's first

@@ -15,7 +15,7 @@ from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.remat.codes import TARGET_LOCAL, TARGET_REMOTE0
-from monet.soc.facts import CHANNEL_MAX_DELAY, COMPUTE_POINTS, LINK_RETRY_DEPTH, MEMORY_POINTS
+from monet.soc.facts import CHANNEL_MAX_DELAY, COMPUTE_POINTS, LINK_CREDITS, LINK_RETRY_DEPTH, MEMORY_POINTS
 from monet.soc.hmc import HMCMemoryPath
 
 
@@ -47,7 +47,7 @@ class RemoteMemoryPath(LiteXModule):
     """
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128,
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
-                 retry_depth=LINK_RETRY_DEPTH, credits=127, with_ddr4=False, with_hmc=False, with_local=False,
+                 retry_depth=LINK_RETRY_DEPTH, credits=LINK_CREDITS, with_ddr4=False, with_hmc=False, with_local=False,
                  n_ports=2):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
@@ -57,7 +57,7 @@ class RemoteMemoryPath(LiteXModule):
         self.channel = channel = SimChannel(clk_ps=clk_ps, depth=channel_depth)
         # Requests in flight toward the memory card's input FIFO (as deep as the tags) are bounded by credits
         # as well as by ReMAT's tags: the credit loop is a round trip, so the limit must cover bandwidth x
-        # round trip like the tags do (127, the most a 7-bit cumulative count allows).
+        # round trip like the tags do (LINK_CREDITS, the most the trailer's credits count).
         self.link_c  = link_c  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth, credit_limit=credits)
         self.link_m  = link_m  = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth)
         hmc = HMCMemoryPath(storage_bytes=memcard_size, clk_freq=1e12 / clk_ps, domain="hmc") if with_hmc else None

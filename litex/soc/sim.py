@@ -35,7 +35,7 @@ from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_conversion
 from monet.soc.facts import (CONSOLE_MAX_SAMPLES, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS,
                              REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTION_BITS, REMOTE_SECTIONS, REMOTE_TAGS,
-                             ROM_SIZE, SRAM_SIZE, USER_INCLUDE, code_constants)
+                             ROM_SIZE, SRAM_SIZE, USER_INCLUDE, code_constants, credit_constants)
 from monet.soc.remote import RemoteMemoryPath
 from monet.soc.user_headers import write_user_headers
 
@@ -109,6 +109,8 @@ class MonetSimSoC(SoCCore):
         self.add_constant("MEMCARD_SIZE", memcard_size)
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
+        for name, value in credit_constants().items():
+            self.add_constant(name, value)
         self.add_constant("CHANNEL_MAX_DELAY", remote.max_delay)
         if with_hmc:
             self.add_constant("HMC_MAX_DELAY", hmc.max_delay)

@@ -30,7 +30,7 @@ from liteiclink.serdes.gth4_ultrascale import GTH4, GTH4QuadPLL
 
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.memcard.core import MemoryCard
-from monet.cores.memcard.ddr4 import DDR4Memory, TrafficRefresher
+from monet.cores.memcard.ddr4 import DDR4_DEPTH, DDR4Memory, TrafficRefresher
 from monet.soc.cards import REMOTE_TAGS, SYS_CLK_HZ, BoardLanes, ComputeCard, transceiver_io
 from monet.soc.facts import LINK_RETRY_DEPTH, code_constants
 from monet.soc.remote import memory_stages
@@ -111,7 +111,7 @@ class MemoryCardSoC(SoCCore):
         self.add_sdram("sdram", phy=self.ddrphy, module=MT40A256M16(SYS_CLK_HZ, "1:4"), size=PL_DDR4_SIZE,
                        with_soc_interconnect=False,
                        controller_settings=ControllerSettings(refresh_cls=TrafficRefresher))
-        ddr4 = DDR4Memory(PL_DDR4_SIZE, SYS_CLK_HZ, depth=REMOTE_TAGS, core=self.sdram)
+        ddr4 = DDR4Memory(PL_DDR4_SIZE, SYS_CLK_HZ, depth=DDR4_DEPTH, core=self.sdram)
         # Named as in the sim (remote.memcard, remote.link_m), so firmware/lib's drivers find the same CSRs.
         self.remote = remote = LiteXModule()
         remote.memcard = memcard = MemoryCard(size=PL_DDR4_SIZE, sram_size=MEMCARD_SRAM_SIZE,

@@ -3,12 +3,50 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""A stream FIFO that an element skips while nothing waits in it."""
+"""Stream FIFOs: one that an element skips while nothing waits in it, and one whose level waits on no adder."""
 
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
+
+from monet.cores.common.arith import count_strobes
+
+
+def _element(endpoint):
+    return Cat(endpoint.first, endpoint.last, *endpoint.payload.flatten(), *endpoint.param.flatten())
+
+
+class LevelFIFO(LiteXModule):
+    """LiteX's unbuffered SyncFIFO (LUT RAM read at the oldest element: latency 1 cycle, `depth` elements, a
+    power of two) with its level moved by the write and read strobes picking level + 1, level - 1 or level,
+    each made beforehand (common/arith.py's count_strobes): Yosys folds LiteX's three-way level update into
+    one adder behind the strobes, which costs two carry levels to a late write (a frame's commit).
+    """
+    def __init__(self, layout, depth):
+        assert depth & (depth - 1) == 0 and depth >= 2
+        self.sink   = sink   = stream.Endpoint(layout)
+        self.source = source = stream.Endpoint(layout)
+        self.level  = Signal(max=depth + 1)
+
+        # # #
+
+        storage = Memory(len(_element(sink)), depth)
+        wr = storage.get_port(write_capable=True)
+        rd = storage.get_port(async_read=True)
+        self.specials += storage, wr, rd
+        produce, consume = Signal(log2_int(depth)), Signal(log2_int(depth))
+        write, read = Signal(), Signal()
+        self.comb += [
+            sink.ready.eq(self.level != depth),
+            source.valid.eq(self.level != 0),
+            write.eq(sink.valid & sink.ready),
+            read.eq(source.valid & source.ready),
+            wr.adr.eq(produce), wr.dat_w.eq(_element(sink)), wr.we.eq(write),
+            rd.adr.eq(consume), _element(source).eq(rd.dat_r),
+        ]
+        self.sync += [If(write, produce.eq(produce + 1)), If(read, consume.eq(consume + 1))]
+        count_strobes(self, self.level, ups=[write], downs=[read])
 
 
 class BypassFIFO(LiteXModule):
@@ -57,9 +95,7 @@ class BypassFIFO(LiteXModule):
             fifo.sink.valid.eq(sink.valid & ~direct),
             fifo.source.ready.eq(load),
         ]
-        def element(endpoint):
-            return Cat(endpoint.first, endpoint.last, *endpoint.payload.flatten(), *endpoint.param.flatten())
         self.sync += If(load,
             source.valid.eq(Mux(self.passing, sink.valid, fifo.source.valid)),
-            element(source).eq(Mux(self.passing, element(sink), element(fifo.source))),
+            _element(source).eq(Mux(self.passing, _element(sink), _element(fifo.source))),
         )

@@ -17,7 +17,11 @@ LINE_BITS   = 8*LINE_BYTES
 TAG_BITS    = 8
 LADDR_BITS  = 36
 SEQ_BITS    = 10   # link sequence numbers: a retry window below 2**(SEQ_BITS-1) transactions.
-CREDIT_BITS = 7    # cumulative credit count in a trailer: fewer than 2**CREDIT_BITS credits in use.
+CREDIT_BITS = 7    # cumulative credit count in a trailer, modulo 2**CREDIT_BITS.
+# A credit returns two requests (PCIe's data credits likewise cover 16 bytes, not one): the trailer's 7 bits
+# then cover a limit of 255 requests, what 256 tags at 100 m need, without widening the trailer.
+REQUESTS_PER_CREDIT = 2
+MAX_CREDIT_LIMIT    = 2**CREDIT_BITS * REQUESTS_PER_CREDIT - 1   # requests in use at most (credit limit)
 
 # Frame types.
 T_RD_REQ = 1

@@ -18,7 +18,8 @@ its seq is the next sequence number its sender will send.
 """
 
 from monet.cores.common.fields import FieldTable
-from monet.cores.common.layouts import BLOCK_BITS, CREDIT_BITS, LADDR_BITS, LINE_BYTES, SEQ_BITS, TAG_BITS
+from monet.cores.common.layouts import (BLOCK_BITS, CREDIT_BITS, LADDR_BITS, LINE_BYTES, REQUESTS_PER_CREDIT, SEQ_BITS,
+                                        TAG_BITS)
 
 HEADER = FieldTable("header", BLOCK_BITS, [
     ("type",     4,          "frame type: 1 read request, 2 write request, 3 read response, 4 write ack, 5 error"),
@@ -38,7 +39,8 @@ TRAILER = FieldTable("trailer", BLOCK_BITS, [
     ("seq",     SEQ_BITS,    "sequence number of the frame's first transaction; in a trailer alone, the next one to send"),
     ("ack",     SEQ_BITS,    "the next sequence number this end expects from its peer"),
     ("nak",     1,           "replay from the ack"),
-    ("credits", CREDIT_BITS, f"credits returned so far, modulo {2**CREDIT_BITS}"),
+    ("credits", CREDIT_BITS, f"credits returned so far ({REQUESTS_PER_CREDIT} requests taken each), modulo "
+                             f"{2**CREDIT_BITS}"),
     ("crc",     32,          "CRC-32 over the frame's units (block 0 first) and the trailer's bits below this field"),
 ])
 TABLES = (HEADER, MASK, TRAILER)

@@ -7,14 +7,16 @@
 
 A read of a 64 B line is an RD64; a write of a whole line a WR64 (non-posted: its WR_RS is the write's
 acknowledgement). Lines never cross the device's 128 B blocks. The transaction's tag is the HMC tag (tags
-0-255; tag bit 8 marks the controller's own reads), so responses come back in the device's order: out of
-order across vaults, in order within one.
+0-255, as many as ReMAT's; tag bit 8 marks the block port's), so responses come back in the device's order:
+out of order across vaults, in order within one.
 
 HMC writes whole 16 B FLITs. A write with a partial byte mask is a read-modify-write: RD64 of the line,
 the written bytes merged into it, WR64; requests behind it wait until its WR64 has left, and since one
 link's requests to one vault and bank run in order, every access before it is in the line it reads and
 every access after it sees its write. (HMC's bit write, BWR, would save the read; its payload layout is
-not in our references.) A masked write so costs one read round trip more than a full one.
+not in our references.) A masked write so costs one read round trip more than a full one. The read goes
+under the write's own tag: nothing else holds that tag until the write is answered, so its response is the
+one that comes with it while the read is out.
 
 ERROR responses become T_ERR answers. Responses go up as the link delivers them; back-pressure on `source`
 holds the link's input buffer and so the device's tokens.
@@ -25,7 +27,7 @@ T_RD_RSP with the line, T_WR_ACK, or T_ERR, each with its request's tag and line
 with_block_port: a second port for whole 128 B blocks (`block_txn_layout`), as the paper's benchmark block
 drives its local HMC (burst length 1, 128 B): a T_RD_REQ is an RD128, a T_WR_REQ a WR128 of `data`, both
 answered on `block_source` (T_RD_RSP with the block, T_WR_ACK, T_ERR) with their tag (BLOCK_TAGS of them,
-HMC tags 384-511). The line port and the read-modify-write go first; the block port takes the cycles
+HMC tags 256-511: as many as the benchmark block's ids). The line port and the read-modify-write go first; the block port takes the cycles
 they leave.
 
 Latency: 1 cycle on the request path (a register between the requests formed here and the link layer's
@@ -47,11 +49,10 @@ from monet.cores.hmc import packet as hmc
 from monet.cores.hmc.packet import REQUEST_HEADER, RESPONSE_HEADER, RD_RS, WR_RS, read_cmd, write_cmd
 
 HOST_TOKENS = 255     # openHMC's RX input buffer default (LOG_MAX_RX_TOKENS = 8)
-OWN_TAG     = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: a read-modify-write's read
 BLOCK_BYTES = hmc.MAX_DATA_BYTES      # 128 B, the largest HMC access
-BLOCK_TAG_BITS = TAG_BITS - 1
+BLOCK_TAG_BITS = TAG_BITS
 BLOCK_TAGS  = 2**BLOCK_TAG_BITS
-BLOCK_TAG   = OWN_TAG | BLOCK_TAGS    # HMC tags 384-511 (bits 8 and 7 set): the block port's
+BLOCK_TAG   = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: tags 256-511 the block port's
 
 # A 128 B block transaction: T_RD_REQ / T_WR_REQ in, T_RD_RSP / T_WR_ACK / T_ERR out; laddr is its first line.
 # `second`: a request may carry a block read after it (`second_tag`, `second_laddr`), which leaves in the
@@ -75,8 +76,8 @@ def answer_type(cmd):
 
 
 def is_block_tag(tag):
-    """True for the block port's HMC tags (bits 8 and 7 set)."""
-    return tag[-2:] == BLOCK_TAG >> BLOCK_TAG_BITS
+    """True for the block port's HMC tags (bit 8 set)."""
+    return tag[TAG_BITS]
 
 
 def read_request_header(n_bytes, tag, adrs):
@@ -151,9 +152,9 @@ class HMCHostController(LiteXModule):
             laddr_w.adr.eq(sink.tag),
             laddr_w.dat_w.eq(sink.laddr),
             If(rmw_state == 1,
-                # The line's read, under the controller's own tag.
+                # The line's read, under the write's tag.
                 request.valid.eq(1),
-                *send_request(request, False, LINE_BYTES, OWN_TAG, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
+                *send_request(request, False, LINE_BYTES, rmw.tag, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
             ).Elif(rmw_state == 3,
                 request.valid.eq(1),
                 *send_request(request, True, LINE_BYTES, rmw.tag, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
@@ -203,7 +204,7 @@ class HMCHostController(LiteXModule):
         self.comb += [
             r_cmd.eq(RESPONSE_HEADER.get(response.header, "cmd")),
             r_tag.eq(RESPONSE_HEADER.get(response.header, "tag")),
-            own.eq(r_tag == OWN_TAG),
+            own.eq((rmw_state == 2) & (r_tag == rmw.tag)),   # the read-modify-write's read
             block.eq(is_block_tag(r_tag)) if with_block_port else block.eq(0),
             laddr_r.adr.eq(r_tag[:TAG_BITS]),
         ]
@@ -267,7 +268,7 @@ class HMCHostController(LiteXModule):
         is_read, is_write = Signal(), Signal()
         self.bad_block = bad_block = Signal()   # a block request that is not a request, answered now
         def tag(t):
-            return Cat(t, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 2))
+            return Cat(t, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 1))
 
         def adrs(laddr):
             return Cat(Constant(0, log2_int(BLOCK_BYTES)), laddr[1:])

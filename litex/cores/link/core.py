@@ -36,7 +36,8 @@ class LinkEndpoint(LiteXModule):
     3 behind a loss.
 
     Credits: requests wait at a credit gate while `credit_limit` of them (0: no limit) are between it and
-    the peer's consumer, which returns a credit (`credit_freed` at the peer) for each request it takes.
+    the peer's consumer, which returns a credit for each REQUESTS_PER_CREDIT requests it takes
+    (`credit_freed` at the peer, a request at a time).
 
     Watchdog: `rx_up` is the PHY's receive status (locked and aligned). When it comes back after a drop the
     link re-initializes without a reset: everything unacknowledged is replayed at once; `reinits` and
@@ -166,8 +167,9 @@ class LinkEndpoint(LiteXModule):
                      description="Selective repeat: keep good frames behind a lost one, resend only that one "
                                  "(0: go-back-N). Both ends alike."),
         ])
-        self._credit_limit = CSRStorage(CREDIT_BITS, reset=self.credits.limit.reset.value,
-                                        description="Requests allowed toward the peer's consumer (0: no limit).")
+        self._credit_limit = CSRStorage(len(self.credits.limit), reset=self.credits.limit.reset.value,
+                                        description=f"Requests allowed toward the peer's consumer: 0 (no limit) or "
+                                                    f"{REQUESTS_PER_CREDIT} to {MAX_CREDIT_LIMIT}.")
         self._frames     = CSRStatus(32, description="Frames received (trailers seen), good or not.")
         self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
         self._pairs      = CSRStatus(32, description="Pairs of lines sent under one header.")

@@ -27,6 +27,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.csr import async_memory
+from monet.cores.common.fifo import LevelFIFO
 from monet.cores.common.layouts import *
 
 UNIT_BYTES_LINE  = 72   # a unit with a line on the wire: header + 8 data blocks.
@@ -188,7 +189,9 @@ class RetryBuffer(LiteXModule):
             replayed_unit.eq(Mux(replay, Mux(carries_line(source.type), UNIT_BYTES_LINE, UNIT_BYTES_EMPTY), 0)),
             self.replayed_bytes.eq(self.replayed_bytes + replayed_unit),
             If(ack_ok, ap.eq(self.ack), window_end.eq(self.ack + depth)),
-            If(nak_rewind & (self.ack == hi),
+            # A nak that acks everything sent (nak_rewind with ack == hi, which the ack's window check then
+            # passes): no replay, so a trailer answers it. Without the window check: no carry chain before it.
+            If(self.ack_valid & self.nak & self.with_nak & (self.ack == hi),
                 self.ctrl_request.eq(1),
             ).Elif(self.ctrl_sent,
                 self.ctrl_request.eq(0),
@@ -429,7 +432,7 @@ class ReorderStore(LiteXModule):
             begin.eq(self.commit & ~self.commit_in_seq & ~self.reordering),
         ]
         # Frames committed while reordering, in commit order: their transactions leave the commit FIFO in it.
-        self.queue = queue = stream.SyncFIFO([("base", SEQ_BITS), ("count", 6)], queue_depth, buffered=False)
+        self.queue = queue = LevelFIFO([("base", SEQ_BITS), ("count", 6)], queue_depth)
         self.comb += [
             queue.sink.valid.eq(self.commit & (self.reordering | ~self.commit_in_seq)),
             queue.sink.base.eq(self.commit_seq), queue.sink.count.eq(self.commit_txns),
@@ -504,24 +507,31 @@ class CreditGate(LiteXModule):
     """Credit flow control toward the peer's receive buffer: a request (read or write) goes out only while
     fewer than `limit` requests are between this gate and the peer's consumer (0: no flow control).
 
-    The peer returns a credit each time its consumer takes a request, as a cumulative count modulo
-    2**CREDIT_BITS in every trailer it sends (`returned`, valid with `returned_valid`): a lost trailer
-    loses no credit, the next one carries the total. `limit` must stay below 2**CREDIT_BITS. 0 cycles.
+    The peer returns a credit for each REQUESTS_PER_CREDIT requests its consumer takes, as a cumulative count
+    modulo 2**CREDIT_BITS in every trailer it sends (`returned`, valid with `returned_valid`): a lost trailer
+    loses no credit, the next one carries the total. A request whose partner is not yet taken stays counted,
+    so `limit` is at most MAX_CREDIT_LIMIT and, unless 0, at least REQUESTS_PER_CREDIT (one request alone
+    would never be credited back). While the limit is 0 nothing is counted; credits for requests sent then
+    stop at an empty count, so a limit set again later starts from the requests counted before. 0 cycles
+    for a request; a trailer's credits count 2 cycles after it (its count registered, then the requests it
+    returns: two carry chains, one a cycle).
     """
     def __init__(self, limit=0):
-        assert limit < 2**CREDIT_BITS
+        assert limit == 0 or REQUESTS_PER_CREDIT <= limit <= MAX_CREDIT_LIMIT
         self.sink   = sink   = stream.Endpoint(txn_layout)
         self.source = source = stream.Endpoint(txn_layout)
-        self.limit          = Signal(CREDIT_BITS, reset=limit)
+        self.limit          = Signal(max=MAX_CREDIT_LIMIT + 1, reset=limit)
         self.returned_valid = Signal()
         self.returned       = Signal(CREDIT_BITS)
-        self.in_use         = Signal(CREDIT_BITS + 1)
+        self.in_use         = Signal(max=MAX_CREDIT_LIMIT + 1)
         self.stalls         = Signal(32)   # cycles a request waited for a credit
 
         # # #
 
+        returned_valid, returned = Signal(), Signal(CREDIT_BITS)
+        self.sync += [returned_valid.eq(self.returned_valid), returned.eq(self.returned)]
         last  = Signal(CREDIT_BITS)
-        delta = seq_distance_bits(self, self.returned, last, CREDIT_BITS, "credit_delta")
+        delta = seq_distance_bits(self, returned, last, CREDIT_BITS, "credit_delta")
         needs   = Signal()
         allowed = Signal()
         self.comb += [
@@ -532,18 +542,22 @@ class CreditGate(LiteXModule):
             sink.ready.eq(source.ready & allowed),
         ]
         take = Signal()
+        back = Signal(len(self.in_use))   # requests credited back, counted this cycle
         self.comb += take.eq(sink.valid & sink.ready & needs & (self.limit != 0))
         self.sync += [
-            self.in_use.eq(self.in_use + take - Mux(self.returned_valid, delta, 0)),
-            If(self.returned_valid, last.eq(self.returned)),
+            back.eq(Mux(returned_valid, delta * REQUESTS_PER_CREDIT, 0)),
+            # The credits first, stopped at 0, then the request: `take` (behind the limit's comparison) has
+            # only the increment after it.
+            self.in_use.eq(Mux(self.in_use < back, 0, self.in_use - back) + take),
+            If(returned_valid, last.eq(returned)),
             If(sink.valid & needs & ~allowed, self.stalls.eq(self.stalls + 1)),
         ]
 
 
 class CreditReturn(LiteXModule):
-    """The receiving side of credit flow control: counts requests its consumer took (`freed`), modulo
-    2**CREDIT_BITS, for every trailer, and asks for a control frame when a count has waited CONTROL_DELAY
-    cycles for a frame to ride on."""
+    """The receiving side of credit flow control: counts requests its consumer took (`freed`), and gives a
+    credit for each REQUESTS_PER_CREDIT of them, modulo 2**CREDIT_BITS, to every trailer (`count`); asks for
+    a control frame when a credit has waited CONTROL_DELAY cycles for a frame to ride on."""
     def __init__(self):
         self.freed        = Signal()
         self.count        = Signal(CREDIT_BITS)
@@ -552,11 +566,15 @@ class CreditReturn(LiteXModule):
 
         # # #
 
+        taken  = Signal(CREDIT_BITS + log2_int(REQUESTS_PER_CREDIT))
         sent   = Signal(CREDIT_BITS)
         waited = Signal(max=CONTROL_DELAY + 1)
-        self.comb += self.ctrl_request.eq(waited == CONTROL_DELAY)
+        self.comb += [
+            self.count.eq(taken[log2_int(REQUESTS_PER_CREDIT):]),
+            self.ctrl_request.eq(waited == CONTROL_DELAY),
+        ]
         self.sync += [
-            If(self.freed, self.count.eq(self.count + 1)),
+            If(self.freed, taken.eq(taken + 1)),
             If(self.ctrl_sent, sent.eq(self.count)),
             If(self.ctrl_sent | (sent == self.count), waited.eq(0)).Elif(waited != CONTROL_DELAY,
                                                                          waited.eq(waited + 1)),

@@ -19,7 +19,7 @@ from monet.cores.common.delay import DelayLine
 from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.layouts import *
 from monet.cores.memcard.codes import MEMORIES, MEMORY_DDR4, MEMORY_HMC
-from monet.cores.memcard.ddr4 import DDR4Memory
+from monet.cores.memcard.ddr4 import DDR4_DEPTH, DDR4Memory
 
 
 
@@ -46,8 +46,9 @@ class MemoryCard(LiteXModule):
     size or of another type is answered with an error frame by the SRAM stage, and so is a read of the poisoned
     line (`poison`, `poison_line`: fault injection, as the memory would answer an uncorrectable word; whatever
     the memory, the SRAM stage answers it and `poisoned` counts it). Requests are bounded by the
-    requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped. Switch
-    `memory` only while no request is in flight.
+    requester's tags, so `max_outstanding` sizes the input FIFO and nothing is ever dropped; the DDR4 front
+    takes DDR4_DEPTH of them at most, the rest wait in the FIFO. Switch `memory` only while no request is in
+    flight.
 
     The DRAM and the HMC run in clock domains of their own, `ddr4` and `hmc`, the system clock itself. With
     `gate_clocks` (the sim's choice) each stops while `memory` selects another memory: Verilator evaluates
@@ -147,7 +148,7 @@ class MemoryCard(LiteXModule):
         others = []         # (memory, its `memory` value, the stamp of a response it offers)
         if with_ddr4 or ddr4 is not None:
             self.ddr4 = ddr4 = ClockDomainsRenamer("ddr4")(
-                ddr4 if ddr4 is not None else DDR4Memory(size, clk_freq, depth=max_outstanding))
+                ddr4 if ddr4 is not None else DDR4Memory(size, clk_freq, depth=min(max_outstanding, DDR4_DEPTH)))
             self.add_gated_clock("ddr4", MEMORY_DDR4, gate_clocks)
             self.comb += If(self.memory == MEMORY_DDR4, ddr4.sink.stamp.eq(now))
             others.append((ddr4, MEMORY_DDR4, ddr4.source.stamp))

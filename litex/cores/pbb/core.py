@@ -22,13 +22,15 @@ port accepting a request to its response. Responses may
 come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
 free id (from a pair of free lists, common/freelist.py), freed by its response.
 
-Pipelining (issue 14; 8 logic levels with 128 outstanding, `monet board estimate`): a run starts
+Pipelining (issue 14; 8 logic levels with 256 outstanding, `monet board estimate`): a run starts
 START_CYCLES after `start` (the settings are read then; those that shape transactions are registered
 first; `cycles` counts from the run's start, as before); an answer frees its id, its room and counts as
 completed in its cycle,
 and its latency, data check and histogram bucket follow in four registered stages, off its path (`busy`
-stays up until they are done). Transactions' offsets, the generator state of the next transaction and the
-counts left are registers, so a transaction's address is an adder deep; the pattern's multiplier is left
+stays up until they are done). A transaction's record (time, line) is written a cycle after it leaves, from
+registers (its answer comes 2 cycles after it at the earliest). Transactions' offsets, the generator states
+of the next three transactions, whether the next one is a write (direct mode's pairing) and the counts left
+are registers, so a transaction's address is an adder deep; the pattern's multiplier is left
 combinational between registers (a board build gives its DSPs their pipeline registers: 1-2 cycles more
 on a request).
 
@@ -168,17 +170,22 @@ class PBB(LiteXModule):
         go = Signal()
         self.sync += starting.eq(Cat(self.start, starting[:-1]))
         self.comb += go.eq(starting[-1])
-        # The offsets of this transaction and the next (a pair takes both), and the xorshift32 state of this
-        # access and of the next (random addresses, mixed read/write choice): registers, so that the
-        # addresses made from them are an adder deep.
+        # The offsets of this transaction and the next (a pair takes both), and the xorshift32 states of this
+        # access and of the next three (random addresses, mixed read/write choice): registers, so that the
+        # addresses made from them are an adder deep and the choices two and three on (direct mode's pairing,
+        # `we2` below) a comparison deep.
         offset, offset_next = Signal(32), Signal(32)
         lfsr, lfsr_next     = Signal(32, reset=1), Signal(32)
-        lfsr_after, lfsr_after2 = Signal(32), Signal(32)   # one and two steps on from lfsr_next
-        self.comb += [xorshift32(lfsr_next, lfsr_after), xorshift32(lfsr_after, lfsr_after2)]
+        lfsr_after, lfsr_after2 = Signal(32), Signal(32)   # two and three steps on from lfsr
+        lfsr_after3, lfsr_after4 = Signal(32), Signal(32)  # and four and five, made from lfsr_after2
+        self.comb += [xorshift32(lfsr_after2, lfsr_after3), xorshift32(lfsr_after3, lfsr_after4)]
 
+        # The first two states of a run, registered from the seed (START_CYCLES cover them), and the two after.
         lfsr_start, lfsr_start_next = Signal(32), Signal(32)
-        self.comb += [lfsr_start.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)),
-                      xorshift32(lfsr_start, lfsr_start_next)]
+        lfsr_start_after, lfsr_start_after2, start_next = Signal(32), Signal(32), Signal(32)
+        self.comb += [xorshift32(lfsr_start, start_next), xorshift32(lfsr_start_next, lfsr_start_after),
+                      xorshift32(lfsr_start_after, lfsr_start_after2)]
+        self.sync += [lfsr_start.eq(Mux(self.seed == GOLDEN, 1, self.seed ^ GOLDEN)), lfsr_start_next.eq(start_next)]
 
         # Access size: the alignment of random addresses, the bytes below a line, and the two halves of
         # a 128 B access (the random address and the read/write choice hold for its second line).
@@ -186,7 +193,8 @@ class PBB(LiteXModule):
         burst     = Signal()
         second    = Signal()   # the next transaction is the second line of a 128 B access.
         # These and the other settings that shape a transaction are registered (START_CYCLES cover them).
-        settings = Record([("random", 1), ("span_mask", 32), ("write_only", 1), ("mixed", 1), ("ratio2", 9)])
+        settings = Record([("random", 1), ("span_mask", 32), ("write_only", 1), ("mixed", 1), ("ratio2", 9),
+                           ("ratio3", 10), ("ratio4", 10)])
         sizes = Signal(3)       # the access is 8, 16 or 32 bytes (one bit each); else a whole line
         self.sync += [
             sizes.eq(Cat(*[self.size_log2 == n for n in (3, 4, 5)])),
@@ -200,6 +208,8 @@ class PBB(LiteXModule):
             settings.write_only.eq(self.mode == MODE_WRITE),
             settings.mixed.eq(self.mode == MODE_MIXED),
             settings.ratio2.eq(self.read_ratio << 1),
+            settings.ratio3.eq(self.read_ratio + (self.read_ratio << 1)),
+            settings.ratio4.eq(self.read_ratio << 2),
         ]
 
         # Request side -------------------------------------------------------------------------------------
@@ -209,7 +219,6 @@ class PBB(LiteXModule):
         ratio_acc = Signal(8)    # mix_even: the read ratio's running sum; a carry out of it is a read
         ratio_sum, ratio_sum2 = Signal(9), Signal(9)
         addr2 = Signal(32)       # the transaction after this one (direct mode pairs a read with it)
-        we2   = Signal()
         # The running sum two transactions on, from one sum (ratio_acc + 2 x ratio): its carry is the second
         # sum's carry (at 256 if the first did not carry, at 512 if it did).
         ratio_sum_twice = Signal(10)
@@ -219,8 +228,27 @@ class PBB(LiteXModule):
             ratio_sum.eq(ratio_acc + self.read_ratio),
             ratio_sum_twice.eq(ratio_acc + settings.ratio2),
             ratio_sum2.eq(Cat(ratio_sum_twice[:8], Mux(ratio_sum[8], ratio_sum_twice[9], ratio_sum_twice[8:] != 0))),
-            we.eq(self.is_write(settings, ratio_sum, lfsr)),
-            we2.eq(self.is_write(settings, ratio_sum2, lfsr_next)),
+            we.eq(self.is_write(settings, ratio_sum[8], lfsr)),
+        ]
+        # Whether the transaction after this one is a write: direct mode pairs it when it is a read. A register,
+        # made for the state the next cycle holds, so that the pairing (and the ids, room and records behind
+        # it) waits on no adder. In direct mode, the only one that reads it, a transaction taken moves the state
+        # on by one, or by two when paired: the next one's successor is then the third or the fourth from now,
+        # whose running sums' carries are those of ratio_acc + 3 x ratio and + 4 x ratio past the sum before.
+        accepted = Signal()
+        paired   = Signal()     # the accepted transaction took the next one with it
+        we2 = Signal()
+        ratio_sum_thrice, ratio_sum_four = Signal(11), Signal(11)
+        self.comb += [ratio_sum_thrice.eq(ratio_acc + settings.ratio3), ratio_sum_four.eq(ratio_acc + settings.ratio4)]
+        carry3 = ratio_sum_thrice[8:] != ratio_sum_twice[8:]
+        carry4 = ratio_sum_four[8:] != ratio_sum_thrice[8:]
+        self.sync += [
+            If(go,
+                we2.eq(self.is_write(settings, settings.ratio2[8], lfsr_start_next)),   # from a running sum of 0
+            ).Elif(accepted,
+                we2.eq(Mux(paired, self.is_write(settings, carry4, lfsr_after2),
+                           self.is_write(settings, carry3, lfsr_after))),
+            )
         ]
         set_h, wdata = line_pattern(addr[6:], self.seed)
         self.comb += set_h
@@ -358,8 +386,6 @@ class PBB(LiteXModule):
         draining = Signal()
         self.comb += draining.eq(s1_valid | s2_valid | s3_valid | s4_valid | (lat_sum_carry != 0))
 
-        accepted = Signal()
-        paired   = Signal()     # the accepted transaction took the next one with it
         self.comb += accepted.eq(req.valid & req.ready)
         if block_port is not None:
             pair = Record([("valid", 1), ("addr", 32), ("id", id_bits)])
@@ -388,6 +414,8 @@ class PBB(LiteXModule):
                 ratio_acc.eq(0),
                 lfsr.eq(lfsr_start),
                 lfsr_next.eq(lfsr_start_next),
+                lfsr_after.eq(lfsr_start_after),
+                lfsr_after2.eq(lfsr_start_after2),
                 self.cycles.eq(0),
                 self.completed.eq(0),
                 self.errors.eq(0),
@@ -405,27 +433,19 @@ class PBB(LiteXModule):
                     second.eq(burst & ~second & ~self.direct),
                     If(paired,
                         lfsr.eq(lfsr_after), lfsr_next.eq(lfsr_after2),
+                        lfsr_after.eq(lfsr_after3), lfsr_after2.eq(lfsr_after4),
                         ratio_acc.eq(ratio_sum2[:8]),
                         offset.eq(offset_after2),
                         offset_next.eq(offset_next_after2),
                     ).Else(
                         If(~burst | second | self.direct,
                             lfsr.eq(lfsr_next), lfsr_next.eq(lfsr_after),
+                            lfsr_after.eq(lfsr_after2), lfsr_after2.eq(lfsr_after3),
                             ratio_acc.eq(ratio_sum[:8]),
                         ),
                         offset.eq(offset_next),
                         offset_next.eq(offset_after2),
                     ),
-                    id_time[free_id].eq(now),
-                    id_line[free_id].eq(addr[6:]),
-                    id_read[free_id].eq(~we),
-                    id_off[free_id].eq(addr[:6]),
-                ),
-                If(paired,
-                    id_time[free_id2].eq(now),
-                    id_line[free_id2].eq(addr2[6:]),
-                    id_read[free_id2].eq(1),
-                    id_off[free_id2].eq(0),
                 ),
                 If(rsp_valid, self.completed.eq(self.completed + 1 + rsp2_valid)),
                 # The answers' figures, from stage 3.
@@ -440,6 +460,30 @@ class PBB(LiteXModule):
             )
         ]
         self.comb += self.busy.eq((starting != 0) | running | draining)
+
+        # A transaction's record (issue time, line, read, offset) is written a cycle after it leaves, from
+        # registers, so that the records' write enables decode a registered id rather than the free list's head
+        # behind the issue's strobes (with 256 ids, two levels more). Its answer comes 2 cycles after it at the
+        # earliest (ReMAT's answer to a faulting access), and reads the record in its own cycle.
+        rec_valid, rec2_valid = Signal(), Signal()
+        rec_id, rec2_id = Signal(id_bits), Signal(id_bits)
+        rec_time, rec_line, rec2_line = Signal(32), Signal(26), Signal(26)
+        rec_read, rec_off = Signal(), Signal(6)
+        self.sync += [
+            rec_valid.eq(accepted), rec2_valid.eq(paired),
+            If(accepted,
+                rec_id.eq(free_id), rec2_id.eq(free_id2), rec_time.eq(now),
+                rec_line.eq(addr[6:]), rec2_line.eq(addr2[6:]), rec_read.eq(~we), rec_off.eq(addr[:6]),
+            ),
+            If(rec_valid,
+                id_time[rec_id].eq(rec_time), id_line[rec_id].eq(rec_line), id_read[rec_id].eq(rec_read),
+                id_off[rec_id].eq(rec_off),
+            ),
+            If(rec2_valid,
+                id_time[rec2_id].eq(rec_time), id_line[rec2_id].eq(rec2_line), id_read[rec2_id].eq(1),
+                id_off[rec2_id].eq(0),
+            ),
+        ]
 
     def address(self, settings, lfsr, offset, burst, second, align):
         """A transaction's byte address: the sequential or strided offset, or a random one from `lfsr`
@@ -458,10 +502,11 @@ class PBB(LiteXModule):
         return Cat(*[(sizes == 0) | (sizes[0] & (low[3:] == i >> 3)) | (sizes[1] & (low[4:] == i >> 4)) |
                      (sizes[2] & (low[5:] == i >> 5)) for i in range(LINE_BYTES)])
 
-    def is_write(self, settings, ratio_sum, lfsr):
-        """Whether a transaction is a write, from the even mix's running sum or the random draw."""
+    def is_write(self, settings, carry, lfsr):
+        """Whether a transaction is a write, from the carry out of the even mix's running sum at it (a read)
+        or the random draw from its `lfsr` state."""
         return settings.write_only | (settings.mixed &
-                                      Mux(self.mix_even, ~ratio_sum[8], lfsr[24:32] >= self.read_ratio))
+                                      Mux(self.mix_even, ~carry, lfsr[24:32] >= self.read_ratio))
 
     def drive_block_port(self, sink, source, can_issue, addr, we, wdata, free_id, pair, answers, rsp_data,
                          accepted, paired):

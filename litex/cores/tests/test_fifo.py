@@ -1,4 +1,5 @@
-"""The FIFO that an element skips while nothing waits in it (litex/cores/common/fifo.py) and the delay line
+"""The FIFO that an element skips while nothing waits in it (litex/cores/common/fifo.py), the FIFO whose level
+is moved by strobes (LevelFIFO: LiteX's SyncFIFO's behaviour, its level exact every cycle) and the delay line
 built on it (litex/cores/common/delay.py, with_bypass): every element comes out once, in order, whatever the
 producer and consumer do; an element that finds the FIFO empty comes out in its own cycle (unregistered) or
 the next (registered), one behind others as late as the FIFO makes it; `sink.ready` is the FIFO's room alone.
@@ -11,7 +12,7 @@ import pytest
 from migen import Module
 
 from monet.cores.common.delay import DelayLine
-from monet.cores.common.fifo import BypassFIFO
+from monet.cores.common.fifo import BypassFIFO, LevelFIFO
 from monet.cores.tests.verilog_sim import run_simulation
 
 LAYOUT = [("data", 16)]
@@ -26,6 +27,7 @@ class FIFOs(Module):
         self.fifos = {mode: BypassFIFO(LAYOUT, DEPTH, registered=mode == "registered") for mode in MODES}
         self.submodules.unregistered = self.fifos["unregistered"]
         self.submodules.registered = self.fifos["registered"]
+        self.fifos["level"] = self.submodules.level = LevelFIFO(LAYOUT, DEPTH)
         self.submodules.line = self.line = DelayLine(LAYOUT, 8, with_bypass=True)
         self.submodules.plain_line = self.plain_line = DelayLine(LAYOUT, 8)
 
@@ -37,7 +39,7 @@ def drive(dut, offers, takes, cycles, delay=None):
     """Offers and takes at random per cycle (probabilities `offers` and `takes`); returns, for each element,
     (value, cycle offered and taken, cycle it came out), and the cycles where `sink.ready` was low."""
     rng = random.Random(hash((offers, takes, delay)) & 0xFFFF)
-    log = {"in": [], "out": [], "full": []}
+    log = {"in": [], "out": [], "full": [], "level": []}
 
     def run():
         if delay is not None:
@@ -51,6 +53,8 @@ def drive(dut, offers, takes, cycles, delay=None):
             yield dut.source.ready.eq(int(take))
             yield
             # This cycle's view, before the edge that takes what is offered.
+            if hasattr(dut, "level"):
+                log["level"].append((yield dut.level))
             if offer and (yield dut.sink.ready):
                 log["in"].append((value, cycle))
                 value += 1
@@ -65,7 +69,7 @@ def drive(dut, offers, takes, cycles, delay=None):
     return log
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODES + ("level",))
 @pytest.mark.parametrize("offers,takes", [(0.3, 1.0), (0.9, 0.5), (0.7, 0.8)])
 def test_every_element_comes_out_once_in_order(mode, offers, takes):
     log = drive(DUTS.fifos[mode], offers, takes, 300)
@@ -73,6 +77,22 @@ def test_every_element_comes_out_once_in_order(mode, offers, takes):
     assert all(c_out >= c_in for (_, c_in), (_, c_out) in zip(log["in"], log["out"]))
     if offers > takes:
         assert log["full"], "the run never filled the FIFO"
+
+
+@pytest.mark.parametrize("offers,takes", [(0.9, 0.5), (0.5, 0.9), (1.0, 1.0)])
+def test_the_level_fifo_counts_what_it_holds_and_is_full_at_its_depth(offers, takes):
+    """LevelFIFO: its level is what went in less what came out, every cycle; it refuses exactly when it holds
+    its depth; an element is out the cycle after it went in (as LiteX's SyncFIFO)."""
+    log = drive(DUTS.fifos["level"], offers, takes, 300)
+    assert [v for v, _ in log["out"]] == [v for v, _ in log["in"]]
+    held = [sum(c < cycle for _, c in log["in"]) - sum(c < cycle for _, c in log["out"]) for cycle in range(300)]
+    assert log["level"] == held
+    assert all(held[c] == DEPTH for c in log["full"])     # refused only when full
+    if offers > takes:
+        assert log["full"], "the run never filled the FIFO"
+    assert all(c_out > c_in for (_, c_in), (_, c_out) in zip(log["in"], log["out"]))
+    if offers == takes == 1.0:
+        assert [c_out - c_in for (_, c_in), (_, c_out) in zip(log["in"], log["out"])] == [1] * len(log["in"])
 
 
 @pytest.mark.parametrize("mode,latency", [("unregistered", 0), ("registered", 1)])

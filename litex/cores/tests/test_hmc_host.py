@@ -151,7 +151,7 @@ def test_unloaded_read_latency(rate):
 
 def test_blocks_read_back_what_was_written():
     """128 B blocks on the block port: writes then reads of the same blocks return what was written, as
-    WR128 and RD128 of the block's byte address under tags 384-511; a request that is not one is answered
+    WR128 and RD128 of the block's byte address under tags 256-511; a request that is not one is answered
     an error."""
     blocks = random.Random(3).sample(range(STORAGE // 128), 40)
     data = {b: random.Random(b).getrandbits(1024) for b in blocks}
@@ -165,8 +165,8 @@ def test_blocks_read_back_what_was_written():
     assert counters[4:] == [40, 40] and counters[:3] == [0, 0, 0]
     requests = [(REQUEST_HEADER.value(h, "cmd"), REQUEST_HEADER.value(h, "tag"), REQUEST_HEADER.value(h, "adrs"))
                 for h in headers if REQUEST_HEADER.value(h, "cmd") in (read_cmd(128), write_cmd(128))]
-    assert requests == [(write_cmd(128), 384 + i, 128 * b) for i, b in enumerate(blocks)] + \
-        [(read_cmd(128), 384 + i, 128 * b) for i, b in enumerate(blocks)]
+    assert requests == [(write_cmd(128), 256 + i, 128 * b) for i, b in enumerate(blocks)] + \
+        [(read_cmd(128), 256 + i, 128 * b) for i, b in enumerate(blocks)]
 
 
 @pytest.mark.parametrize("lanes,rate,op", [(16, 15, T_RD_REQ), (8, 15, T_WR_REQ)])
@@ -197,6 +197,6 @@ def test_a_block_read_goes_beside_a_block_request_and_answers_come_in_pairs():
     pairs = [(REQUEST_HEADER.value(h1, "cmd"), REQUEST_HEADER.value(h2, "cmd"), REQUEST_HEADER.value(h2, "tag"))
              for h1, h2 in zip(headers, headers[1:])
              if REQUEST_HEADER.value(h1, "cmd") == write_cmd(128) and REQUEST_HEADER.value(h2, "cmd") == read_cmd(128)]
-    assert pairs == [(write_cmd(128), read_cmd(128), 384 + 64 + i) for i in range(40)]
+    assert pairs == [(write_cmd(128), read_cmd(128), 256 + 64 + i) for i in range(40)]
     cycles = [a[0] for a in answers]
     assert len(cycles) - len(set(cycles)) >= 10, "a WR_RS should come back beside a read's data"

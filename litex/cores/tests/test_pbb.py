@@ -486,3 +486,35 @@ def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
     assert "".join("w" if typ == T_WR_REQ else "r" for typ, _, _, _ in mixed_blocks) == "wr" * 20
     assert sum(paired for _, _, _, paired in mixed_blocks) == 2 * 20, "every read should go beside its write"
     assert sum(paired for _, _, _, paired in blocks[80:]) >= 2 * 15
+
+
+@pytest.mark.parametrize("read_ratio,mix_even", [(85, 1), (170, 1), (240, 1), (100, 0)])
+def test_direct_mode_chooses_reads_and_writes_as_the_line_port_does(read_ratio, mix_even):
+    """The reads and writes of a mixed run come in the same order in direct mode, where a read beside the
+    block before it moves the choice on by two, as one at a time on ReMAT's port: the even mix's running sum
+    and the random draw are kept a transaction ahead for the pairing. With room for every transaction, each
+    read goes beside the one before it unless that one went beside its own: a read sent as a write's
+    successor must be one, and none may be missed."""
+    mixed = dict(BASE, mode=MODE_MIXED, read_ratio=read_ratio, mix_even=mix_even, count=48, outstanding=64,
+                 check=0)
+    blocks = []
+    (line_run,), on_link, _ = run_pbb([mixed], cycles=2500, max_outstanding=64)
+    (block_run,), _, _ = run_pbb([dict(mixed, direct=1)], cycles=2500, max_outstanding=64, blocks=blocks)
+    assert line_run["completed"] == block_run["completed"] == 48
+    kinds = "".join("r" if typ == 1 else "w" for typ, _, _ in on_link)
+    assert "".join("w" if typ == T_WR_REQ else "r" for typ, _, _, _ in blocks) == kinds
+    seconds, i = [], 0
+    while i < len(kinds):
+        paired = i + 1 < len(kinds) and kinds[i + 1] == "r"
+        seconds += [paired, paired] if paired else [False]
+        i += 2 if paired else 1
+    assert [bool(paired) for _, _, _, paired in blocks] == seconds
+
+
+def test_an_answer_two_cycles_after_its_request_finds_its_record():
+    """ReMAT answers an access outside its window through its answer stage, 2 cycles after the request: the
+    fastest answer there is. Its record (written a cycle after the request) is read already, so every such
+    latency is the same 2 cycles, however the ids are reused."""
+    (r,), on_link, _ = run_pbb([dict(BASE, base=8 << 16, mode=MODE_READ, count=40, outstanding=4, check=0)])
+    assert r["completed"] == r["bus_errors"] == 40 and not on_link
+    assert r["lat_min"] == r["lat_max"] == 2 and r["lat_sum"] == 80

@@ -137,18 +137,19 @@ class Credits(Module):
         self.submodules.back = CreditReturn()
 
 
-@pytest.mark.parametrize("limit,lose", [(4, 0.0), (6, 0.5)])
-def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose):
-    """Requests pass the gate into a slow consumer; each one it takes returns a credit as a cumulative count
-    in 'trailers', some of which are lost. No more than `limit` requests are ever past the gate."""
+@pytest.mark.parametrize("limit,lose,n", [(4, 0.0, 60), (6, 0.5, 60), (MAX_CREDIT_LIMIT, 0.5, 600)])
+def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose, n):
+    """Requests pass the gate into a slow consumer; each pair it takes returns a credit as a cumulative count
+    in 'trailers', some of which are lost. No more than `limit` requests are ever past the gate, and at the
+    largest limit the 7-bit count wraps several times."""
     rng = random.Random(limit)
     dut = Credits(limit)
-    n, peak, passed, waited = 60, [0], [], [0]
+    peak, passed, waited = [0], [], [0]
 
     def bench():
         queue, next_i = [], 0
         yield dut.gate.source.ready.eq(1)
-        for cycle in range(2000):
+        for cycle in range(5 * n + 200):
             waited[0] += (yield dut.gate.sink.valid) and not (yield dut.gate.sink.ready)
             if (yield dut.gate.sink.valid) and (yield dut.gate.sink.ready):
                 passed.append(next_i)
@@ -169,7 +170,40 @@ def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose)
 
     run_simulation(dut, bench())
     assert passed == list(range(n))
-    assert peak[0] <= limit
+    # Up to the limit, not beyond; below it by at most a credit's requests still on their way back.
+    assert limit - REQUESTS_PER_CREDIT <= peak[0] <= limit
+
+
+def test_credits_for_requests_sent_without_a_limit_do_not_block_a_limit_set_later():
+    """With the limit at 0 the gate counts nothing, yet the consumer returns credits for what it takes: those
+    stop at an empty count, so a limit set afterwards admits requests again (a wrapped count would hold them
+    forever)."""
+    dut = Credits(0)
+    passed = []
+
+    def bench():
+        queue, sent = [], 0
+        yield dut.gate.source.ready.eq(1)
+        yield dut.gate.sink.type.eq(T_RD_REQ)
+        for cycle in range(400):
+            if cycle == 200:
+                yield dut.gate.limit.eq(4)       # every request of the first 30 is taken by now
+            if (yield dut.gate.sink.valid) and (yield dut.gate.sink.ready):
+                passed.append(cycle)
+                queue.append(cycle)
+                sent += 1
+            taken = bool(queue) and cycle % 5 == 0
+            if taken:
+                queue.pop(0)
+            yield dut.back.freed.eq(taken)
+            yield dut.gate.returned_valid.eq(cycle % 3 == 0)
+            yield dut.gate.returned.eq((yield dut.back.count))
+            yield dut.gate.sink.valid.eq((sent < 30) | (cycle >= 200) & (sent < 60))
+            yield
+        assert (yield dut.gate.in_use) <= 4
+
+    run_simulation(dut, bench())
+    assert len(passed) == 60 and passed[29] < 200 <= passed[30]
 
 
 def trace(dut, script, cycles, watch):
@@ -307,8 +341,9 @@ def test_an_idle_checker_and_credit_return_send_nothing():
             self.submodules.back = CreditReturn()
     dut = Both()
     rx = dut.rx
-    script = {5: {dut.back.freed: 1}, 6: {dut.back.freed: 0}, 40: {dut.back.ctrl_sent: 1},
-              41: {dut.back.ctrl_sent: 0},
+    # A request taken alone (cycle 5) makes no credit; the second (cycle 20) makes one.
+    script = {5: {dut.back.freed: 1}, 6: {dut.back.freed: 0}, 20: {dut.back.freed: 1}, 21: {dut.back.freed: 0},
+              60: {dut.back.ctrl_sent: 1}, 61: {dut.back.ctrl_sent: 0},
               # A trailer leaves with nothing new to ack as a frame arrives: the frame's ack still waits
               # its full CONTROL_DELAY.
               150: {rx.ctrl_sent: 1, rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: 0, rx.frame_txns: 1},
@@ -316,8 +351,8 @@ def test_an_idle_checker_and_credit_return_send_nothing():
               191: {rx.ctrl_sent: 0}}
     rows = trace(dut, script, 260, {"rx": rx.ctrl_request, "back": dut.back.ctrl_request})
     assert cycles_where(rows, "rx") == list(range(151 + CONTROL_DELAY, 191))
-    # The credit of cycle 5 waits CONTROL_DELAY cycles, asks until a trailer carries it, then never again.
-    assert cycles_where(rows, "back") == list(range(6 + CONTROL_DELAY, 41))
+    # The credit of cycle 20 waits CONTROL_DELAY cycles, asks until a trailer carries it, then never again.
+    assert cycles_where(rows, "back") == list(range(21 + CONTROL_DELAY, 61))
 
 
 def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
@@ -326,9 +361,12 @@ def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
     with pytest.raises(AssertionError):
         RetryBuffer(depth=96)                     # not a power of two
     with pytest.raises(AssertionError):
-        CreditGate(limit=2**CREDIT_BITS)
+        CreditGate(limit=2**CREDIT_BITS * REQUESTS_PER_CREDIT)   # the count of credits in use would alias
+    with pytest.raises(AssertionError):
+        CreditGate(limit=REQUESTS_PER_CREDIT - 1)                 # a request alone is never credited back
     RetryBuffer(depth=2**(SEQ_BITS - 2))
-    CreditGate(limit=2**CREDIT_BITS - 1)
+    CreditGate(limit=MAX_CREDIT_LIMIT)
+    CreditGate(limit=REQUESTS_PER_CREDIT)
 
 
 @pytest.mark.parametrize("selective", [0, 1])
