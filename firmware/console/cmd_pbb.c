@@ -49,7 +49,7 @@ static void cmd_pbb(struct args *a) {
     if (!s.size_log2) { error("size must be 8, 16, 32, 64 or 128 bytes"); return; }
     if (s.span < REMOTE_LINE_BYTES || (s.span & (s.span - 1))) { error("span must be a power of two >= " XSTR(REMOTE_LINE_BYTES)); return; }
     if (!window_ok(s.base, s.span) || (s.base & (REMOTE_LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
-    if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1..tags"); return; }
+    if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)"); return; }
     if (s.stride % REMOTE_LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
     s.direct = arg_u32(a, "direct", 0);
     if (s.direct > 1) { error("direct must be 0 or 1"); return; }
