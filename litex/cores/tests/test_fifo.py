@@ -159,3 +159,10 @@ def test_the_delay_line_keeps_every_element_under_back_pressure(delay):
     log = drive(DUTS.line, 0.7, 0.6, 300, delay=delay)
     assert [v for v, _ in log["out"]] == [v for v, _ in log["in"]]
     assert all(c_out - c_in >= delay for (_, c_in), (_, c_out) in zip(log["in"], log["out"]))
+
+
+def test_a_level_fifo_is_a_power_of_two_deep_and_two_at_least():
+    for depth in (1, 3, 6):
+        with pytest.raises(AssertionError):
+            LevelFIFO(LAYOUT, depth)
+    LevelFIFO(LAYOUT, 2)

@@ -481,6 +481,8 @@ def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
          dict(direct, mode=MODE_READ)], runs=3, delay=8, cycles=3000, blocks=blocks)
     for r in (w, mixed, reads):
         assert r["completed"] == 40 and r["errors"] == r["bus_errors"] == 0 and sum(r["hist"]) == 40
+        # The latency sum adds a pair's two answers (both are counted).
+        assert r["lat_min"] * 40 <= r["lat_sum"] <= r["lat_max"] * 40
     mixed_blocks = blocks[40:80]
     assert [laddr for _, _, laddr, _ in mixed_blocks] == [2 * i for i in range(40)]
     assert "".join("w" if typ == T_WR_REQ else "r" for typ, _, _, _ in mixed_blocks) == "wr" * 20
@@ -518,3 +520,26 @@ def test_an_answer_two_cycles_after_its_request_finds_its_record():
     (r,), on_link, _ = run_pbb([dict(BASE, base=8 << 16, mode=MODE_READ, count=40, outstanding=4, check=0)])
     assert r["completed"] == r["bus_errors"] == 40 and not on_link
     assert r["lat_min"] == r["lat_max"] == 2 and r["lat_sum"] == 80
+
+
+def test_the_random_mix_draws_a_write_when_the_draw_reaches_the_ratio():
+    """Mixed at random: a transaction is a write when the top byte of its xorshift32 state is at least the
+    read ratio. The ratio is set to one state's top byte, so the draw meets it exactly once in the run."""
+    seed, count = 7, 48
+    state, states = seed ^ GOLDEN, []
+    for _ in range(count):
+        states.append(state)
+        state = xorshift32(state)
+    ratio = states[20] >> 24
+    (r,), on_link, _ = run_pbb([dict(BASE, mode=MODE_MIXED, read_ratio=ratio, seed=seed, count=count, check=0,
+                                     pattern=PATTERN_RANDOM)], cycles=2500)
+    kinds = "".join("r" if typ == T_RD_REQ else "w" for typ, _, _ in on_link)
+    assert r["completed"] == count
+    assert kinds == "".join("w" if s >> 24 >= ratio else "r" for s in states)
+
+
+def test_each_setting_register_is_as_wide_as_what_it_drives():
+    pbb = Bench(32).pbb
+    pbb.add_control()
+    for name in ("count", "base", "span", "stride", "seed", "outstanding", "read_ratio"):
+        assert len(getattr(pbb, f"_{name}").storage) == len(getattr(pbb, name)), name
