@@ -27,8 +27,8 @@ T_RD_RSP with the line, T_WR_ACK, or T_ERR, each with its request's tag and line
 with_block_port: a second port for whole 128 B blocks (`block_txn_layout`), as the paper's benchmark block
 drives its local HMC (burst length 1, 128 B): a T_RD_REQ is an RD128, a T_WR_REQ a WR128 of `data`, both
 answered on `block_source` (T_RD_RSP with the block, T_WR_ACK, T_ERR) with their tag (BLOCK_TAGS of them,
-HMC tags 256-511: as many as the benchmark block's ids). The line port and the read-modify-write go first; the block port takes the cycles
-they leave.
+HMC tags 256-511: as many as the benchmark block's ids). The line port and the read-modify-write go first;
+the block port takes the cycles they leave.
 
 Latency: 1 cycle on the request path (a register between the requests formed here and the link layer's
 choice of what leaves, and a skid register before it that holds a request only while the link refuses
