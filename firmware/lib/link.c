@@ -6,6 +6,11 @@
 /* The per-lane tables below name one CSR (or field) a lane. */
 _Static_assert(LINK_MAX_LANES == 8, "one entry per lane in the tables of link.c");
 
+/* The first `lanes` fields of `bits` each in `packed` (a CSR of per-lane counters, lane 0 lowest), 0 beyond. */
+static void unpack_lane_fields(uint64_t packed, unsigned bits, int lanes, uint32_t out[LINK_MAX_LANES]) {
+    for (int i = 0; i < LINK_MAX_LANES; i++) out[i] = i < lanes ? (packed >> (bits * i)) & ((1u << bits) - 1) : 0;
+}
+
 #ifdef LINK_SIM_CHANNEL
 /* The channel's per-lane skew fields, lane 0 first (one 64-bit CSR). */
 static const uint8_t skew_offset[LINK_MAX_LANES] = {
@@ -36,8 +41,7 @@ void lane_losses(int end, uint32_t losses[LINK_MAX_LANES]) {
     /* the compute card (end 0) receives b2a, the memory card a2b */
     uint64_t packed = hal_read64(end ? CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_ADDR
                                      : CSR_REMOTE_CHANNEL_LANE_LOSSES_B2A_ADDR);
-    const unsigned bits = CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_LANE0_SIZE;
-    for (int i = 0; i < LINK_MAX_LANES; i++) losses[i] = (packed >> (bits * i)) & ((1u << bits) - 1);
+    unpack_lane_fields(packed, CSR_REMOTE_CHANNEL_LANE_LOSSES_A2B_LANE0_SIZE, LINK_MAX_LANES, losses);
 }
 
 int lanes_loopback(uint32_t mode) {
@@ -80,10 +84,7 @@ static void lanes_get(struct link_settings *s) {
 
 void lane_losses(int end, uint32_t losses[LINK_MAX_LANES]) {
     (void)end;   /* a board's map holds its own end only */
-    uint64_t packed = hal_read64(CSR_LANES_LANE_LOSSES_ADDR);
-    const unsigned bits = CSR_LANES_LANE_LOSSES_LANE0_SIZE;
-    for (int i = 0; i < LINK_MAX_LANES; i++)
-        losses[i] = i < LINK_LANES ? (packed >> (bits * i)) & ((1u << bits) - 1) : 0;
+    unpack_lane_fields(hal_read64(CSR_LANES_LANE_LOSSES_ADDR), CSR_LANES_LANE_LOSSES_LANE0_SIZE, LINK_LANES, losses);
 }
 
 /* liteiclink's per-lane loopback register (the transceiver's LOOPBACK port): near-end PMA loopback. */

@@ -52,10 +52,9 @@ LINK_CREDITS      = MAX_CREDIT_LIMIT
 
 
 def credit_constants():
-    """The credit limit's default and bounds, as a SoC exports them (the firmware's `retry credits=` checks
-    against them)."""
-    return {"LINK_CREDITS": LINK_CREDITS, "LINK_MAX_CREDITS": MAX_CREDIT_LIMIT,
-            "LINK_REQUESTS_PER_CREDIT": REQUESTS_PER_CREDIT}
+    """The credit limit's bounds, as a SoC exports them (the firmware's `retry credits=` checks against them;
+    the default is the credit_limit CSR's reset value)."""
+    return {"LINK_MAX_CREDITS": MAX_CREDIT_LIMIT, "LINK_REQUESTS_PER_CREDIT": REQUESTS_PER_CREDIT}
 
 # Where a remote access is timestamped (StageTimer), in the order it passes them. On the compute card: ReMAT
 # takes the port's request, the link takes it, its frame's first beat leaves for the lanes; the answer's first
