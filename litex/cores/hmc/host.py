@@ -243,9 +243,13 @@ class HMCHostController(LiteXModule):
                 response.ready.eq(source.ready),
             ),
         ]
+        # An error answer is gone when the line port took it: not in a cycle that a response of the link's
+        # (the read-modify-write's own read, the block port's) had instead.
+        errors_shown = Signal()
+        self.comb += errors_shown.eq(~(response.valid & (own | block)))
         self.sync += [
-            If(rmw_error & source.ready & ~(response.valid & own), rmw_error.eq(0)),
-            If(bad_pending & ~rmw_error & source.ready & ~(response.valid & own), bad_pending.eq(0)),
+            If(rmw_error & source.ready & errors_shown, rmw_error.eq(0)),
+            If(bad_pending & ~rmw_error & source.ready & errors_shown, bad_pending.eq(0)),
         ]
         # Error answers of both ports, summed into one update (a line's and a block's can come in one cycle),
         # counted a cycle later: the answers' decoding and readiness stay off the counter's carry chain.

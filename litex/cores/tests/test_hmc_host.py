@@ -24,17 +24,20 @@ CLK = 250e6
 DUT = HMCMemoryPath(storage_bytes=STORAGE)   # host controller, two HMC channels, device
 
 
-def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
+def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16, poison_line=None, ready_every=1):
     """Sends (type, tag, laddr, mask, data) transactions after the link is up (with `block`, (type, tag,
     laddr, data) on the block port, or (type, tag, laddr, data, second_tag, second_laddr) with a block read
-    beside it); returns the answers (cycle, type, tag, laddr, data; a second answer after the first of its
-    cycle), the cycle each request was taken, the host's counters and the headers of the requests it sent
-    (a pair's second after its first)."""
+    beside it), the device answering reads of `poison_line` ERROR if given, and answers taken in one cycle
+    of every `ready_every`; returns the answers taken (cycle, type, tag, laddr, data; a second answer after
+    the first of its cycle), the cycle each request was taken, the host's counters and the headers of the
+    requests it sent (a pair's second after its first)."""
     answers, taken, counters, headers = [], [], [], []
     cycle = [0]
     sink, source = (DUT.block_sink, DUT.block_source) if block else (DUT.sink, DUT.source)
 
     def send():
+        yield DUT.device.vaults.poison.eq(poison_line is not None)
+        yield DUT.device.vaults.poison_line.eq(poison_line or 0)
         for channel in (DUT.down, DUT.up):
             yield channel.flit_ps.eq(flit_ps(lanes, rate))
             yield channel.delay.eq(delay_cycles(rate, lanes=lanes))
@@ -52,7 +55,7 @@ def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
             cycle[0] = c
             if (yield sink.valid) and (yield sink.ready):
                 taken.append(c)
-            if (yield source.valid):
+            if (yield source.valid) and (yield source.ready):
                 answers.append((c, (yield source.type), (yield source.tag), (yield source.laddr),
                                 (yield source.data)))
                 if block and (yield source.second):
@@ -61,6 +64,7 @@ def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16):
                 headers.append((yield DUT.host.tx.header))
                 if (yield DUT.host.tx.second):
                     headers.append((yield DUT.host.tx.second_header))
+            yield source.ready.eq((c + 1) % ready_every == 0)
             yield
         for name in ("reads", "writes", "rmw_writes", "errors", "block_reads", "block_writes"):
             counters.append((yield getattr(DUT.host, name)))
@@ -200,3 +204,61 @@ def test_a_block_read_goes_beside_a_block_request_and_answers_come_in_pairs():
     assert pairs == [(write_cmd(128), read_cmd(128), 256 + 64 + i) for i in range(40)]
     cycles = [a[0] for a in answers]
     assert len(cycles) - len(set(cycles)) >= 10, "a WR_RS should come back beside a read's data"
+
+
+@pytest.mark.parametrize("ready_every", [1, 3])
+def test_a_masked_write_whose_read_fails_is_answered_an_error(ready_every):
+    """A byte-masked write to a line the device answers ERROR: its read-modify-write's read fails, so the
+    write is answered T_ERR under its tag and address, once, and never sent; the requests behind it are
+    served (in the vaults' order), a read of the same line answered T_ERR too, whether the answers are taken at once or a cycle in
+    three."""
+    bad, good = 9, 10
+    txns = [(T_WR_REQ, 3, bad, 0xff, line(1)), (T_RD_REQ, 4, good, 0, 0), (T_WR_REQ, 5, good, FULL, line(2)),
+            (T_RD_REQ, 6, bad, 0, 0), (T_RD_REQ, 7, good, 0, 0)]
+    answers, _, counters, headers = run(txns, poison_line=bad, ready_every=ready_every, cycles=800)
+    assert sorted(a[1:4] for a in answers) == sorted([(T_ERR, 3, bad), (T_RD_RSP, 4, good), (T_WR_ACK, 5, good),
+                                                      (T_ERR, 6, bad), (T_RD_RSP, 7, good)])
+    assert [a[4] for a in answers if a[2] == 7] == [line(2)]
+    assert counters == [3, 2, 1, 2, 0, 0]
+    writes = [REQUEST_HEADER.value(h, "tag") for h in headers if REQUEST_HEADER.value(h, "cmd") == write_cmd(64)]
+    assert writes == [5]
+
+
+def test_the_line_ports_error_answers_wait_out_the_block_ports_answers():
+    """While the block port's read answers stream, the line port's error answers (a byte-masked write whose
+    read fails, a request that is not one) are each taken once, the line port's answers taken a cycle in
+    three: an error answer is dropped only when the line port took it."""
+    bad = 9
+    reads = [dict(type=T_RD_REQ, tag=i, laddr=2 * (20 + i), data=0, second=0) for i in range(80)]
+    lines = [dict(type=T_WR_REQ, tag=3, laddr=bad, mask=0xff, data=1), dict(type=T_RD_RSP, tag=4, laddr=5),
+             dict(type=T_RD_REQ, tag=5, laddr=10)]
+    line_answers, block_answers = [], []
+
+    def block():
+        yield DUT.device.vaults.poison.eq(1)
+        yield DUT.device.vaults.poison_line.eq(bad)
+        for channel in (DUT.down, DUT.up):
+            yield channel.flit_ps.eq(flit_ps(16, 10))
+            yield channel.delay.eq(delay_cycles(10, lanes=16))
+        for _ in range(150):
+            yield
+        yield from offer(DUT.block_sink, reads)
+
+    def line():
+        for _ in range(175):
+            yield
+        yield from offer(DUT.sink, lines)
+
+    def watch():
+        yield DUT.block_source.ready.eq(1)
+        for cycle in range(700):
+            yield DUT.source.ready.eq(cycle % 3 == 0)
+            yield
+            if (yield DUT.source.valid) and (yield DUT.source.ready):
+                line_answers.append(((yield DUT.source.type), (yield DUT.source.tag)))
+            if (yield DUT.block_source.valid):
+                block_answers.append((yield DUT.block_source.tag))
+
+    run_simulation(DUT, [block(), line(), watch()], max_cycles=710)
+    assert sorted(block_answers) == list(range(80))
+    assert sorted(line_answers) == sorted([(T_ERR, 3), (T_ERR, 4), (T_RD_RSP, 5)])
