@@ -42,7 +42,7 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
     X(window_stalls, WINDOW_STALLS) X(credit_stalls, CREDIT_STALLS) X(naks, NAKS) X(duplicates, DUPLICATES) \
     X(out_of_order, OUT_OF_ORDER) X(reinits, REINITS) X(down_cycles, DOWN_CYCLES) X(crc_errors, CRC_ERRORS) \
     X(frames, FRAMES) X(nak_replays, NAK_REPLAYS) X(deframer_overflow, DEFRAMER_OVERFLOW) \
-    X(commit_overflow, COMMIT_OVERFLOW) X(resends, RESENDS) X(held, HELD)
+    X(commit_overflow, COMMIT_OVERFLOW) X(resends, RESENDS) X(held, HELD) X(reinit_replays, REINIT_REPLAYS)
 #define RETRY_COUNTER_INDEX(name, reg) RETRY_##reg,
 enum { RETRY_COUNTER_LIST(RETRY_COUNTER_INDEX) RETRY_COUNTERS };
 extern const char *const retry_counter_names[RETRY_COUNTERS];
@@ -50,7 +50,7 @@ struct retry_counters { uint32_t value[RETRY_COUNTERS]; };   /* indexed by RETRY
 /* Both ends: the retry timer, replay on naks, and selective repeat (1) or go-back-N (0). */
 void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective);
 void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective);
-/* Requests in flight toward the memory card's input FIFO (compute end's credit limit, 0: none; < 128). */
+/* Requests in flight toward the memory card's input FIFO (compute end's credit limit: 0, none, or 2..255). */
 void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);

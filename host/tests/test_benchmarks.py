@@ -121,6 +121,31 @@ def test_the_payload_target_is_said_with_what_it_applies_to_and_only_there(op, v
     assert [v.text for v in lines] == ([verdict] if verdict else [])
 
 
+@pytest.mark.parametrize("replay,distance,ber,efficiency,passed", [
+    ("gbn", 36, 1e-5, 0.647, True),       # 1.6 points under the model's 66.3 %
+    ("gbn", 36, 1e-5, 0.6829, True),      # 1.99 over
+    ("gbn", 100, 1e-6, 0.6429, False),    # 2.01 under
+    ("gbn", 100, 1e-6, 0.6831, False),    # 2.01 over
+    ("gbn", 8, 1e-5, 0.5, None),          # not a point of the replay targets
+    ("gbn", 36, 1e-7, 0.5, None),
+    ("sr", 36, 1e-5, 0.5, None),          # selective repeat has its own target
+])
+def test_go_back_n_is_held_within_two_points_of_its_model_where_the_replay_targets_are(replay, distance, ber,
+                                                                                      efficiency, passed):
+    point = {"profile": "ours", "replay": replay, "distance_m": distance, "ber": ber}
+    result = {"efficiency_vs_error_free": efficiency, "predicted": {"predicted_efficiency": 0.663},
+              "corrupted_words": 0, "bus_errors": 0}
+    check = REGISTRY["ber"].model_check(point, result)
+    assert (check and check["pass"]) == passed
+    if check is not None:
+        result["model_check"] = check
+    lines = REGISTRY["ber"].verdicts(point, result)
+    model_lines = [v for v in lines if "against its model" in v.text]
+    assert [(v.passed, v.gates) for v in model_lines] == ([(passed, True)] if passed is not None else [])
+    if passed is not None:
+        assert model_lines[0].text.endswith("against its model 66.3% (within 2 points)")
+
+
 def test_the_latency_breakdown_says_it_is_of_the_mean(capsys):
     stats = {k: 200.0 for k in ("min", "mean", "p50", "p99", "max")}
     point = {"op": "read", "profile": "ours", "memory": "sram", "distance_m": 8, "lanes": 8, "rate_gbps": 15.0}

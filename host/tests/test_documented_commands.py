@@ -87,7 +87,8 @@ def _options(parser):
 # `documented(prefix)` and runs it as written, or with the changes that test names: a free port for a fixed
 # one, loopback for another machine, the sim's CSR access for a board's, a fresh results folder for a
 # campaign's default one. Tests marked `long` run a command at its full size (a whole card's estimate, every
-# sim model's speed, the Linux and cluster campaigns: minutes each): `make test-long`, not CI.
+# sim model's speed, go-back-N's BER points, the Linux and cluster campaigns: minutes each): `make test-long`,
+# not CI.
 RUNS = {
     "monet --help": "test_the_documented_help_runs",
     "monet sim serve": "test_the_documented_monet_ctl_session_runs",
@@ -98,6 +99,7 @@ RUNS = {
     "python -m monet.docgen": "test_the_documented_doc_generation_changes_nothing",
     "monet board estimate": "test_the_documented_estimates_run",
     "monet sim speed": "test_the_documented_sim_speeds_run",
+    "monet bench ber": "test_the_documented_ber_points_hold",
     "monet campaign run": "test_the_documented_campaigns_run",
     "dask": "test_the_documented_cluster_runs_on_loopback",
     "make demo": "test_the_documented_make_demo_runs",
@@ -415,6 +417,14 @@ def test_the_documented_estimates_run(command):
 def test_the_documented_sim_speeds_run(sim_build, command):
     """Each model's workloads (`--model all` builds the models it lacks)."""
     assert "cycles/s" in _run(shlex.split(command), timeout=3600).stdout
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.parametrize("command", documented("monet bench ber"))
+def test_the_documented_ber_points_hold(sim_build, command):
+    """Each point's gating verdicts pass: the data intact and go-back-N within 2 points of its model."""
+    assert "(within 2 points): PASS" in _run(shlex.split(command), timeout=3600).stdout
 
 
 @pytest.mark.long

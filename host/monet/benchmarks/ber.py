@@ -25,10 +25,13 @@ def _reliability_counters(target):
     return errinj, retry
 
 
-RETRY_KEYS = ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls", "naks",
-              "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames", "deframer_overflow",
-              "commit_overflow", "resends", "held")
+RETRY_KEYS = ("replays", "timeouts", "nak_replays", "reinit_replays", "replayed_txns", "replayed_bytes",
+              "window_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames",
+              "deframer_overflow", "commit_overflow", "resends", "held")
 MAX_RUN_CYCLES = 5_000_000
+# Go-back-N against its model where selective repeat has targets (36 and 100 m, SR_BER_TARGETS' rates): the
+# measured efficiency within this many points of the model's, as a check that the gateware replays as modelled.
+GBN_MODEL_TOLERANCE = 0.02
 
 
 def ber_run_size(ber, profile, distance_m, lanes, rate_gbps, bits, bandwidth_GBps, replay="gbn"):
@@ -145,14 +148,31 @@ class Ber(Benchmark):
         goal = self._goal(point)
         if goal is not None:
             result["target"] = {"efficiency_at_least": goal, "pass": result["efficiency_vs_error_free"] >= goal}
+        check = self.model_check(point, result)
+        if check is not None:
+            result["model_check"] = check
         return result
+
+    @classmethod
+    def model_check(cls, point, result):
+        """Go-back-N's measured efficiency against its model's at a point of the replay targets (None
+        elsewhere): the gap and whether it is within GBN_MODEL_TOLERANCE."""
+        if not cls._replay_point(point) or axis(point, "replay") != "gbn":
+            return None
+        gap = result["efficiency_vs_error_free"] - result["predicted"]["predicted_efficiency"]
+        return {"within": GBN_MODEL_TOLERANCE, "gap": gap, "pass": abs(gap) <= GBN_MODEL_TOLERANCE}
+
+    @staticmethod
+    def _replay_point(point):
+        """A point of the replay schemes' targets: our link at 36 or 100 m, a rate SR_BER_TARGETS names."""
+        return point["profile"] == "ours" and point["distance_m"] in (36, 100) and point["ber"] in SR_BER_TARGETS
 
     @staticmethod
     def _goal(point):
         if point["profile"] != "ours":
             return None
         if axis(point, "replay") == "sr":
-            return SR_BER_TARGETS.get(point["ber"]) if point["distance_m"] in (36, 100) else None
+            return SR_BER_TARGETS[point["ber"]] if Ber._replay_point(point) else None
         return BER_TARGETS.get(point["ber"]) if point["distance_m"] == 36 else None
 
     def verdicts(self, point, result):
@@ -163,6 +183,11 @@ class Ber(Benchmark):
                                  f"{result['target']['efficiency_at_least']:.0%} at BER {point['ber']:g}, "
                                  f"{point['distance_m']:g} m, {REPLAY_NAMES[axis(point, 'replay')]})",
                                  result["target"]["pass"], gates=True))
+        if "model_check" in result:
+            check = result["model_check"]
+            lines.append(Verdict(f"go-back-N {result['efficiency_vs_error_free']:.1%} against its model "
+                                 f"{result['predicted']['predicted_efficiency']:.1%} (within "
+                                 f"{100 * check['within']:.0f} points)", check["pass"], gates=True))
         return lines
 
     def show(self, point, result):

@@ -186,7 +186,8 @@ class LinkEndpoint(LiteXModule):
             "reinits":        (self.reinits,              "Link re-initializations (receive side back up)."),
             "down_cycles":    (self.down_cycles,          "Cycles the receive side was down."),
             "nak_replays":    (self.retry.nak_replays,    "Rewinds on the peer's nak alone (replays = nak_replays + "
-                                                          "timeouts + re-inits that no timeout met)."),
+                                                          "timeouts + reinit_replays)."),
+            "reinit_replays": (self.retry.reinit_replays, "Rewinds on a re-initialization that no timeout met."),
             "deframer_overflow": (self.deframer.overflow, "Beats that found no room in the deframer's ring "
                                                           "(their frames fail the CRC and are replayed)."),
             "commit_overflow":   (self.deframer.commit_overflow, "Transactions lost to a full commit FIFO (a "

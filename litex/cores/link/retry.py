@@ -88,6 +88,7 @@ class RetryBuffer(LiteXModule):
         self.replays        = Signal(32)   # rewinds (naks, timeouts, restarts)
         self.timeouts       = Signal(32)   # of which on a timeout
         self.nak_replays    = Signal(32)   # of which on a nak alone (neither a timeout nor a restart)
+        self.reinit_replays = Signal(32)   # of which on a restart (the link re-initialized) that no timeout met
         self.replayed_txns  = Signal(32)
         self.replayed_bytes = Signal(32)   # units sent again, as wire bytes (without trailers)
         self.window_stalls  = Signal(32)
@@ -172,6 +173,7 @@ class RetryBuffer(LiteXModule):
                 self.replays.eq(self.replays + 1),
                 If(expired, self.timeouts.eq(self.timeouts + 1)),
                 If(~expired & ~self.restart, self.nak_replays.eq(self.nak_replays + 1)),
+                If(~expired & self.restart, self.reinit_replays.eq(self.reinit_replays + 1)),
             ).Elif(sent,
                 If(resending & replay & (rp == stop), rp.eq(hi)).Else(rp.eq(rp + 1)),
             ).Elif(ack_ok & (d_ack > d_rp),

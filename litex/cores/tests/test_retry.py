@@ -83,7 +83,8 @@ def run(n, depth=32, delay=12, frame_max=4, damage=0.0, lose_ctrl=0.0, dead=None
             yield
             if len(delivered) >= n and not frames and not open_frame and cycle > 2 * delay + 50:
                 break
-        for name in ("replays", "timeouts", "nak_replays", "replayed_txns", "replayed_bytes", "window_stalls"):
+        for name in ("replays", "timeouts", "nak_replays", "reinit_replays", "replayed_txns", "replayed_bytes",
+                     "window_stalls"):
             stats[name] = yield getattr(dut.tx, name)
         for name in ("naks", "duplicates", "out_of_order"):
             stats[name] = yield getattr(dut.rx, name)
@@ -109,6 +110,7 @@ def test_damaged_frames_are_replayed_once_in_order(damage, frame_max, ready):
     assert stats["replayed_bytes"] == UNIT_BYTES_LINE * stats["replayed_txns"]   # writes: a line each
     assert stats["out_of_order"] > 0          # frames behind a damaged one were dropped too
     assert stats["replays"] == stats["nak_replays"] + stats["timeouts"]   # by cause: no restart here
+    assert stats["reinit_replays"] == 0
     assert in_order(150, delivered)
 
 
@@ -317,6 +319,17 @@ def test_the_sequence_checker_acks_once_and_naks_exactly():
     assert 251 + 4 * (t + 1) < len(rows) and rows[-1]["ack"] == 5
 
 
+@pytest.mark.parametrize("seq,txns", [(5, 1), (0, 2), (77, 0)])
+def test_a_damaged_frame_asks_a_nak_whatever_its_fields_say(seq, txns):
+    """A frame that fails its CRC is asked for again whether its sequence number (unreliable) looks early, in
+    sequence or like a trailer alone's."""
+    rx = SequenceChecker()
+    script = {0: {rx.timeout: 1000}, 20: {rx.frame_end: 1, rx.frame_ok: 0, rx.frame_seq: seq, rx.frame_txns: txns},
+              21: {rx.frame_end: 0}}
+    rows = trace(rx, script, 24, {"nak": rx.nak, "naks": rx.naks})
+    assert rows[20]["naks"] == 0 and rows[21]["nak"] == 1 and rows[-1]["naks"] == 1
+
+
 def test_a_nak_with_nothing_to_replay_asks_for_a_trailer_alone():
     # Two transactions sent; a nak at 1 replays 1; all acked; then a nak at 2, the end of what was sent (the
     # peer lost a trailer alone): nothing to replay, so a trailer alone is asked for until one is sent.
@@ -492,6 +505,20 @@ def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once(
     assert timeouts[2:] == [9101]
 
 
+def test_a_restart_in_the_cycle_of_a_timeout_is_counted_as_the_timeout():
+    """A replay by cause is counted once: a restart (the link back up) that meets an expired timer is one
+    rewind, a timeout's; a restart a little before it is a re-init's (and sets the timer back)."""
+    tx = RetryBuffer(depth=4)
+    script = {0: {tx.timeout: 20, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_WR_REQ}, 1: {tx.sink.valid: 0}}
+    watch = {"replays": tx.replays, "timeouts": tx.timeouts, "reinit_replays": tx.reinit_replays,
+             "nak_replays": tx.nak_replays}
+    expiry = cycles_where(trace(tx, script, 40, watch), "timeouts")[0]
+    for restart, counts in ((expiry - 1, (1, 1, 0)), (expiry - 3, (1, 0, 1))):
+        rows = trace(tx, {**script, restart: {tx.restart: 1}, restart + 1: {tx.restart: 0}}, expiry + 1, watch)
+        assert (rows[-1]["replays"], rows[-1]["timeouts"], rows[-1]["reinit_replays"]) == counts, restart
+        assert rows[-1]["nak_replays"] == 0
+
+
 def test_acks_that_move_on_hold_the_timer_off_and_a_restart_replays_at_once():
     tx = RetryBuffer(depth=16)
     t = 40
@@ -506,7 +533,9 @@ def test_acks_that_move_on_hold_the_timer_off_and_a_restart_replays_at_once():
     script[140] = {tx.restart: 1}
     script[141] = {tx.restart: 0}
     rows = trace(tx, script, 160, {"timeouts": tx.timeouts, "replays": tx.replays, "sent": tx.source.valid,
-                                   "seq": tx.source.seq})
+                                   "seq": tx.source.seq, "nak_replays": tx.nak_replays,
+                                   "reinit_replays": tx.reinit_replays})
     assert rows[139]["timeouts"] == 0 and rows[139]["replays"] == 0
     assert rows[141]["replays"] == 1 and rows[-1]["timeouts"] == 0
+    assert rows[141]["reinit_replays"] == 1 and rows[-1]["reinit_replays"] == 1 and rows[-1]["nak_replays"] == 0
     assert [rows[c]["seq"] for c in cycles_where(rows, "sent") if c > 140][:3] == [115, 116, 117]   # the last ack
