@@ -167,12 +167,12 @@ class Ber(Benchmark):
         """A point of the replay schemes' targets: our link at 36 or 100 m, a rate SR_BER_TARGETS names."""
         return point["profile"] == "ours" and point["distance_m"] in (36, 100) and point["ber"] in SR_BER_TARGETS
 
-    @staticmethod
-    def _goal(point):
+    @classmethod
+    def _goal(cls, point):
         if point["profile"] != "ours":
             return None
         if axis(point, "replay") == "sr":
-            return SR_BER_TARGETS[point["ber"]] if Ber._replay_point(point) else None
+            return SR_BER_TARGETS[point["ber"]] if cls._replay_point(point) else None
         return BER_TARGETS.get(point["ber"]) if point["distance_m"] == 36 else None
 
     def verdicts(self, point, result):
