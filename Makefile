@@ -35,7 +35,8 @@ test-sim: setup
 	$(PYTEST) host/tests
 
 # The documented commands at their full size (marker `long`: whole-card estimates, every sim model's speed,
-# go-back-N's BER points, the Linux and cluster campaigns, make demo), skipped by the others; not in CI (doc/testing.md).
+# go-back-N's BER points, the Linux and cluster campaigns, make demo), skipped by the others; not in CI
+# (doc/testing.md).
 test-long: setup
 	$(PYTEST) --long -m long host/tests/test_documented_commands.py
 

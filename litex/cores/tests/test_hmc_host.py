@@ -24,6 +24,18 @@ CLK = 250e6
 DUT = HMCMemoryPath(storage_bytes=STORAGE)   # host controller, two HMC channels, device
 
 
+def link_up(rate, lanes, settle, poison_line=None):
+    """Generator: both HMC channels at `lanes` x `rate` Gb/s, the device answering reads of `poison_line`
+    ERROR if given; then `settle` cycles for the link to come up."""
+    yield DUT.device.vaults.poison.eq(poison_line is not None)
+    yield DUT.device.vaults.poison_line.eq(poison_line or 0)
+    for channel in (DUT.down, DUT.up):
+        yield channel.flit_ps.eq(flit_ps(lanes, rate))
+        yield channel.delay.eq(delay_cycles(rate, lanes=lanes))
+    for _ in range(settle):
+        yield
+
+
 def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16, poison_line=None, ready_every=1):
     """Sends (type, tag, laddr, mask, data) transactions after the link is up (with `block`, (type, tag,
     laddr, data) on the block port, or (type, tag, laddr, data, second_tag, second_laddr) with a block read
@@ -36,13 +48,7 @@ def run(txns, rate=10, settle=150, cycles=3000, block=False, lanes=16, poison_li
     sink, source = (DUT.block_sink, DUT.block_source) if block else (DUT.sink, DUT.source)
 
     def send():
-        yield DUT.device.vaults.poison.eq(poison_line is not None)
-        yield DUT.device.vaults.poison_line.eq(poison_line or 0)
-        for channel in (DUT.down, DUT.up):
-            yield channel.flit_ps.eq(flit_ps(lanes, rate))
-            yield channel.delay.eq(delay_cycles(rate, lanes=lanes))
-        for _ in range(settle):
-            yield
+        yield from link_up(rate, lanes, settle, poison_line)
         if block:
             fields = ("type", "tag", "laddr", "data", "second_tag", "second_laddr")
             yield from offer(sink, [dict(zip(fields, txn), second=int(len(txn) > 4)) for txn in txns])
@@ -210,8 +216,8 @@ def test_a_block_read_goes_beside_a_block_request_and_answers_come_in_pairs():
 def test_a_masked_write_whose_read_fails_is_answered_an_error(ready_every):
     """A byte-masked write to a line the device answers ERROR: its read-modify-write's read fails, so the
     write is answered T_ERR under its tag and address, once, and never sent; the requests behind it are
-    served (in the vaults' order), a read of the same line answered T_ERR too, whether the answers are taken at once or a cycle in
-    three."""
+    served (in the vaults' order), a read of the same line answered T_ERR too, whether the answers are taken
+    at once or a cycle in three."""
     bad, good = 9, 10
     txns = [(T_WR_REQ, 3, bad, 0xff, line(1)), (T_RD_REQ, 4, good, 0, 0), (T_WR_REQ, 5, good, FULL, line(2)),
             (T_RD_REQ, 6, bad, 0, 0), (T_RD_REQ, 7, good, 0, 0)]
@@ -235,13 +241,7 @@ def test_the_line_ports_error_answers_wait_out_the_block_ports_answers():
     line_answers, block_answers = [], []
 
     def block():
-        yield DUT.device.vaults.poison.eq(1)
-        yield DUT.device.vaults.poison_line.eq(bad)
-        for channel in (DUT.down, DUT.up):
-            yield channel.flit_ps.eq(flit_ps(16, 10))
-            yield channel.delay.eq(delay_cycles(10, lanes=16))
-        for _ in range(150):
-            yield
+        yield from link_up(10, 16, 150, poison_line=bad)
         yield from offer(DUT.block_sink, reads)
 
     def line():
