@@ -348,9 +348,9 @@ def _compute_card():
 
 def _memcard():
     """The memory card core as the board has it (512 MB of DDR4, as many requests as ReMAT has tags), its DDR4
-    front (estimated alone as `ddr4`) left out: its request and answer endpoints are ports. The SRAM is 16 KB, not the
-    board's 256 KB: Yosys 0.23 maps a 4096-line SRAM written by bytes to LUT RAM and fails; the logic around
-    it is the same but for the width of its address."""
+    front (estimated alone as `ddr4`) left out: its request and answer endpoints are ports. The SRAM is 16 KB,
+    not the board's 256 KB: Yosys 0.23 maps a 4096-line SRAM written by bytes to LUT RAM and fails; the logic
+    around it is the same but for the width of its address."""
     from litex.gen import LiteXModule
     from litex.soc.interconnect import stream
     from monet.cores.memcard.core import MemoryCard
