@@ -217,17 +217,16 @@ class PBB(LiteXModule):
         addr = Signal(32)
         we   = Signal()
         ratio_acc = Signal(8)    # mix_even: the read ratio's running sum; a carry out of it is a read
-        ratio_sum, ratio_sum2 = Signal(9), Signal(9)
+        ratio_sum = Signal(9)
         addr2 = Signal(32)       # the transaction after this one (direct mode pairs a read with it)
-        # The running sum two transactions on, from one sum (ratio_acc + 2 x ratio): its carry is the second
-        # sum's carry (at 256 if the first did not carry, at 512 if it did).
+        # The running sum two transactions on, from one sum (ratio_acc + 2 x ratio): a pair moves ratio_acc
+        # to its low 8 bits, and its carries (with the sums three and four on) make `we2` below.
         ratio_sum_twice = Signal(10)
         self.comb += [
             addr.eq(self.address(settings, lfsr, offset, burst, second, align)),
             addr2.eq(self.address(settings, lfsr_next, offset_next, 1, 0, align)),    # direct mode: a block
             ratio_sum.eq(ratio_acc + self.read_ratio),
             ratio_sum_twice.eq(ratio_acc + settings.ratio2),
-            ratio_sum2.eq(Cat(ratio_sum_twice[:8], Mux(ratio_sum[8], ratio_sum_twice[9], ratio_sum_twice[8:] != 0))),
             we.eq(self.is_write(settings, ratio_sum[8], lfsr)),
         ]
         # Whether the transaction after this one is a write: direct mode pairs it when it is a read. A register,
@@ -434,7 +433,7 @@ class PBB(LiteXModule):
                     If(paired,
                         lfsr.eq(lfsr_after), lfsr_next.eq(lfsr_after2),
                         lfsr_after.eq(lfsr_after3), lfsr_after2.eq(lfsr_after4),
-                        ratio_acc.eq(ratio_sum2[:8]),
+                        ratio_acc.eq(ratio_sum_twice[:8]),
                         offset.eq(offset_after2),
                         offset_next.eq(offset_next_after2),
                     ).Else(

@@ -25,13 +25,18 @@ class Bench(Module):
                                   block_port=(self.block_sink, self.block_source))
 
 
-def start_and_wait(pbb, settings):
-    """Generator: applies `settings` to the PBB, starts it and returns once it is idle again."""
+def start(pbb, settings):
+    """Generator: applies `settings` to the PBB and starts it (its start strobe drops a cycle later)."""
     for name, value in settings.items():
         yield getattr(pbb, name).eq(value)
     yield pbb.start.eq(1)
     yield
     yield pbb.start.eq(0)
+
+
+def start_and_wait(pbb, settings):
+    """Generator: applies `settings` to the PBB, starts it and returns once it is idle again."""
+    yield from start(pbb, settings)
     yield
     while (yield pbb.busy):
         yield
@@ -189,11 +194,7 @@ def test_a_restart_with_ids_in_flight_keeps_them_apart_and_keeps_the_outstanding
     def control():
         yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
         for count, wait in ((first_count, restart_after), (200, 0)):
-            for name, value in dict(settings, count=count).items():
-                yield getattr(dut.pbb, name).eq(value)
-            yield dut.pbb.start.eq(1)
-            yield
-            yield dut.pbb.start.eq(0)
+            yield from start(dut.pbb, dict(settings, count=count))
             for _ in range(wait):
                 yield
         while (yield dut.pbb.busy):
@@ -223,11 +224,7 @@ def test_a_count_above_2_to_the_31_is_not_cut_short():
 
     def control():
         yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
-        for name, value in dict(BASE, mode=MODE_READ, count=2**31 + 3, check=0).items():
-            yield getattr(dut.pbb, name).eq(value)
-        yield dut.pbb.start.eq(1)
-        yield
-        yield dut.pbb.start.eq(0)
+        yield from start(dut.pbb, dict(BASE, mode=MODE_READ, count=2**31 + 3, check=0))
         for _ in range(300):
             yield
         seen["busy"], seen["completed"] = (yield dut.pbb.busy), (yield dut.pbb.completed)
@@ -244,6 +241,31 @@ def test_latencies_hold_across_the_wrap_of_the_cycle_count():
     (away,), _, _ = run_pbb([run], delay=8, cycles=600)
     (across,), _, _ = run_pbb([dict(run, now=2**32 - away["cycles"] // 2)], delay=8, cycles=600)
     assert across == away and away["completed"] == 40 and away["lat_max"] < 100
+
+
+def test_a_latency_of_2_to_the_31_cycles_or_more_is_kept_whole():
+    """An answer 2**31 cycles late (8.6 s at 250 MHz): the cycle count jumps by 2**31 while the run's one read
+    is out, and its latency is the same figure plus 2**31 in both extremes."""
+    def one_read(jump):
+        dut, seen = Bench(32), {}
+
+        def control():
+            yield from program_bfct(dut.remat.bfct, {i: 0b111 | (i << 8) for i in range(8)})
+            yield from start(dut.pbb, dict(BASE, mode=MODE_READ, count=1, outstanding=1, check=0))
+            for _ in range(10):
+                yield
+            yield dut.pbb.now.eq((yield dut.pbb.now) + jump)
+            yield
+            while (yield dut.pbb.busy):
+                yield
+            seen["min"], seen["max"] = (yield dut.pbb.lat_min), (yield dut.pbb.lat_max)
+
+        run_simulation(dut, [control(), link_responder(dut.remat, 200, 40)])
+        return seen
+
+    near, late = one_read(0), one_read(2**31)
+    assert near["min"] == near["max"] > 10
+    assert late == {"min": near["min"] + 2**31, "max": near["max"] + 2**31}
 
 
 def test_mixed_ratio():
@@ -354,15 +376,17 @@ def link_writes(settings, cycles=1500):
     return seen
 
 
-@pytest.mark.parametrize("size_log2,seed", [(3, 0x1234), (4, 0x1234), (5, 0x1234), (6, 0xF000_0000), (7, 0x1234)])
+@pytest.mark.parametrize("size_log2,seed", [(3, 0x1234), (4, 0x1234), (5, 0x1234), (6, 0xF000_0000), (7, 0x1234),
+                                             (6, GOLDEN)])
 def test_random_addresses_follow_xorshift32_and_sizes_set_the_masks(size_log2, seed):
     assert [xorshift32(1), xorshift32(270369)] == [270369, 67634689]
     span, count = 1 << 14, 12
     seen = link_writes(dict(BASE, mode=MODE_WRITE, pattern=PATTERN_RANDOM, seed=seed, count=count, outstanding=4,
                             check=0, size_log2=size_log2))
     # The generator starts at seed ^ 0x9E3779B1; an access takes the state's bits below the span, aligned to
-    # its size (a 128 B access: two lines, bit 6 clear then set), and moves the generator on.
-    x, want = seed ^ 0x9E3779B1, []
+    # its size (a 128 B access: two lines, bit 6 clear then set), and moves the generator on. The seed
+    # 0x9E3779B1 itself starts it at 1 instead: xorshift32 never leaves 0.
+    x, want = seed ^ 0x9E3779B1 or 1, []
     while len(want) < count:
         if size_log2 == 7:
             addr = x & (span - 1) & ~127
@@ -375,9 +399,10 @@ def test_random_addresses_follow_xorshift32_and_sizes_set_the_masks(size_log2, s
     assert seen == want
 
 
-@pytest.mark.parametrize("stride", [768, (1 << 12) + 768])
+@pytest.mark.parametrize("stride", [768, (1 << 12) + 768, 3072])
 def test_a_strided_run_wraps_inside_its_span(stride):
-    # A stride of a span or more steps by what is left of it modulo the span (below twice the span).
+    # A stride of a span or more steps by what is left of it modulo the span (below twice the span); two
+    # steps of 3072 pass the span of 4096 (the step two transactions on is 2048).
     base, span = 0x2000, 1 << 12
     seen = link_writes(dict(BASE, mode=MODE_WRITE, pattern=PATTERN_STRIDE, base=base, span=span, stride=stride,
                             count=12, outstanding=4, check=0))
@@ -488,6 +513,17 @@ def test_direct_mode_sends_a_read_beside_the_transaction_before_it():
     assert "".join("w" if typ == T_WR_REQ else "r" for typ, _, _, _ in mixed_blocks) == "wr" * 20
     assert sum(paired for _, _, _, paired in mixed_blocks) == 2 * 20, "every read should go beside its write"
     assert sum(paired for _, _, _, paired in blocks[80:]) >= 2 * 15
+
+
+@pytest.mark.parametrize("outstanding", [2, 3])
+def test_direct_mode_pairs_reads_with_room_for_two(outstanding):
+    """Direct mode under a limit of 2 or 3: the run's first two reads leave as a pair (room for both); the
+    answers then come back one at a time (read answers never come beside), each making room for one."""
+    blocks = []
+    (r,), _, _ = run_pbb([dict(BASE, direct=1, mode=MODE_READ, count=12, outstanding=outstanding, check=0)],
+                         delay=8, cycles=1200, blocks=blocks)
+    assert r["completed"] == 12 and len(blocks) == 12
+    assert [paired for _, _, _, paired in blocks] == [1, 1] + [0] * 10
 
 
 @pytest.mark.parametrize("read_ratio,mix_even", [(85, 1), (170, 1), (240, 1), (100, 0)])
