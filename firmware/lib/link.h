@@ -42,7 +42,8 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
     X(window_stalls, WINDOW_STALLS) X(credit_stalls, CREDIT_STALLS) X(naks, NAKS) X(duplicates, DUPLICATES) \
     X(out_of_order, OUT_OF_ORDER) X(reinits, REINITS) X(down_cycles, DOWN_CYCLES) X(crc_errors, CRC_ERRORS) \
     X(frames, FRAMES) X(nak_replays, NAK_REPLAYS) X(deframer_overflow, DEFRAMER_OVERFLOW) \
-    X(commit_overflow, COMMIT_OVERFLOW) X(resends, RESENDS) X(held, HELD) X(reinit_replays, REINIT_REPLAYS)
+    X(commit_overflow, COMMIT_OVERFLOW) X(resends, RESENDS) X(held, HELD) X(reinit_replays, REINIT_REPLAYS) \
+    X(repairable, REPAIRABLE) X(repair_missed, REPAIR_MISSED)
 #define RETRY_COUNTER_INDEX(name, reg) RETRY_##reg,
 enum { RETRY_COUNTER_LIST(RETRY_COUNTER_INDEX) RETRY_COUNTERS };
 extern const char *const retry_counter_names[RETRY_COUNTERS];

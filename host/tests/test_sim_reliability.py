@@ -36,7 +36,13 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
     assert 0 < r["efficiency_vs_error_free"] < 1
     for end in r["ends"].values():   # replays by cause; no beat or transaction lost to an overflow
         assert end["replays"] == end["nak_replays"] + end["timeouts"] > 0 and end["reinits"] == 0
-        assert end["deframer_overflow"] == end["commit_overflow"] == 0
+        assert end["deframer_overflow"] == end["commit_overflow"] == 0 and end["repair_missed"] == 0
+    # One flipped bit an error: most dropped frames name their bit (the rest broke: a header's or trailer's
+    # type, a length, a ctrl flag); eight flipped bits in a row never look like one.
+    if burst == 1:
+        assert r["repairable"] >= 0.8 * r["crc_errors"]
+    else:
+        assert r["repairable"] == 0
 
 
 def test_selective_repeat_keeps_every_byte_and_resends_a_fraction_of_go_back_n(sim):
@@ -143,7 +149,9 @@ def test_a_loopback_brings_the_compute_cards_words_back_with_no_errors_near_and_
 
 
 def test_ber_cli_prints_the_figures_asked_for(sim_build):
-    out = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "ber", "--ber", "1e-6", "--distance", "36",
+    # At 8 m no target and no model check gate the exit status: 1e7 bits are too few for their margins (at 36 m
+    # go-back-N's check against its model, within 2 points, failed once on a fresh clone).
+    out = subprocess.run([sys.executable, "-m", "monet.cli", "bench", "ber", "--ber", "1e-6", "--distance", "8",
                           "--lanes", "8", "--rate", "15", "--bits", "1e7", "--json"],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr

@@ -27,7 +27,7 @@ def _reliability_counters(target):
 
 RETRY_KEYS = ("replays", "timeouts", "nak_replays", "reinit_replays", "replayed_txns", "replayed_bytes",
               "window_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames",
-              "deframer_overflow", "commit_overflow", "resends", "held")
+              "deframer_overflow", "commit_overflow", "resends", "held", "repairable", "repair_missed")
 MAX_RUN_CYCLES = 5_000_000
 # Go-back-N against its model where selective repeat has targets (36 and 100 m, SR_BER_TARGETS' rates): the
 # measured efficiency within this many points of the model's, as a check that the gateware replays as modelled.
@@ -92,6 +92,7 @@ def measure(target, ber, link, bits=1e10, burst=1, seed=1, op="read", outstandin
         "held": ends["compute"]["held"] + ends["memory"]["held"],
         "replayed_bytes": ends["compute"]["replayed_bytes"] + ends["memory"]["replayed_bytes"],
         "crc_errors": ends["compute"]["crc_errors"] + ends["memory"]["crc_errors"],
+        "repairable": ends["compute"]["repairable"] + ends["memory"]["repairable"],
         "corrupted_words": runs["read"]["errors"],
         "bus_errors": runs["write"]["bus_errors"] + runs["read"]["bus_errors"],
         "accesses": {k: r["transactions"] for k, r in runs.items()},
@@ -205,7 +206,8 @@ class Ber(Benchmark):
             ["line bits (both directions)", f"{result['bits']:.3g} (asked {point['bits']:.3g})"],
             ["injected bit errors / realised BER",
              f"{result['injected_bit_errors']} / {result['realised_ber'] or 0:.3g}"],
-            ["frames dropped (CRC)", result["crc_errors"]],
+            ["frames dropped (CRC) / of them one flipped bit (repairable)",
+             f"{result['crc_errors']} / {result['repairable']}"],
             ["replays / replayed bytes", f"{result['replays']} / {result['replayed_bytes']}"],
             ["frames resent alone / kept behind a lost one", f"{result['resends']} / {result['held']}"],
             ["corrupted words delivered", result["corrupted_words"]],

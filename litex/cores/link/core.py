@@ -194,6 +194,10 @@ class LinkEndpoint(LiteXModule):
                                                                  "consumer that stopped taking)."),
             "resends":        (self.retry.resends,        "Frames resent alone (selective repeat)."),
             "held":           (self.checker.held,         "Good frames kept behind a lost one (selective repeat)."),
+            "repairable":     (self.deframer.repairable,  "Frames dropped for a CRC whose syndrome names one flipped "
+                                                          "bit inside them (a repair could keep them)."),
+            "repair_missed":  (self.deframer.locator.missed, "Failed frames not scanned: the locator's queue was "
+                                                             "full."),
         }
         for name, (signal, description) in counters.items():
             add_status(self, name, signal, description)

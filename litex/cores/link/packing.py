@@ -32,6 +32,7 @@ from monet.cores.common.crc import crc_bits, crc_data_part, crc_state_part
 from monet.cores.common.csr import async_memory
 from monet.cores.common.layouts import *
 from monet.cores.common.wire import HEADER, MASK, TRAILER
+from monet.cores.link.repair import FRAME_BLOCKS_BITS, SyndromeLocator
 
 UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + mask + 8).
 # Frames the deframer's cut-through ended whose copies the ring has yet to end: a copy is counted from the cycle
@@ -40,6 +41,9 @@ UNIT_MAX   = 17   # a pair: header + 16 data blocks (a masked line is header + m
 # be left to the ring (a backstop, never reached).
 COPIES_MAX = 7
 EXPRESS_BLOCKS = 11   # the framer's cut-through sends a frame of one unit: a masked line and its trailer at most.
+# The deframer's locator scans a failed frame's syndrome two blocks a cycle: a frame of 8 lines (73 blocks) in
+# 37 steps, well inside the ~200 cycles between failed frames at each end at BER 1e-5 (its queue takes the rest).
+LOCATOR_BLOCKS_PER_CYCLE = 2
 LENGTHS    = (1, 9, 10, 17)
 JUNK_MAX   = BEAT_BLOCKS + 1   # junk blocks a deframer cycle can skip: more than a beat brings.
 # Rows of a deframer's banks that its head's UNIT_MAX + 1 blocks span: they may start at a row's last block.
@@ -661,8 +665,11 @@ class CommitFIFO(LiteXModule):
                 ),
                 rd.adr.eq(rp[1:]),
             ]
+        # The losses are counted a cycle late, from registers: the count's adder then waits on no pointer's.
+        lost1, lost2 = Signal(), Signal()
         self.sync += [
-            self.overflow.eq(self.overflow + (sink.valid & ~write1) + (sink2.valid & ~write2)),
+            lost1.eq(sink.valid & ~write1), lost2.eq(sink2.valid & ~write2),
+            self.overflow.eq(self.overflow + lost1 + lost2),
             If(self.rollback, wp.eq(cp)).Else(wp.eq(wp_after)),
             If(self.commit & ~self.rollback, cp.eq(wp_after)),
             If(source.valid & source.ready | self.skip, rp.eq(rp + 1)),
@@ -769,6 +776,9 @@ class CutThrough(Module):
         check(alone, block(0), block(1))
         check(rest_line, block(0), block(1), state)
         check(rest_masked, Cat(block(1), block(0)), block(2), state)
+        # The frame's syndrome (its mismatches, whichever check it had) and length, for the repair's locator.
+        self.syndrome = [reduce(or_, self.mismatches[i::32]) for i in range(32)]
+        self.frame_blocks = Mux(lone, 1, Mux(alone, 2, Mux(rest_line, 10, 11)))
         self.trailer_field = lambda name: Mux(lone, TRAILER.get(block(0), name),
                                               Mux(alone | ~masked, TRAILER.get(block(1), name),
                                                   TRAILER.get(block(2), name)))
@@ -810,6 +820,12 @@ class PackedDeframer(LiteXModule):
     At a frame's end (`frame_end`) it shows the frame's check (`frame_ok`), its trailer's fields and its
     transaction count; the frame is delivered only if `seq_ok` (the sequence checker's verdict) holds too.
 
+    A frame that fails its CRC with nothing else wrong (no junk in it) has its syndrome and length passed to a
+    SyndromeLocator (link/repair.py) beside the transactions' path, a cycle after its end: `repairable` counts
+    those whose syndrome names one flipped bit inside them, the frames a repair from the CRC alone would keep
+    (`locator.missed`: those that found its queue full). Nothing is repaired yet; the frames are dropped as
+    before.
+
     Depth: the framer builds at most one unit (or a lone trailer) a cycle and the deframer takes one a
     cycle, with the trailer behind it. Beats bring more only while the framer's buffer (32 blocks) empties
     onto the link, so the backlog stays within that buffer, a unit, a beat and the beat that arrives while
@@ -829,6 +845,7 @@ class PackedDeframer(LiteXModule):
         self.source = source = stream.Endpoint(txn_layout)
         self.frames     = Signal(32)
         self.crc_errors = Signal(32)
+        self.repairable = Signal(32)   # of them, frames whose syndrome names one flipped bit inside them
         self.overflow   = Signal(32)
         self.frame_end  = Signal()
         self.frame_ok   = Signal()
@@ -866,6 +883,7 @@ class PackedDeframer(LiteXModule):
         used   = Signal(pos_bits)
         held   = Signal(pos_bits)
         accept = Signal()
+        refused = Signal()   # a beat found no room (last cycle)
         wp_on, held_on = Signal(pos_bits), Signal(pos_bits)
         self.comb += [
             sink.ready.eq(1),
@@ -877,7 +895,9 @@ class PackedDeframer(LiteXModule):
         self.sync += [
             wp.eq(Mux(accept, wp_on, wp)),
             used.eq(Mux(accept, held_on, held)),
-            If(sink.valid & ~accept, self.overflow.eq(self.overflow + 1)),
+            # Counted a cycle late, from a register: the count's adder then waits on no room check.
+            refused.eq(sink.valid & ~accept),
+            If(refused, self.overflow.eq(self.overflow + 1)),
         ]
         banks = []
         bank_flags = []
@@ -995,10 +1015,13 @@ class PackedDeframer(LiteXModule):
         good      = Signal()
         take      = Signal()
         pushed    = Signal(5)
+        unit_blocks  = Signal(max=UNIT_MAX + 1)   # the blocks of the unit taken
+        frame_blocks = Signal(FRAME_BLOCKS_BITS)   # of the units of the open frame taken before
         self.comb += [
             end_frame.eq(u_kind[KIND["trailer"]] | u_kind[KIND["unit_trailer"]]),
             good.eq(~bad & (running.trailer_state == u_expect)),
             take.eq(u_kind[KIND["unit"]] & ~bad),
+            unit_blocks.eq(reduce(or_, [Mux(this_len, n, 0) for n, this_len in zip(LENGTHS, u_len)])),
         ]
         # The cut-through (CutThrough, above) ends frames in stage 5's registers itself, 3 cycles after their last
         # beat; the ring's copies of them (`copies` to come) then change nothing but the ring's own state.
@@ -1025,9 +1048,9 @@ class PackedDeframer(LiteXModule):
             out1.raw_bits().eq(Mux(express.end, express.txn_bits, u_txn1.raw_bits())),
             out2.raw_bits().eq(u_txn2.raw_bits()),
             If(end_frame,
-                state.eq(CRC_INIT), bad.eq(0), pushed.eq(0),
+                state.eq(CRC_INIT), bad.eq(0), pushed.eq(0), frame_blocks.eq(0),
             ).Else(
-                If(take, state.eq(running.unit_state)),
+                If(take, state.eq(running.unit_state), frame_blocks.eq(frame_blocks + unit_blocks)),
                 If(u_kind[KIND["junk"]], bad.eq(1)),
                 pushed.eq(pushed + take + (take & u_paired)),
             ),
@@ -1037,6 +1060,28 @@ class PackedDeframer(LiteXModule):
                 self.frames.eq(self.frames + 1),
                 If(~self.frame_ok, self.crc_errors.eq(self.crc_errors + 1)),
             ),
+        ]
+
+        # A frame that failed its CRC whole (no junk in it) goes to the locator, off the transactions' path: its
+        # syndrome and length registered beside its end, the locator takes them the cycle after.
+        self.locator = locator = SyndromeLocator(blocks_per_cycle=LOCATOR_BLOCKS_PER_CYCLE)
+        syndrome   = Signal(32)
+        length     = Signal(FRAME_BLOCKS_BITS)
+        well_built = Signal()
+        self.sync += [
+            If(express.end,
+                # One bit a statement: the mismatches are CRC expressions (crc_bits), too long for one line.
+                [syndrome[i].eq(bit) for i, bit in enumerate(express.syndrome)],
+                length.eq(express.frame_blocks), well_built.eq(1),
+            ).Elif(end_frame,
+                syndrome.eq(running.trailer_state ^ u_expect),
+                length.eq(frame_blocks + Mux(take, unit_blocks, 0) + 1), well_built.eq(~bad),
+            ),
+            If(locator.source.valid & locator.source.found, self.repairable.eq(self.repairable + 1)),
+        ]
+        self.comb += [
+            locator.sink.valid.eq(self.frame_end & ~self.frame_ok & well_built),
+            locator.sink.syndrome.eq(syndrome), locator.sink.blocks.eq(length),
         ]
 
         # Transactions wait in the commit FIFO until their trailer checks; the cut-through's goes around it when

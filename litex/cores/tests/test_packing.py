@@ -604,3 +604,79 @@ def test_a_pair_from_a_rows_last_block_is_read_whole_with_its_trailer():
     out, stats = deframe(reads + alone + [pair])
     assert out == [(T_RD_REQ, t, 0x100 + t) for t in range(16)] + [(T_RD_RSP, 0x21, 0x80), (T_RD_RSP, 0x22, 0x81)]
     assert (stats["frames"], stats["crc_errors"]) == (8, 0)
+
+
+def located(frames, flips, counts=None):
+    """Feeds `frames` (as `deframe` takes them) with the bits `flips` ((frame, block, bit) each) inverted;
+    returns the deframer's CRC errors, its `repairable` count and each locator result (found, block from the
+    frame's end, bit). `counts`, if given, gets each good frame's transaction count (`frame_txns`)."""
+    dut = LOOP.deframer
+    frames = [list(f) for f in frames]
+    for f, b, bit in flips:
+        block, ctrl = frames[f][b]
+        frames[f][b] = (block ^ 1 << bit, ctrl)
+    blocks = [b for f in frames for b in f]
+    results = []
+
+    def watch():
+        for _ in range(len(blocks) + 120):
+            if (yield dut.locator.source.valid):
+                results.append(((yield dut.locator.source.found), (yield dut.locator.source.block),
+                                (yield dut.locator.source.bit)))
+            if counts is not None and (yield dut.frame_end) and (yield dut.frame_ok):
+                counts.append((yield dut.frame_txns))
+            yield
+        results.append(((yield dut.crc_errors), (yield dut.repairable)))
+
+    run_simulation(LOOP, [inject_beats([(blocks[at:at + 8], 0) for at in range(0, len(blocks), 8)]), watch()])
+    crc_errors, repairable = results.pop()
+    return crc_errors, repairable, results
+
+
+def lines_frame(n, seq, seed):
+    rng = random.Random(seed)
+    return documented_frame([[header(T_RD_RSP, i, 0x40 + 2 * i)] + words(rng.getrandbits(512)) for i in range(n)],
+                            seq=seq, ack=0, nak=0, credits=0)
+
+
+@pytest.mark.parametrize("lines,block,bit", [(3, 27, 5), (3, 27, 40), (3, 0, 6), (3, 13, 63), (8, 1, 0),
+                                             (1, 4, 17), (1, 9, 33)])
+def test_a_frame_with_one_flipped_bit_is_repairable_and_the_bit_is_located(lines, block, bit):
+    """A frame of 3 or 8 lines (the ring checks it) or a lone line (the cut-through does), one bit flipped: in
+    the trailer's sequence number or CRC, a header's tag, a data block: the frame is dropped as before, and
+    counted repairable, its bit located from the frame's end. The frame behind it is good and not scanned."""
+    frames = [lines_frame(lines, 0, block), lines_frame(1, lines, 9)]
+    crc_errors, repairable, results = located(frames, [(0, block, bit)])
+    assert (crc_errors, repairable) == (1, 1)
+    assert results == [(1, len(frames[0]) - 1 - block, bit)]
+
+
+def test_two_flipped_bits_or_a_broken_frame_are_not_repairable():
+    """Two bits flipped in one frame: scanned, nothing found. A header's type made unknown: the frame breaks
+    (junk), is dropped and not scanned."""
+    frames = [lines_frame(3, 0, 1), lines_frame(2, 3, 2), lines_frame(1, 5, 3)]
+    crc_errors, repairable, results = located(frames, [(0, 3, 9), (0, 20, 50), (1, 9, 1)])
+    assert (crc_errors, repairable) == (2, 0)
+    assert [found for found, _, _ in results] == [0]
+
+
+def test_a_frames_transaction_count_counts_every_unit_and_both_lines_of_a_pair():
+    """The ring's frames: a pair, a read and a line (4 transactions), then three reads (3); then a lone read
+    (1, the cut-through's, once the ring is idle)."""
+    rng = random.Random(6)
+    pair = [header(T_RD_RSP, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
+    frames = [documented_frame([pair, [header(T_RD_REQ, 3, 0x90)], [header(T_RD_RSP, 4, 0xA0)] +
+                                words(rng.getrandbits(512))], seq=0, ack=0, nak=0, credits=0),
+              documented_frame([[header(T_RD_REQ, 5 + i, 0xB0 + i)] for i in range(3)], seq=4, ack=0, nak=0,
+                               credits=0)]
+    counts = []
+    assert located(frames, [], counts)[:2] == (0, 0) and counts == [4, 3]
+    counts = []
+    located([documented_frame([[header(T_RD_REQ, 9, 0xC0)]], seq=7, ack=0, nak=0, credits=0)], [], counts)
+    assert counts == [1]
+
+
+def test_a_framer_too_shallow_for_a_unit_and_a_beat_is_refused():
+    # Its buffer holds a unit and its trailer (18 blocks) and a beat behind them: 16 blocks cannot.
+    with pytest.raises(AssertionError):
+        PackedFramer(depth=16)
