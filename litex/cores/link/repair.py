@@ -69,7 +69,8 @@ class SyndromeLocator(LiteXModule):
 
     Latency: s + 3 cycles from the syndrome taken into an empty queue, s the step (from 0) that holds its bit,
     or ceil(blocks / blocks_per_cycle) + 2 when no step does: 1 the queue, 1 each step's compare (registered),
-    1 the result. Logic levels: a step's compare and the OR of its hits, 5 to 6 from registers.
+    1 the result. Each step's compares and the OR of their hits are registered: the deframer that holds it is at
+    8 levels (`monet board estimate --cores link.deframer`), its deepest path elsewhere.
     """
     def __init__(self, blocks_per_cycle=2, queue=4):
         assert blocks_per_cycle in (1, 2, 4)

@@ -1,6 +1,6 @@
 """PackedFramer -> PackedDeframer (litex/cores/link/packing.py): transactions survive, frames share a
 trailer under load, consecutive lines pair under one header, a lone request leaves at once, and a
-corrupted frame is dropped whole.
+corrupted frame is dropped whole (counted repairable, its bit located, when one bit was flipped).
 
 Runs on the generated Verilog in Verilator (`verilog_sim`). The framer's frame size, the bit to corrupt and
 the beats fed to the deframer directly are signals, so one model serves every case but the deframer built
