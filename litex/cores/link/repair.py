@@ -24,7 +24,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import CRC32_POLY
+from monet.cores.common.crc import CRC32_POLY, crc_reference
 from monet.cores.common.fifo import LevelFIFO
 from monet.cores.common.layouts import BLOCK_BITS
 
@@ -34,22 +34,15 @@ syndrome_layout = [("syndrome", CRC_BITS), ("blocks", FRAME_BLOCKS_BITS)]
 position_layout = [("found", 1), ("block", FRAME_BLOCKS_BITS), ("bit", log2_int(BLOCK_BITS))]
 
 
-def times_x(r):
-    """r x mod G, for r a CRC register's value (below x^32)."""
-    return ((r << 1) ^ (CRC32_POLY if r >> (CRC_BITS - 1) else 0)) & (2**CRC_BITS - 1)
-
-
 def over_x(r):
-    """r / x mod G: G's constant term is 1, so r + G is a multiple of x when r is not."""
+    """r / x mod G, for r a CRC register's value (below x^32): G's constant term is 1, so r + G is a multiple
+    of x when r is not. (A zero bit fed to the register, crc_reference(0, 1, init=r), is r x mod G.)"""
     return ((r ^ CRC32_POLY) >> 1) | (1 << (CRC_BITS - 1)) if r & 1 else r >> 1
 
 
 def x_power(k):
-    """x^k mod G."""
-    r = 1
-    for _ in range(k):
-        r = times_x(r)
-    return r
+    """x^k mod G: a CRC register holding 1, fed k zero bits."""
+    return crc_reference(0, k, init=1)
 
 
 def syndrome_of_bit(block, bit):
