@@ -194,31 +194,35 @@ static void print_retry_counters(const char *name, int end) {
     printf("]}");
 }
 
-/* retry [timeout=C] [nak=0|1] [selective=0|1] [request_timeout=C] [credits=N]: the link's replay settings
- * (both ends: selective repeat or go-back-N), ReMAT's request timeout (0: never), the credit limit toward the
+/* retry [timeout=C] [nak=0|1] [selective=0|1] [repair=0|1] [request_timeout=C] [credits=N]: the link's replay
+ * settings (both ends: selective repeat or go-back-N, and under selective repeat the repair of frames whose CRC
+ * names one flipped bit), ReMAT's request timeout (0: never), the credit limit toward the
  * memory card (0: none), each end's counters and its lanes' losses of alignment (`lane_losses`). */
 static void cmd_retry(struct args *a) {
-    uint32_t timeout, nak, selective;
-    retry_get(&timeout, &nak, &selective);
+    uint32_t timeout, nak, selective, repair;
+    retry_get(&timeout, &nak, &selective, &repair);
     timeout = arg_u32(a, "timeout", timeout);
     nak = arg_u32(a, "nak", nak);
     selective = arg_u32(a, "selective", selective);
+    repair = arg_u32(a, "repair", repair);
     if (timeout < 16 || timeout > 65535) { error("timeout must be 16..65535 cycles"); return; }
     if (nak > 1) { error("nak must be 0 or 1"); return; }
     if (selective > 1) { error("selective must be 0 (go-back-N) or 1 (selective repeat)"); return; }
+    if (repair > 1) { error("repair must be 0 or 1 (repair frames with one flipped bit, under selective repeat)"); return; }
     uint32_t credits = arg_u32(a, "credits", credits_get());
     if (credits > LINK_MAX_CREDITS || (credits != 0 && credits < LINK_REQUESTS_PER_CREDIT)) {
         error("credits must be 0 (no credit flow control) or " XSTR(LINK_REQUESTS_PER_CREDIT) ".." XSTR(LINK_MAX_CREDITS)
               " requests (a credit returns " XSTR(LINK_REQUESTS_PER_CREDIT) ")");
         return;
     }
-    retry_set(timeout, nak, selective);
+    retry_set(timeout, nak, selective, repair);
     credits_set(credits);
     uint32_t request_timeout = arg_u32(a, "request_timeout", remat_request_timeout());
     remat_set_request_timeout(request_timeout);
-    printf("{\"timeout\": %u, \"nak\": %u, \"selective\": %u, \"credits\": %u, \"request_timeout\": %u, "
-           "\"request_timeouts\": %u, ", (unsigned)timeout, (unsigned)nak, (unsigned)selective, (unsigned)credits,
-           (unsigned)request_timeout, (unsigned)remat_request_timeouts());
+    printf("{\"timeout\": %u, \"nak\": %u, \"selective\": %u, \"repair\": %u, \"credits\": %u, "
+           "\"request_timeout\": %u, \"request_timeouts\": %u, ", (unsigned)timeout, (unsigned)nak,
+           (unsigned)selective, (unsigned)repair, (unsigned)credits, (unsigned)request_timeout,
+           (unsigned)remat_request_timeouts());
     print_retry_counters("compute", 0);
 #if LINK_ENDS == 2
     printf(", ");
@@ -288,6 +292,6 @@ define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..
 define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
 #endif
 define_command(retry, cmd_retry,
-               "[timeout=16..65535 nak=0|1 selective=0|1 request_timeout=cycles credits=0|"
+               "[timeout=16..65535 nak=0|1 selective=0|1 repair=0|1 request_timeout=cycles credits=0|"
                XSTR(LINK_REQUESTS_PER_CREDIT) ".." XSTR(LINK_MAX_CREDITS) "] and counters");
 define_command(prbs, cmd_prbs, "cycles=N [loopback=none|near|far]: PRBS31 on every lane, bits and errors per lane");

@@ -162,25 +162,28 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
 #endif
 }
 
-void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective) {
+void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective, uint32_t repair) {
     hal_write32(CSR_REMOTE_LINK_C_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_C_RETRY_TIMEOUT, timeout) |
                                               FIELD_PUT(REMOTE_LINK_C_RETRY_NAK, nak != 0) |
-                                              FIELD_PUT(REMOTE_LINK_C_RETRY_SELECTIVE, selective != 0));
+                                              FIELD_PUT(REMOTE_LINK_C_RETRY_SELECTIVE, selective != 0) |
+                                              FIELD_PUT(REMOTE_LINK_C_RETRY_REPAIR, repair != 0));
 #if LINK_ENDS == 2
     hal_write32(CSR_REMOTE_LINK_M_RETRY_ADDR, FIELD_PUT(REMOTE_LINK_M_RETRY_TIMEOUT, timeout) |
                                               FIELD_PUT(REMOTE_LINK_M_RETRY_NAK, nak != 0) |
-                                              FIELD_PUT(REMOTE_LINK_M_RETRY_SELECTIVE, selective != 0));
+                                              FIELD_PUT(REMOTE_LINK_M_RETRY_SELECTIVE, selective != 0) |
+                                              FIELD_PUT(REMOTE_LINK_M_RETRY_REPAIR, repair != 0));
 #endif
 }
 
 void credits_set(uint32_t limit) { hal_write32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR, limit); }
 uint32_t credits_get(void) { return hal_read32(CSR_REMOTE_LINK_C_CREDIT_LIMIT_ADDR); }
 
-void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective) {
+void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective, uint32_t *repair) {
     uint32_t v = hal_read32(CSR_REMOTE_LINK_C_RETRY_ADDR);
     *timeout = FIELD_GET(REMOTE_LINK_C_RETRY_TIMEOUT, v);
     *nak = FIELD_GET(REMOTE_LINK_C_RETRY_NAK, v);
     *selective = FIELD_GET(REMOTE_LINK_C_RETRY_SELECTIVE, v);
+    *repair = FIELD_GET(REMOTE_LINK_C_RETRY_REPAIR, v);
 }
 
 #define RETRY_COUNTER_NAME(name, reg)   #name,

@@ -43,14 +43,15 @@ void link_counters(uint32_t *frames_c, uint32_t *crc_c, uint32_t *frames_m, uint
     X(out_of_order, OUT_OF_ORDER) X(reinits, REINITS) X(down_cycles, DOWN_CYCLES) X(crc_errors, CRC_ERRORS) \
     X(frames, FRAMES) X(nak_replays, NAK_REPLAYS) X(deframer_overflow, DEFRAMER_OVERFLOW) \
     X(commit_overflow, COMMIT_OVERFLOW) X(resends, RESENDS) X(held, HELD) X(reinit_replays, REINIT_REPLAYS) \
-    X(repairable, REPAIRABLE) X(repair_missed, REPAIR_MISSED)
+    X(repairable, REPAIRABLE) X(repair_missed, REPAIR_MISSED) X(repaired, REPAIRED)
 #define RETRY_COUNTER_INDEX(name, reg) RETRY_##reg,
 enum { RETRY_COUNTER_LIST(RETRY_COUNTER_INDEX) RETRY_COUNTERS };
 extern const char *const retry_counter_names[RETRY_COUNTERS];
 struct retry_counters { uint32_t value[RETRY_COUNTERS]; };   /* indexed by RETRY_<reg> */
-/* Both ends: the retry timer, replay on naks, and selective repeat (1) or go-back-N (0). */
-void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective);
-void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective);
+/* Both ends: the retry timer, replay on naks, selective repeat (1) or go-back-N (0), and under selective repeat the
+ * repair of frames whose CRC names one flipped bit (1). */
+void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective, uint32_t repair);
+void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective, uint32_t *repair);
 /* Requests in flight toward the memory card's input FIFO (compute end's credit limit: 0, none, or 2..255). */
 void credits_set(uint32_t limit);
 uint32_t credits_get(void);

@@ -74,7 +74,7 @@ def sim(sim_session):
 # The console's settings commands and the fields of their answers that set them back; BFCT entries too.
 SETTINGS = {
     "link": ("lanes", "block_ps", "delay", "skew", "max_units", "pairing", "issue_rate", "memory", "memlat"),
-    "retry": ("timeout", "nak", "selective", "credits", "request_timeout"),
+    "retry": ("timeout", "nak", "selective", "repair", "credits", "request_timeout"),
     "errinj": ("ber", "burst", "seed"),
     "combiner": ("fetch_lines",),
     "hmc": ("flit_ps", "delay", "ber", "seed", "poison", "line"),

@@ -106,9 +106,19 @@ def test_retry_timer_and_profiles():
     (12.5, {"margin_db": 3.5}, 0, 0, None),      # nothing left for a switch
     (12.5, {"extra_loss_db": 4.0}, None, None, None),   # short of the receiver's sensitivity
     (15.0, {"sensitivity_dbm": -20.0, "hop_loss_db": 2.0}, 8, 4, 7),
+    (15.0, {"extra_loss_db": 0.5}, 3, 2, 3),     # exactly 3 dB left: 3 hops, not 2
 ])
 def test_power_budget_in_hops(rate, kw, hops, tiers, tiered):
     b = reliability.power_budget(rate, **kw)
     assert (b["max_hops"], b["tiers"], b["tiered_hops"]) == (hops, tiers, tiered)
+    assert b["paper_hops"] == {10.0: 7, 12.5: 3, 15.0: 3}[rate]    # the paper's s.5.C hop counts
     assert b["fiber_loss_db"] == pytest.approx(0.2 * kw.get("fiber_km", 0.0))      # 0.2 dB/km
     assert b["budget_db"] == pytest.approx(b["tx_dbm"] - b["sensitivity_dbm"])
+
+
+def test_selective_repeat_with_repair_loses_a_frame_only_for_an_error_beside_another():
+    # P(another error in the 73-block frame) at 1e-5: 1 - exp(-1e-5 x 73 x 66) = 4.70 % of selective repeat's 44 ns.
+    repair = reliability.replay_model(1e-5, "ours", 36, 8, 15.0, 13.5, replay="sr-repair")
+    assert repair["time_lost_per_error_ns"] == pytest.approx(44.0 * 0.0470378, rel=1e-6)
+    assert repair["predicted_efficiency"] > reliability.replay_model(1e-5, "ours", 36, 8, 15.0, 13.5,
+                                                                      replay="sr")["predicted_efficiency"]

@@ -47,14 +47,17 @@ def test_benchmark_block_gets_every_byte_right_at_ber_1e_5(sim, lanes, burst):
 
 def test_selective_repeat_keeps_every_byte_and_resends_a_fraction_of_go_back_n(sim):
     runs = {replay: ber_bench.measure(sim, 1e-5, LinkSettings(36, 8, 15.0), bits=2e7, seed=3, reference_count=3000,
-                                      replay=replay) for replay in ("gbn", "sr")}
-    gbn, sr = runs["gbn"], runs["sr"]
+                                      replay=replay) for replay in ("gbn", "sr", "sr-repair")}
+    gbn, sr, repair = runs["gbn"], runs["sr"], runs["sr-repair"]
     for r in runs.values():
         assert r["crc_errors"] > 20 and r["corrupted_words"] == 0 and r["bus_errors"] == 0
     assert gbn["held"] == gbn["resends"] == 0 and sr["resends"] > 0 and sr["held"] > 0
     # Only the damaged frames went again: far fewer bytes than go-back-N's windows.
     assert sr["replayed_bytes"] < gbn["replayed_bytes"] / 2
-    assert sim.fw.retry()["selective"] == 1 and sr["replay"] == "sr"   # the fixture puts go-back-N back
+    # Repaired from their CRC, most damaged frames were not resent at all; without repair, none is repaired.
+    assert gbn["repaired"] == sr["repaired"] == 0 and repair["repaired"] >= 0.5 * repair["crc_errors"]
+    assert repair["resends"] < sr["resends"] / 2
+    assert sim.fw.retry()["repair"] == 1 and repair["replay"] == "sr-repair"   # the fixture puts them back
 
 
 @pytest.mark.parametrize("window, nbytes", [("uncached", 32 * 1024), ("cached", 16 * 1024)])

@@ -6,7 +6,9 @@ it until the replay arrives: the sender loses the time from sending the damaged 
 link round trip plus the frame's own time plus the detection and nak logic (`REPLAY_LOGIC_CYCLES`). Without
 naks (timeouts only) it loses the timeout instead of the round trip. Selective repeat (`replay="sr"`): the
 receiver keeps the good frames behind the damaged one and the sender resends that frame alone, so it loses
-the frame's own time, as long as the retry window covers the round trip (`retry_window`). An error in
+the frame's own time, as long as the retry window covers the round trip (`retry_window`). With repair
+(`replay="sr-repair"`), a frame whose one flipped bit the CRC names is repaired at the receiver and costs
+nothing: only an error in a frame that holds another one costs the frame's time. An error in
 either direction costs the same (a lost request delays its response as much as a lost response). Errors
 per second are the line bits per second of both directions, while data flows, times the BER; bytes
 replayed per error are the bandwidth times the time lost. With r = errors/s x bytes replayed per error /
@@ -44,7 +46,9 @@ PROFILE_RETRY_NOTE = ("monet profile: retransmission on a 65535-cycle (262 us) t
                       "assumption: the paper states only that retransmission is enabled and slow")
 
 
-REPLAYS = ("gbn", "sr")   # go-back-N, selective repeat (the link's `retry selective=`)
+# Go-back-N, selective repeat (the link's `retry selective=`), selective repeat with frames of one flipped bit
+# repaired (`retry selective=1 repair=1`).
+REPLAYS = ("gbn", "sr", "sr-repair")
 
 
 def time_lost_ns(profile, distance_m, lanes, rate_gbps, replay="gbn"):
@@ -53,7 +57,7 @@ def time_lost_ns(profile, distance_m, lanes, rate_gbps, replay="gbn"):
     delay = prof.delay_cycles(distance_m, rate_gbps)
     timeout, nak = replay_settings(profile, delay)
     frame = link_model.serialization_cycles(FRAME_BLOCKS if prof.max_units > 1 else 10, lanes, rate_gbps)
-    if replay == "sr":
+    if replay in ("sr", "sr-repair"):
         return link_model.cycles_to_ns(frame)
     if nak:
         return link_model.cycles_to_ns(2 * delay + frame + REPLAY_LOGIC_CYCLES)
@@ -72,10 +76,13 @@ def blocks_per_line(profile):
 
 def replay_model(ber, profile, distance_m, lanes, rate_gbps, bandwidth_GBps, replay="gbn"):
     """Predicted efficiency of a link at `ber` whose error-free bandwidth is `bandwidth_GBps`, replaying
-    go-back-N (`replay="gbn"`) or by selective repeat ("sr")."""
+    go-back-N (`replay="gbn"`), by selective repeat ("sr"), or by selective repeat with repair ("sr-repair": an
+    error costs only if its frame of FRAME_BLOCKS holds another)."""
     line_bits_per_s = bandwidth_GBps * 1e9 / link_model.LINE_BYTES * blocks_per_line(profile) * 66
     errors_per_s = line_bits_per_s * ber
     lost_ns = time_lost_ns(profile, distance_m, lanes, rate_gbps, replay)
+    if replay == "sr-repair":
+        lost_ns *= -math.expm1(-ber * FRAME_BLOCKS * 66)
     replayed_bytes = bandwidth_GBps * lost_ns   # GB/s x ns = bytes
     lost_fraction = errors_per_s * replayed_bytes / (bandwidth_GBps * 1e9) if bandwidth_GBps else 0.0
     return {

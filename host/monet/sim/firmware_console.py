@@ -129,9 +129,9 @@ class FirmwareConsole:
         (a slip); answers the injector's state."""
 
     @command
-    def retry(self, timeout=None, nak=None, selective=None, request_timeout=None, credits=None):
-        """Replay timer, nak policy, selective repeat (1) or go-back-N (0), request timeout and credits; answers
-        them with both ends' counters."""
+    def retry(self, timeout=None, nak=None, selective=None, repair=None, request_timeout=None, credits=None):
+        """Replay timer, nak policy, selective repeat (1) or go-back-N (0), the repair of frames with one flipped
+        bit under selective repeat (1), request timeout and credits; answers them with both ends' counters."""
 
     @command
     def prbs(self, cycles=None, loopback=None):

@@ -33,7 +33,9 @@ class LinkEndpoint(LiteXModule):
     (go-back-N from a retry buffer of `retry_depth` transactions, see retry.py). With `with_selective_repeat`
     and the `retry` CSR's `selective` set at both ends, only the damaged frame is resent and the good ones
     behind it wait in a ReorderStore of 2 x `retry_depth` transactions: 0 cycles more in sequence, at least
-    3 behind a loss.
+    3 behind a loss. With the `retry` CSR's `repair` set too, a frame whose CRC names one flipped bit is put
+    right at the receiver instead of resent (link/repair.py's FrameRepair, in the deframer): the frames behind
+    it wait in the ReorderStore meanwhile, as behind a loss.
 
     Credits: requests wait at a credit gate while `credit_limit` of them (0: no limit) are between it and
     the peer's consumer, which returns a credit for each REQUESTS_PER_CREDIT requests it takes
@@ -50,6 +52,7 @@ class LinkEndpoint(LiteXModule):
         self.credit_freed = Signal()                # our consumer took a request: a credit for the peer.
         self.reinits     = Signal(32)
         self.down_cycles = Signal(32)
+        self.with_selective_repeat = with_selective_repeat
 
         # # #
 
@@ -76,7 +79,7 @@ class LinkEndpoint(LiteXModule):
             checker.frame_seq.eq(deframer.frame_seq),
             checker.frame_txns.eq(deframer.frame_txns),
             deframer.seq_ok.eq(checker.seq_ok),
-            retry.ack_valid.eq(deframer.frame_end & deframer.frame_ok),
+            retry.ack_valid.eq(deframer.frame_end & deframer.frame_ok | deframer.repaired_trailer),
             retry.ack.eq(deframer.frame_ack),
             retry.nak.eq(deframer.frame_nak),
             credits.returned_valid.eq(deframer.frame_end & deframer.frame_ok),
@@ -93,6 +96,7 @@ class LinkEndpoint(LiteXModule):
         ]
         if with_selective_repeat:
             self.reorder = reorder = ReorderStore(depth=store_depth)
+            repair = deframer.repair
             self.comb += [
                 deframer.source.connect(reorder.sink),
                 reorder.source.connect(self.source),
@@ -101,12 +105,24 @@ class LinkEndpoint(LiteXModule):
                 reorder.commit_txns.eq(deframer.frame_txns),
                 reorder.commit_in_seq.eq(checker.in_seq),
                 reorder.committed.eq(deframer.fifo.committed),
-                reorder.fifo_valid.eq(deframer.fifo.source.valid),
+                reorder.fifo_valid.eq(deframer.fifo.source.valid & deframer.fifo.source.ready),
                 reorder.expected.eq(checker.ack),
                 reorder.held_any.eq(checker.held_any),
                 deframer.seq_direct.eq(reorder.direct),
                 checker.reordering.eq(reorder.reordering),
                 checker.delivered.eq(reorder.delivered),
+                # A failed frame kept for its repair from the CRC (link/repair.py): no nak while it is kept; once
+                # repaired, the checker receives it and the ReorderStore takes its transactions.
+                checker.repair_hold.eq(repair.park | repair.parked),
+                checker.repair_fallback.eq(repair.fallback),
+                checker.repair_offer.eq(repair.offer),
+                checker.repair_seq.eq(repair.seq),
+                checker.repair_txns.eq(repair.txns),
+                repair.offer_ready.eq(checker.repair_ready),
+                repair.offer_take.eq(checker.repair_take),
+                repair.source.connect(reorder.inject),
+                reorder.repair_begin.eq(checker.repair_take),
+                reorder.repair_busy.eq(repair.parked),
                 retry.closed.eq(framer.closed),
                 retry.closed_first.eq(framer.closed_first),
                 retry.closed_last.eq(framer.closed_last),
@@ -166,6 +182,10 @@ class LinkEndpoint(LiteXModule):
             CSRField("selective", size=1, reset=0,
                      description="Selective repeat: keep good frames behind a lost one, resend only that one "
                                  "(0: go-back-N). Both ends alike."),
+            CSRField("repair", size=1, reset=0,
+                     description="Under selective repeat, repair a frame whose CRC names one flipped bit instead "
+                                 "of asking for it again (a frame with three flipped bits or more can pass as "
+                                 "one: rarely, at high error rates)."),
         ])
         self._credit_limit = CSRStorage(len(self.credits.limit), reset=self.credits.limit.reset.value,
                                         description=f"Requests allowed toward the peer's consumer: 0 (no limit) or "
@@ -198,9 +218,12 @@ class LinkEndpoint(LiteXModule):
                                                           "bit inside them (a repair could keep them)."),
             "repair_missed":  (self.deframer.locator.missed, "Failed frames not scanned: the locator's queue was "
                                                              "full."),
+            "repaired":       (self.deframer.repair.repaired, "Frames repaired from their CRC and received."),
         }
         for name, (signal, description) in counters.items():
             add_status(self, name, signal, description)
+        if self.with_selective_repeat:
+            self.comb += self.deframer.repair.enable.eq(self._retry.fields.repair & self._retry.fields.selective)
         self.comb += [
             self.framer.max_units.eq(self._framing.fields.max_units),
             self.framer.pairing.eq(self._framing.fields.pairing),

@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: BSD-2-Clause
 
-"""Where a frame's CRC-32 says its one flipped bit is: the first step of repairing a frame instead of resending it.
+"""A frame repaired from its CRC-32 instead of resent: where its one flipped bit is (SyndromeLocator), and the frame
+kept meanwhile and put right (FrameRepair).
 
 A frame's syndrome, the CRC the deframer works out XOR the one its trailer carries, depends on the error alone
 (a CRC is linear): a single flipped bit with d message bits behind it gives x^(32 + d) mod G, a flipped bit i
@@ -25,13 +26,17 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from monet.cores.common.crc import CRC32_POLY, crc_reference
+from monet.cores.common.csr import async_memory
 from monet.cores.common.fifo import LevelFIFO
-from monet.cores.common.layouts import BLOCK_BITS
+from monet.cores.common.layouts import BLOCK_BITS, LINE_BYTES, SEQ_BITS, seq_txn_layout, txn_layout
+from monet.cores.common.wire import HEADER, TRAILER
+from monet.cores.link.retry import FRAME_TXNS_MAX
 
 CRC_BITS = 32
 FRAME_BLOCKS_BITS = 8   # a frame's length in blocks: 137 at most
-syndrome_layout = [("syndrome", CRC_BITS), ("blocks", FRAME_BLOCKS_BITS)]
-position_layout = [("found", 1), ("block", FRAME_BLOCKS_BITS), ("bit", log2_int(BLOCK_BITS))]
+# `tag` rides along with a syndrome to its result: the frame it belongs to is kept for a repair (FrameRepair).
+syndrome_layout = [("syndrome", CRC_BITS), ("blocks", FRAME_BLOCKS_BITS), ("tag", 1)]
+position_layout = [("found", 1), ("block", FRAME_BLOCKS_BITS), ("bit", log2_int(BLOCK_BITS)), ("tag", 1)]
 
 
 def over_x(r):
@@ -57,8 +62,8 @@ class SyndromeLocator(LiteXModule):
     counts those that found it full). The head's syndrome is compared with x^k mod G for `blocks_per_cycle`
     blocks' worth of k (64 each) a cycle, from the frame's end, and stepped back by as many blocks (times
     x^-64 a block, a constant matrix: an XOR of up to 32 bits a bit). `source` shows for one cycle whether a
-    bit was found (`found`) and where: `block` from the frame's end (0 its trailer) and `bit` in that block.
-    Its `ready` is not read: nothing holds a result back.
+    bit was found (`found`) and where: `block` from the frame's end (0 its trailer) and `bit` in that block,
+    with the `tag` its syndrome came with. Its `ready` is not read: nothing holds a result back.
 
     Latency: s + 3 cycles from the syndrome taken into an empty queue, s the step (from 0) that holds its bit,
     or ceil(blocks / blocks_per_cycle) + 2 when no step does: 1 the queue, 1 each step's compare (registered),
@@ -80,6 +85,7 @@ class SyndromeLocator(LiteXModule):
 
         syndrome = Signal(CRC_BITS)   # the head's syndrome, stepped back `per_step` bits a cycle
         blocks   = Signal(FRAME_BLOCKS_BITS)
+        tag      = Signal()
         first    = Signal(FRAME_BLOCKS_BITS)   # the first block, from the end, that this step covers (< 137 + 4)
         busy     = Signal()
         # A step's compare, registered: whether it hit, which k, its first block, and whether it was the last.
@@ -109,10 +115,12 @@ class SyndromeLocator(LiteXModule):
             source.found.eq(seen_hit & (block < blocks)),
             source.block.eq(block),
             source.bit.eq(Mux(block == 0, seen_k[:bit_bits] ^ 32, seen_k[:bit_bits])),
+            source.tag.eq(tag),
         ]
         self.sync += [
             If(fifo.source.valid & ~busy,
                 busy.eq(1), syndrome.eq(fifo.source.syndrome), blocks.eq(fifo.source.blocks), first.eq(0),
+                tag.eq(fifo.source.tag),
             ).Elif(busy & ~finish,
                 syndrome.eq(Cat(*stepped)), first.eq(first + blocks_per_cycle),
             ),
@@ -126,3 +134,296 @@ class SyndromeLocator(LiteXModule):
             ),
             If(finish, busy.eq(0), seen.eq(0)),
         ]
+
+
+def _offsets(layout):
+    """Where each field of `layout` starts in its raw bits, and their total."""
+    offsets, at = {}, 0
+    for name, width in layout:
+        offsets[name] = at
+        at += width
+    return offsets, at
+
+
+TXN_AT, TXN_BITS = _offsets(txn_layout)
+# A header's type, tag and line address sit at the same bits in it as in its transaction.
+assert all(HEADER[name].offset == TXN_AT[name] for name in ("type", "tag", "laddr"))
+HEAD_BITS = TXN_AT["mask"]
+UNIT_LENGTH_BITS = 5   # a unit's blocks: 1, 9, 10 or 17
+TAIL_CYCLES = 4        # `parked` after a repaired frame's last transaction (the checker's map takes 3 to show it)
+SLOTS = 2              # frames kept at once: one being repaired, one behind it
+entry_layout = txn_layout + [("unit_at", FRAME_BLOCKS_BITS), ("unit_blocks", UNIT_LENGTH_BITS), ("second", 1)]
+
+
+def in_field(table, name, bit):
+    field = table[name]
+    return (bit >= field.offset) & (bit < field.offset + field.width)
+
+
+class FrameRepair(LiteXModule):
+    """Keeps a frame that failed its CRC while the locator looks for its flipped bit, and hands it on repaired
+    instead of asking the peer for it again (selective repeat).
+
+    The deframer's transactions of each frame (`write1`, `txn1`, and `write2`, `txn2` behind it: a pair's two
+    lines), with where their unit starts in the frame (`unit_at`, in blocks) and its length (`unit_blocks`: 1,
+    9, 10 or 17), are written into one of SLOTS stores of FRAME_TXNS_MAX, if one was free at the frame's start.
+    At the frame's end (`frame_end`), a frame that failed with nothing else wrong (`failed`: the locator takes
+    it, if its queue has room, `locator_ready`) is kept there, if `enable`, with its trailer's fields and
+    length: `park` (0 cycles) tells the sequence checker to ask nothing for it, and the locator's syndrome is
+    tagged. That slot takes nothing more until its frame is done; the next frames go to the other. Frames are
+    kept in the slots in turn and repaired in turn, the locator's answers coming in the same order (one that
+    comes while the frame before is being repaired waits). The locator's answer for a frame (`located`, tagged):
+      - no bit found: `fallback` (a cycle), and the checker asks for the frame as it would have at its end;
+      - a bit of the trailer: its sequence number, ack or nak put right (a bit of its credits or CRC changes
+        nothing this end uses; a type bit is not repaired);
+      - elsewhere: the transactions are read one a cycle to find the unit that holds the bit (in two stages of
+        registers). A data or mask block's bit is flipped back in its transaction, a header's tag or line address
+        likewise; a header's type, mask or pair flag, or a pair's line address (its second line's is derived from
+        it) is not repaired (`fallback`), and a header's unused bits change nothing.
+    A repaired frame is offered to the checker (`offer`, with `seq` and `txns`) until `offer_ready`; if it
+    takes it (`offer_take`: in its window and not a duplicate) its transactions go out of `source`, one a
+    cycle, in order, with their sequence numbers, the bit put right; `repaired` counts the frames taken. Its
+    trailer's ack and nak wait for the deframer (`trailer_valid`, `trailer_ack`, `trailer_nak`, until
+    `trailer_taken`), which hands them to the retry buffer; its credits are not used (a count that old could be
+    behind the last one counted). `parked` holds while a frame is kept and until TAIL_CYCLES after the last is
+    done: the checker asks for no lost frame meanwhile.
+
+    Latency: from the locator's answer, 2 cycles to the offer for a bit of the trailer, t + 4 otherwise (t the
+    frame's transactions); then t cycles to send them. Frames that are not kept are not delayed.
+    """
+    def __init__(self):
+        self.write1       = Signal()
+        self.txn1         = Signal(TXN_BITS)
+        self.write2       = Signal()
+        self.txn2         = Signal(TXN_BITS)
+        self.unit_at      = Signal(FRAME_BLOCKS_BITS)
+        self.unit_blocks  = Signal(UNIT_LENGTH_BITS)
+        self.frame_end    = Signal()
+        self.failed       = Signal()
+        self.locator_ready = Signal()
+        self.frame_blocks = Signal(FRAME_BLOCKS_BITS)
+        self.frame_seq    = Signal(SEQ_BITS)
+        self.frame_ack    = Signal(SEQ_BITS)
+        self.frame_nak    = Signal()
+        self.frame_txns   = Signal(6)
+        self.enable       = Signal()
+        self.park         = Signal()
+        self.parked       = Signal()
+        self.located      = stream.Endpoint(position_layout)
+        self.fallback     = Signal()
+        self.offer        = Signal()
+        self.offer_ready  = Signal()
+        self.offer_take   = Signal()
+        self.seq          = Signal(SEQ_BITS)
+        self.txns         = Signal(6)
+        self.trailer_valid = Signal()
+        self.trailer_ack   = Signal(SEQ_BITS)
+        self.trailer_nak   = Signal()
+        self.trailer_taken = Signal()
+        self.source   = source = stream.Endpoint(seq_txn_layout)
+        self.repaired = Signal(32)
+
+        # # #
+
+        # The store: SLOTS frames of FRAME_TXNS_MAX entries. In a slot, entries alternate between two memories, so
+        # that a pair's two lines are written in one cycle. One slot takes the open frame while the other's frame
+        # waits for the locator or is being repaired; the slots take frames in turn, and are repaired in turn.
+        entry_bits = len(Record(entry_layout).raw_bits())
+        rows = FRAME_TXNS_MAX // 2
+        banks = [async_memory(self, entry_bits, SLOTS * rows) for _ in range(2)]
+        count     = Signal(max=FRAME_TXNS_MAX + 1)   # the open frame's transactions so far
+        count2    = Signal(len(count))
+        cap       = Signal()          # the slot that takes the open frame ...
+        capturing = Signal(reset=1)   # ... and has taken it from its start
+        head      = Signal()          # the slot whose frame was kept first: answered and repaired next
+        full      = Signal(SLOTS)     # the slots that hold a kept frame
+        at        = Signal(max=FRAME_TXNS_MAX + 1)   # the head's entry read: scanned, then sent
+        row_bits  = slice(1, 1 + log2_int(rows))
+        self.comb += count2.eq(count + 1)
+        for bank, (wr, rd) in enumerate(banks):
+            self.comb += [
+                If(count[0] == bank,
+                    wr.adr.eq(Cat(count[row_bits], cap)),
+                    wr.dat_w.eq(Cat(self.txn1, self.unit_at, self.unit_blocks, 0)), wr.we.eq(self.write1 & capturing),
+                ).Else(
+                    wr.adr.eq(Cat(count2[row_bits], cap)),
+                    wr.dat_w.eq(Cat(self.txn2, self.unit_at, self.unit_blocks, 1)), wr.we.eq(self.write2 & capturing),
+                ),
+                rd.adr.eq(Cat(at[row_bits], head)),
+            ]
+        entry = Record(entry_layout)
+        self.comb += entry.raw_bits().eq(Mux(at[0], banks[1][1].dat_r, banks[0][1].dat_r))
+
+        self.fsm = fsm = FSM(reset_state="IDLE")
+        idle = fsm.ongoing("IDLE")
+        done = Signal()   # the head's frame is done with: its slot is free
+        cap_free, other_free, head_full = Signal(), Signal(), Signal()
+        self.comb += [
+            cap_free.eq(~Mux(cap, full[1], full[0])),
+            other_free.eq(~Mux(cap, full[0], full[1])),
+            head_full.eq(Mux(head, full[1], full[0])),
+            self.park.eq(self.enable & capturing & self.frame_end & self.failed & self.locator_ready),
+            self.parked.eq((full != 0) | ~idle),
+        ]
+        # Each slot's kept frame: its length and trailer fields; the head's are copied for its repair (and put
+        # right there if the bit is among them).
+        kept = [Record([("length", FRAME_BLOCKS_BITS), ("seq", SEQ_BITS), ("txns", 6), ("ack", SEQ_BITS), ("nak", 1)])
+                for _ in range(SLOTS)]
+        head_kept = Record(kept[0].layout)
+        self.comb += head_kept.raw_bits().eq(Mux(head, kept[1].raw_bits(), kept[0].raw_bits()))
+        ack_kept = Signal(SEQ_BITS)
+        nak_kept = Signal()
+        found_ok = Signal()   # the frame is repaired: its trailer's ack and nak go to the deframer
+        self.sync += [
+            count.eq(Mux(self.frame_end, 0, count + self.write1 + self.write2)),
+            If(self.frame_end,
+                If(self.park, cap.eq(~cap), capturing.eq(other_free)).Else(capturing.eq(cap_free)),
+            ),
+            [If(self.park & (cap == s),
+                full[s].eq(1),
+                k.raw_bits().eq(Cat(self.frame_blocks, self.frame_seq, self.frame_txns, self.frame_ack,
+                                    self.frame_nak)),
+             ).Elif(done & (head == s),
+                full[s].eq(0),
+             ) for s, k in enumerate(kept)],
+            If(done, head.eq(~head)),
+            If(found_ok,
+                self.trailer_valid.eq(1), self.trailer_ack.eq(ack_kept), self.trailer_nak.eq(nak_kept),
+            ).Elif(self.trailer_taken,
+                self.trailer_valid.eq(0),
+            ),
+        ]
+
+        # The locator's answers come in the order the frames were kept: one that comes while the head is being
+        # repaired waits (`pending`) for its turn.
+        waiting = fsm.ongoing("WAIT")
+        live    = Signal()
+        pending = Signal()
+        pending_found, pending_block, pending_bit = Signal(), Signal(FRAME_BLOCKS_BITS), Signal(log2_int(BLOCK_BITS))
+        answer = Signal()
+        found  = Signal()
+        block  = Signal(FRAME_BLOCKS_BITS)
+        b      = Signal(log2_int(BLOCK_BITS))
+        self.comb += [
+            live.eq(self.located.valid & self.located.tag),
+            answer.eq(waiting & (pending | live)),
+            found.eq(Mux(pending, pending_found, self.located.found)),
+            block.eq(Mux(pending, pending_block, self.located.block)),
+            b.eq(Mux(pending, pending_bit, self.located.bit)),
+        ]
+        self.sync += If(live & (pending | ~waiting),
+            pending.eq(1),
+            pending_found.eq(self.located.found), pending_block.eq(self.located.block),
+            pending_bit.eq(self.located.bit),
+        ).Elif(waiting,
+            pending.eq(0),
+        )
+        place  = Signal(FRAME_BLOCKS_BITS)   # the flipped bit's block, from the frame's start
+        bit    = Signal(log2_int(BLOCK_BITS))
+        def flipped(value, name):
+            field = TRAILER[name]
+            return value ^ Cat(*[b == field.offset + i for i in range(field.width)])
+        # The scan: stage A reads an entry and where the bit is from its unit's start; stage B finds what the bit
+        # is to it, and keeps the one entry it belongs to, if any.
+        scan_valid, scan_second = Signal(), Signal()
+        scan_rel    = Signal(FRAME_BLOCKS_BITS)
+        scan_blocks = Signal(UNIT_LENGTH_BITS)
+        scan_index  = Signal(len(at))
+        claimed, broken, hit = Signal(), Signal(), Signal()   # the bit is in a unit; not repairable; to flip
+        target    = Signal(len(at))
+        group     = Signal(max=10)   # where in the target: data block 0..7, 8 its mask, 9 its header's fields
+        flip_bit  = Signal(log2_int(BLOCK_BITS))
+        self.sync += [
+            scan_valid.eq(fsm.ongoing("SCAN") & (at != self.txns)),
+            scan_rel.eq(place - entry.unit_at),
+            scan_blocks.eq(entry.unit_blocks), scan_second.eq(entry.second), scan_index.eq(at),
+        ]
+        masked = scan_blocks == 10
+        pair   = scan_blocks == 17
+        header = scan_rel == 0
+        first_data = Mux(scan_second, 9, Mux(masked, 2, 1))
+        data_hit = (scan_blocks >= 9) & (scan_rel >= first_data) & (scan_rel < first_data + 8)
+        mask_hit = masked & (scan_rel == 1)
+        structural = (in_field(HEADER, "type", bit) | in_field(HEADER, "has_mask", bit) |
+                      in_field(HEADER, "pair", bit) | in_field(HEADER, "laddr", bit) & pair)
+        own_first  = (in_field(HEADER, "tag", bit) | in_field(HEADER, "laddr", bit) & ~pair) & ~scan_second
+        own_second = in_field(HEADER, "tag2", bit) & pair & scan_second
+        tag2_to_tag = HEADER["tag2"].offset - HEADER["tag"].offset
+        self.sync += If(scan_valid,
+            If(data_hit | mask_hit | header, claimed.eq(1)),
+            If(header & structural, broken.eq(1)),
+            If(data_hit | mask_hit | header & (own_first | own_second),
+                hit.eq(1), target.eq(scan_index),
+                group.eq(Mux(data_hit, (scan_rel - first_data)[:3], Mux(mask_hit, 8, 9))),
+                flip_bit.eq(Mux(header & own_second, bit - tag2_to_tag, bit)),
+            ),
+        )
+
+        tail = Signal(max=TAIL_CYCLES + 1)
+        fsm.act("IDLE",
+            If(head_full, NextState("WAIT")),
+        )
+        fsm.act("WAIT",
+            NextValue(claimed, 0), NextValue(broken, 0), NextValue(hit, 0),
+            NextValue(self.seq, head_kept.seq), NextValue(self.txns, head_kept.txns),
+            NextValue(ack_kept, head_kept.ack), NextValue(nak_kept, head_kept.nak),
+            If(answer,
+                If(~found,
+                    self.fallback.eq(1), done.eq(1), NextState("IDLE"),
+                ).Elif(block == 0,
+                    # The trailer: its fields put right; a type bit is not repaired.
+                    NextValue(claimed, 1), NextValue(broken, in_field(TRAILER, "type", b)),
+                    NextValue(self.seq, flipped(head_kept.seq, "seq")),
+                    NextValue(ack_kept, flipped(head_kept.ack, "ack")),
+                    NextValue(nak_kept, flipped(head_kept.nak, "nak")),
+                    NextState("DECIDE"),
+                ).Else(
+                    NextValue(place, head_kept.length - 1 - block), NextValue(bit, b), NextValue(at, 0),
+                    NextState("SCAN"),
+                ),
+            ),
+        )
+        fsm.act("SCAN",
+            If(at != self.txns, NextValue(at, at + 1)).Elif(~scan_valid, NextState("DECIDE")),
+        )
+        fsm.act("DECIDE",
+            If(claimed & ~broken,
+                found_ok.eq(1), NextState("OFFER"),
+            ).Else(
+                self.fallback.eq(1), done.eq(1), NextState("IDLE"),
+            ),
+        )
+        fsm.act("OFFER",
+            self.offer.eq(1),
+            NextValue(at, 0), NextValue(tail, TAIL_CYCLES),
+            If(self.offer_ready,
+                If(self.offer_take,
+                    NextValue(self.repaired, self.repaired + 1),
+                    If(self.txns != 0, NextState("SEND")).Else(NextState("TAIL")),
+                ).Else(
+                    NextState("TAIL"),
+                ),
+            ),
+        )
+        # The bit put right in the target entry as it goes out: a bit-position decode and an XOR.
+        here  = Signal()
+        flips = Signal(TXN_BITS)
+        one_hot = [flip_bit == k for k in range(BLOCK_BITS)]
+        self.comb += [
+            here.eq(hit & (at == target)),
+            flips.eq(Cat(*[here & (group == 9) & one_hot[k] for k in range(HEAD_BITS)],
+                         *[here & (group == 8) & one_hot[k] for k in range(LINE_BYTES)],
+                         *[here & (group == j) & one_hot[k] for j in range(8) for k in range(BLOCK_BITS)])),
+            source.payload.raw_bits().eq(Cat(entry.raw_bits()[:TXN_BITS] ^ flips, (self.seq + at)[:SEQ_BITS])),
+        ]
+        fsm.act("SEND",
+            source.valid.eq(1),
+            If(source.ready,
+                NextValue(at, at + 1),
+                If(at + 1 == self.txns, NextState("TAIL")),
+            ),
+        )
+        fsm.act("TAIL",
+            NextValue(tail, tail - 1),
+            If(tail == 1, done.eq(1), NextState("IDLE")),
+        )

@@ -223,6 +223,12 @@ class SequenceChecker(LiteXModule):
     for the frame that starts there. The peer then resends that frame alone (RetryBuffer). `held` counts the
     frames kept (a frame kept twice, a resend of one the store holds, counts twice: the store takes the same
     transactions again).
+
+    Repair (link/repair.py's FrameRepair): while a failed frame is kept for a repair (`repair_hold`) no nak is
+    asked, neither for it nor for the frames behind it. Repaired, it is offered (`repair_offer`, `repair_seq`,
+    `repair_txns`) and answered when no frame ends and the ack does not jump (`repair_ready`): taken like a
+    kept frame (`repair_take`) unless it is a duplicate (dropped) or finds no room (asked for, as is a frame
+    the repair could not put right, `repair_fallback`).
     """
     def __init__(self, store_depth=0):
         self.frame_end    = Signal()
@@ -246,6 +252,14 @@ class SequenceChecker(LiteXModule):
         self.delivered    = Signal(SEQ_BITS)   # from the ReorderStore: the next sequence number it delivers
         self.held_any     = Signal()           # frames are kept behind a gap
         self.held         = Signal(32)
+        # A failed frame kept for a repair from its CRC (link/repair.py's FrameRepair).
+        self.repair_hold     = Signal()   # it is kept: ask for no lost frame meanwhile
+        self.repair_fallback = Signal()   # it was not repaired: ask for it now
+        self.repair_offer    = Signal()   # it is repaired: its first sequence number and transactions
+        self.repair_seq      = Signal(SEQ_BITS)
+        self.repair_txns     = Signal(6)
+        self.repair_ready    = Signal()   # the offer is answered this cycle ...
+        self.repair_take     = Signal()   # ... and taken: its transactions are received
 
         # # #
 
@@ -264,6 +278,7 @@ class SequenceChecker(LiteXModule):
         keep     = Signal()   # an early frame is kept (selective repeat)
         gap      = Signal()   # kept frames wait behind a gap that no nak asks for yet
         in_seq_ok = Signal()  # an in-sequence frame finds room (in the ReorderStore, while it reorders)
+        refused  = Signal()   # a kept frame was not repaired, or repaired but found no room: ask for it
         self.comb += [
             in_seq.eq(self.frame_seq == expected),
             has_txns.eq(self.frame_txns != 0),
@@ -272,14 +287,15 @@ class SequenceChecker(LiteXModule):
             takes.eq(self.frame_end & self.frame_ok & has_txns & in_seq_ok),
             # Under selective repeat an early frame behind kept ones asks nothing: the ack may be on its way over
             # them, and a gap left behind them is asked for once it stops (`gap`).
-            ask.eq((self.frame_end & ~waiting & (~self.frame_ok | early & ~(self.selective & self.held_any))) |
-                   (waiting & (timer >= self.timeout)) | gap),
+            ask.eq(((self.frame_end & ~waiting & (~self.frame_ok | early & ~(self.selective & self.held_any)) | gap) &
+                    ~self.repair_hold) |
+                   (waiting & (timer >= self.timeout)) | (refused & ~waiting)),
             self.ctrl_request.eq(self.nak | (waited == CONTROL_DELAY)),
         ]
         if store_depth:
-            self._received(store_depth, expected, waiting, early, keep, gap, in_seq_ok, takes)
+            self._received(store_depth, expected, waiting, early, keep, gap, in_seq_ok, takes, refused)
         else:
-            self.comb += in_seq_ok.eq(in_seq)
+            self.comb += in_seq_ok.eq(in_seq), self.repair_ready.eq(1), refused.eq(self.repair_fallback)
         self.sync += If(self.ctrl_sent | (acked == expected), waited.eq(0)).Elif(waited != CONTROL_DELAY,
                                                                                  waited.eq(waited + 1))
         self.sync += [
@@ -304,7 +320,7 @@ class SequenceChecker(LiteXModule):
         ]
 
 
-    def _received(self, window, expected, waiting, early, keep, gap, in_seq_ok, takes):
+    def _received(self, window, expected, waiting, early, keep, gap, in_seq_ok, takes, refused):
         """Selective repeat's received transactions ahead of the ack: a bit each, by sequence number modulo
         `window` (the ReorderStore's depth). What depends on the bits is registered before it is used (a board's
         8 levels): the bits change a cycle after a frame is kept or the ack moves, a jump of the ack is applied a
@@ -345,6 +361,16 @@ class SequenceChecker(LiteXModule):
                     (ahead_of_delivered < window - FRAME_TXNS_MAX)),
             in_seq_ok.eq(self.in_seq & (~self.reordering | room)),
         ]
+        # A repaired frame is received like a kept one, in a cycle when the ack neither moves nor may move (no
+        # frame's end, no jump): unless it is behind the ack (a duplicate) or finds no room, when it is asked for.
+        repair_behind = seq_distance(self, self.repair_seq, expected, "repair_behind")
+        repair_ahead  = seq_distance(self, self.repair_seq, self.delivered, "repair_ahead")
+        repair_new    = Signal()
+        self.comb += [
+            repair_new.eq(self.repair_offer & self.repair_ready & ~repair_behind[SEQ_BITS - 1]),
+            self.repair_take.eq(repair_new & (repair_ahead < window - FRAME_TXNS_MAX)),
+            refused.eq(self.repair_fallback | repair_new & ~self.repair_take & (self.repair_txns != 0)),
+        ]
         # The ack jumps over the received transactions ahead of it, up to FRAME_TXNS_MAX at a time, in three
         # steps of registers: the bits at the ack are read out; how many are set in a row and where the ack goes
         # then; the jump, if the ack has not moved since the bits were read.
@@ -362,6 +388,7 @@ class SequenceChecker(LiteXModule):
         self.comb += [
             jumping.eq(found & ~self.frame_end),   # a frame's end may move the ack: the jump waits
             moves.eq(takes | jumping),
+            self.repair_ready.eq(~self.frame_end & ~jumping),
         ]
         # Bits set and cleared a cycle late, from registers: a kept frame's, and those the ack passed.
         set_valid, set_at, set_len = Signal(), Signal(SEQ_BITS), Signal(6)
@@ -377,7 +404,9 @@ class SequenceChecker(LiteXModule):
             read.eq(self.selective & ~moves & ~found),
             found.eq(read & (run != 0) & ~moves), jump.eq(run), jump_to.eq(expected + run),
             If(jumping, expected.eq(jump_to)),
-            set_valid.eq(keep), set_at.eq(self.frame_seq), set_len.eq(self.frame_txns),
+            set_valid.eq(keep | self.repair_take),
+            set_at.eq(Mux(keep, self.frame_seq, self.repair_seq)),
+            set_len.eq(Mux(keep, self.frame_txns, self.repair_txns)),
             clr_valid.eq(moves), clr_at.eq(expected), clr_len.eq(Mux(takes, self.frame_txns, jump)),
             If(set_valid | clr_valid, got.eq((got | kept) & ~passed)),
             If(self.selective, self.held_any.eq(got != 0)),
@@ -402,8 +431,14 @@ class ReorderStore(LiteXModule):
     the store.
 
     Inputs: the commits of frames with transactions (`commit`, `commit_seq`, `commit_txns`, `commit_in_seq`),
-    the commit FIFO's committed transactions still in it (`committed`), and the checker's ack (`expected`)
-    and kept frames (`held_any`). `direct`: a frame committed now may go around the commit FIFO.
+    the commit FIFO's committed transactions still in it (`committed`, and `fifo_valid`: one leaves it now),
+    and the checker's ack (`expected`) and kept frames (`held_any`). `direct`: a frame committed now may go
+    around the commit FIFO.
+
+    A frame repaired from its CRC (link/repair.py) comes from `inject`, its transactions with their sequence
+    numbers, once the checker took it (`repair_begin`, which starts reordering); each goes into the store
+    the next cycle, and the commit FIFO's transaction, if one is there to be stored, waits (`sink.ready`).
+    Reordering does not stop while `repair_busy`.
     """
     def __init__(self, depth=512, queue_depth=64):
         assert depth & (depth - 1) == 0 and depth <= 2**(SEQ_BITS - 1)
@@ -421,6 +456,9 @@ class ReorderStore(LiteXModule):
         self.reordering    = Signal()
         self.direct        = Signal()
         self.stored        = Signal(32)
+        self.inject        = inject = stream.Endpoint(seq_txn_layout)   # a repaired frame's transactions
+        self.repair_begin  = Signal()   # a repaired frame is taken: reorder from now
+        self.repair_busy   = Signal()   # a repair is under way: go on reordering
 
         # # #
 
@@ -429,9 +467,11 @@ class ReorderStore(LiteXModule):
         run     = Signal(8)         # while reordering, those still to pass (committed before it began)
         begin   = Signal()
         self.comb += [
-            sink.ready.eq(1),
+            # A repaired frame's transactions go into the store before the commit FIFO's, which then wait.
+            inject.ready.eq(1),
+            sink.ready.eq(passing | ~inject.valid),
             self.direct.eq(~self.reordering & self.commit_in_seq),
-            begin.eq(self.commit & ~self.commit_in_seq & ~self.reordering),
+            begin.eq((self.commit & ~self.commit_in_seq | self.repair_begin) & ~self.reordering),
         ]
         # Frames committed while reordering, in commit order: their transactions leave the commit FIFO in it.
         self.queue = queue = LevelFIFO([("base", SEQ_BITS), ("count", 6)], queue_depth)
@@ -443,7 +483,7 @@ class ReorderStore(LiteXModule):
         offset   = Signal(6)        # of the transaction in the queue's head frame
         seq      = Signal(SEQ_BITS)
         self.comb += [
-            to_store.eq(sink.valid & ~passing),
+            to_store.eq(sink.valid & ~passing & ~inject.valid),
             seq.eq(queue.source.base + offset),
             queue.source.ready.eq(to_store & (offset + 1 == queue.source.count)),
         ]
@@ -459,9 +499,15 @@ class ReorderStore(LiteXModule):
         w_at    = Signal(index)
         w_data  = Signal(len(sink.payload.raw_bits()))
         ahead   = seq_distance(self, seq, self.delivered, "reorder_ahead")
+        inject_ahead = seq_distance(self, inject.seq, self.delivered, "reorder_inject_ahead")
         self.sync += [
-            w_valid.eq(to_store & (ahead < depth)), w_at.eq(seq[:index]),
-            If(to_store, w_data.eq(sink.payload.raw_bits()), self.stored.eq(self.stored + 1)),
+            w_valid.eq(to_store & (ahead < depth) | inject.valid & (inject_ahead < depth)),
+            w_at.eq(Mux(inject.valid, inject.seq, seq)[:index]),
+            If(to_store | inject.valid,
+                w_data.eq(Mux(inject.valid, Cat(*[getattr(inject, name) for name, _ in txn_layout]),
+                              sink.payload.raw_bits())),
+                self.stored.eq(self.stored + 1),
+            ),
         ]
         held  = Signal(depth)
         here  = Signal()   # the store holds the next transaction to deliver
@@ -489,7 +535,8 @@ class ReorderStore(LiteXModule):
         self.comb += [left_committed.eq(self.committed - self.fifo_valid), left_run.eq(run - self.fifo_valid)]
         done = Signal()   # everything received went out: stop reordering
         self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &
-                             ~self.commit & (self.delivered == self.expected) & ~self.held_any)
+                             ~self.commit & (self.delivered == self.expected) & ~self.held_any &
+                             ~self.repair_busy & ~inject.valid)
         self.sync += [
             If(w_valid | issue, held.eq((held | written) & ~drained)),
             out_valid.eq(issue),

@@ -606,16 +606,22 @@ def test_a_pair_from_a_rows_last_block_is_read_whole_with_its_trailer():
     assert (stats["frames"], stats["crc_errors"]) == (8, 0)
 
 
-def located(frames, flips, counts=None):
-    """Feeds `frames` (as `deframe` takes them) with the bits `flips` ((frame, block, bit) each) inverted;
-    returns the deframer's CRC errors, its `repairable` count and each locator result (found, block from the
-    frame's end, bit). `counts`, if given, gets each good frame's transaction count (`frame_txns`)."""
-    dut = LOOP.deframer
+def flipped(frames, flips):
+    """The blocks of `frames` (as `deframe` takes them), back to back, with the bits `flips` ((frame, block,
+    bit) each) inverted."""
     frames = [list(f) for f in frames]
     for f, b, bit in flips:
         block, ctrl = frames[f][b]
         frames[f][b] = (block ^ 1 << bit, ctrl)
-    blocks = [b for f in frames for b in f]
+    return [b for f in frames for b in f]
+
+
+def located(frames, flips, counts=None):
+    """Feeds `frames` (as `deframe` takes them) with the bits `flips` inverted (`flipped`); returns the
+    deframer's CRC errors, its `repairable` count and each locator result (found, block from the frame's end,
+    bit). `counts`, if given, gets each good frame's transaction count (`frame_txns`)."""
+    dut = LOOP.deframer
+    blocks = flipped(frames, flips)
     results = []
 
     def watch():
@@ -680,3 +686,122 @@ def test_a_framer_too_shallow_for_a_unit_and_a_beat_is_refused():
     # Its buffer holds a unit and its trailer (18 blocks) and a beat behind them: 16 blocks cannot.
     with pytest.raises(AssertionError):
         PackedFramer(depth=16)
+
+
+def repaired(frames, flips, enable=1, take=1):
+    """Feeds `frames` with the bits `flips` inverted (`flipped`) to the deframer, its repair (FrameRepair)
+    `enable`d and its offers answered at once (taken if `take`). Returns what the deframer delivered and what
+    the repair offered ((seq, transactions) each), sent ((transaction, seq) each, raw bits), fell back on,
+    handed on as a trailer ((ack, nak) each) and counted repaired."""
+    dut = LOOP.deframer
+    repair = dut.repair
+    blocks = flipped(frames, flips)
+    txn_bits = len(Record(txn_layout).raw_bits())
+    out = {"delivered": [], "offers": [], "sent": [], "fallbacks": 0, "trailers": []}
+
+    def watch():
+        for signal, value in ((repair.enable, enable), (repair.offer_ready, 1), (repair.offer_take, take),
+                              (repair.source.ready, 1)):
+            yield signal.eq(value)
+        for _ in range(len(blocks) + 150):
+            if (yield dut.source.valid):
+                out["delivered"].append((yield dut.source.payload.raw_bits()))
+            if (yield repair.offer):
+                out["offers"].append(((yield repair.seq), (yield repair.txns)))
+            if (yield repair.source.valid):
+                raw = yield repair.source.payload.raw_bits()
+                out["sent"].append((raw & (2**txn_bits - 1), raw >> txn_bits))
+            out["fallbacks"] += yield repair.fallback
+            if (yield dut.repaired_trailer):
+                out["trailers"].append(((yield dut.frame_ack), (yield dut.frame_nak)))
+            yield
+        out["repaired"] = yield repair.repaired
+
+    run_simulation(LOOP, [inject_beats([(blocks[at:at + 8], 0) for at in range(0, len(blocks), 8)]), watch()])
+    return out
+
+
+def mixed_frame(seq, ack):
+    """A pair of written lines (tags 1 and 2), a read (tag 3) and a masked write (tag 5): 28 blocks, the
+    pair's header at block 0, its second line from block 9, the read's header at 17, the masked line's at 18
+    (its mask at 19), the trailer at 27."""
+    rng = random.Random(6)
+    pair = [header(T_WR_REQ, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
+    masked = [header(T_WR_REQ, 5, 0x99, has_mask=1), (0x00FF00FF00FF00F0, 0)] + words(rng.getrandbits(512))
+    return documented_frame([pair, [header(T_RD_REQ, 3, 0x90)], masked], seq=seq, ack=ack, nak=1, credits=0)
+
+
+FRAMES = {   # a frame to damage, its transactions, and a good frame behind it
+    "lines": ([lines_frame(3, 0, 5), lines_frame(1, 3, 9)], 3),
+    "mixed": ([mixed_frame(0, 7), lines_frame(1, 4, 9)], 4),
+    "lone":  ([lines_frame(1, 0, 4), lines_frame(1, 1, 9)], 1),   # a line alone: the cut-through's
+}
+
+
+@pytest.mark.parametrize("kind,block,bit", [
+    ("lines", 5, 40), ("lines", 9, 6), ("lines", 18, 30), ("lines", 0, 60),   # data; a tag, a line address, unused
+    ("lines", 27, 7), ("lines", 27, 50),                                       # the trailer's seq; its CRC
+    ("mixed", 12, 52), ("mixed", 0, 5), ("mixed", 0, 52), ("mixed", 17, 8),    # a pair's second line, its tags
+    ("mixed", 19, 3), ("mixed", 26, 63), ("mixed", 27, 16), ("mixed", 27, 24),  # mask; data; the trailer's ack, nak
+    ("lone", 4, 17), ("lone", 0, 20)])
+def test_a_frame_with_one_flipped_bit_is_repaired_whole(kind, block, bit):
+    """Wherever the bit is (a data or mask block, a header's tag or line address or unused bits, the trailer's
+    fields), the damaged frame is dropped by the deframer and its transactions come out of the repair exactly
+    as sent, numbered from its sequence number; its trailer's ack and nak go on as sent."""
+    frames, n = FRAMES[kind]
+    good = repaired(frames, [])
+    got = repaired(frames, [(0, block, bit)])
+    assert good["offers"] == good["sent"] == [] and len(good["delivered"]) == n + 1
+    assert got["delivered"] == good["delivered"][n:] and got["fallbacks"] == 0
+    assert got["offers"] == [(0, n)] and got["repaired"] == 1
+    assert got["sent"] == [(txn, seq) for seq, txn in enumerate(good["delivered"][:n])]
+    assert got["trailers"] == [(7, 1) if kind == "mixed" else (0, 0)]
+
+
+@pytest.mark.parametrize("kind,flips", [
+    ("lines", [(0, 9, 0)]),                   # a type bit (a read answer made a write: the same length)
+    ("mixed", [(0, 0, 20)]),                  # a pair's line address (its second line's is derived from it)
+    ("mixed", [(0, 17, 49)]),                 # a read's pair flag
+    ("lines", [(0, 3, 9), (0, 20, 50)]),      # two bits: no syndrome of one
+])
+def test_a_frame_the_repair_cannot_put_right_falls_back(kind, flips):
+    frames, n = FRAMES[kind]
+    got = repaired(frames, flips)
+    assert got["fallbacks"] == 1 and got["offers"] == got["sent"] == got["trailers"] == []
+    assert len(got["delivered"]) == 1 and got["repaired"] == 0
+
+
+def test_a_repair_off_busy_or_refused_sends_nothing():
+    """Off: nothing kept. Three damaged frames back to back: the first two are kept, one a slot, and repaired in
+    turn; the third finds both slots busy and is not kept (dropped, asked for as before). An offer not taken
+    (a duplicate): nothing sent, not counted."""
+    frames, n = FRAMES["lines"]
+    off = repaired(frames, [(0, 5, 40)], enable=0)
+    assert off["offers"] == off["sent"] == [] and off["fallbacks"] == 0 and len(off["delivered"]) == 1
+    busy = repaired([frames[0], lines_frame(2, 3, 7), lines_frame(1, 5, 8), lines_frame(1, 6, 9)],
+                    [(0, 5, 40), (1, 3, 3), (2, 4, 4)])
+    assert busy["offers"] == [(0, 3), (3, 2)] and [seq for _, seq in busy["sent"]] == [0, 1, 2, 3, 4]
+    assert len(busy["delivered"]) == 1 and busy["fallbacks"] == 0 and busy["repaired"] == 2
+    refused = repaired(frames, [(0, 5, 40)], take=0)
+    assert refused["offers"] == [(0, 3)] and refused["sent"] == [] and refused["repaired"] == 0
+
+
+def test_lone_frames_in_back_to_back_beats_all_cut_through():
+    """A trailer alone, then lone requests, each a beat of its own in consecutive cycles: each beat is ended
+    whole by the cut-through, so the ring never counts as holding a frame of its own, and every request is
+    delivered 2 cycles after its beat (offered in cycles 1 to 3: taken a cycle later, delivered in 4 and 5)."""
+    trailer = documented_frame([], seq=0, ack=0, nak=0, credits=0)
+    first = documented_frame([[header(T_RD_REQ, 1, 0x80)]], seq=0, ack=0, nak=0, credits=0)
+    second = documented_frame([[header(T_RD_REQ, 2, 0x81)]], seq=1, ack=0, nak=0, credits=0)
+    out, stats = deframe_beats([(trailer, 0), (first, 0), (second, 0)])
+    assert [(o[1], o[3]) for o in out] == [(1, 4), (2, 5)]
+    assert stats == {"frames": 3, "crc_errors": 0}
+
+
+def test_back_to_back_requests_leave_in_full_beats():
+    """Sixteen reads back to back, each closing its frame (a unit without a line does): 32 blocks leave as
+    four full beats; none leaves part-full while the next frame's blocks are on their way."""
+    txns = [dict(type=T_RD_REQ, tag=i, laddr=i, mask=FULL, data=0) for i in range(16)]
+    out, beats, stats = exchange(txns, max_units=8)
+    assert [count for _, count in beats] == [8, 8, 8, 8]
+    assert len(out) == 16 and stats["sent_frames"] == 16

@@ -539,3 +539,78 @@ def test_acks_that_move_on_hold_the_timer_off_and_a_restart_replays_at_once():
     assert rows[141]["replays"] == 1 and rows[-1]["timeouts"] == 0
     assert rows[141]["reinit_replays"] == 1 and rows[-1]["reinit_replays"] == 1 and rows[-1]["nak_replays"] == 0
     assert [rows[c]["seq"] for c in cycles_where(rows, "sent") if c > 140][:3] == [115, 116, 117]   # the last ack
+
+
+def test_a_repaired_frame_is_received_like_a_kept_one_and_asked_for_only_if_not_repaired():
+    """A frame kept for a repair asks no nak, nor do the frames kept behind it; repaired, it is offered and
+    taken in a cycle no frame ends in, and the ack jumps over it and them. A duplicate offer is not taken and
+    asks nothing; one without room in the ReorderStore asks for the frame; a repair that failed asks for it."""
+    rx = SequenceChecker(store_depth=64)
+    frame = lambda seq, txns=2, ok=1: {rx.frame_end: 1, rx.frame_ok: ok, rx.frame_seq: seq, rx.frame_txns: txns}
+    idle = {rx.frame_end: 0, rx.frame_ok: 0}
+    offer = lambda seq: {rx.repair_offer: 1, rx.repair_seq: seq, rx.repair_txns: 2}
+    script = {0: {rx.timeout: 1000, rx.selective: 1},
+              10: frame(0, 12), 11: idle,
+              20: {**frame(12, ok=0), rx.repair_hold: 1}, 21: idle,   # 12-13 failed, kept for a repair
+              30: frame(14, 4), 31: idle,                             # 14-17 kept behind it
+              40: {**frame(18), **offer(12)}, 41: idle, 42: {rx.repair_offer: 0}, 50: {rx.repair_hold: 0},
+              60: offer(12), 61: {rx.repair_offer: 0},                # 12 again: a duplicate
+              65: offer(100), 66: {rx.repair_offer: 0, rx.ctrl_sent: 1}, 67: {rx.ctrl_sent: 0},   # no room
+              70: frame(20), 71: idle,
+              75: {**frame(22, ok=0), rx.repair_hold: 1}, 76: idle,   # 22-23 failed, kept ...
+              85: {rx.repair_fallback: 1}, 86: {rx.repair_fallback: 0, rx.repair_hold: 0}}   # ... not repaired
+    rows = trace(rx, script, 95, {"ack": rx.ack, "naks": rx.naks, "held": rx.held, "ready": rx.repair_ready,
+                                  "take": rx.repair_take, "dup": rx.duplicates})
+    assert cycles_where(rows, "take") == [41] and rows[40]["ready"] == 0                # not while a frame ends
+    assert rows[39]["ack"] == 12 and rows[50]["ack"] == 20 and rows[41]["held"] == 2   # over 12-19
+    assert rows[64]["naks"] == 0 and rows[66]["naks"] == 1                             # only the one without room
+    assert rows[71]["ack"] == 22 and rows[85]["naks"] == 1 and rows[86]["naks"] == 2 and rows[-1]["dup"] == 0
+
+
+def test_the_reorder_store_takes_a_repaired_frame_first_and_delivers_it_in_sequence():
+    """Frame A (0, 1) passes; B (2, 3) is being repaired, C (4, 5) comes early and starts reordering; B's
+    transactions come from `inject` while C's first waits in the commit FIFO (`sink` not ready), then C's go
+    into the store: all delivered in sequence, once; reordering goes on while the repair is busy."""
+    store = ReorderStore(depth=16, queue_depth=4)
+    commit = lambda seq, in_seq: {store.commit: 1, store.commit_seq: seq, store.commit_txns: 2,
+                                  store.commit_in_seq: in_seq}
+    txn = lambda tag, taken=1: {store.sink.valid: 1, store.fifo_valid: taken, store.sink.tag: tag,
+                                store.sink.type: T_WR_REQ}
+    injected = lambda tag: {store.inject.valid: 1, store.inject.seq: tag, store.inject.tag: tag,
+                            store.inject.type: T_WR_REQ}
+    idle = {store.commit: 0, store.sink.valid: 0, store.fifo_valid: 0}
+    script = {0: commit(0, 1), 1: {**idle, **txn(0)}, 2: txn(1), 3: idle,
+              5: {**commit(4, 0), store.held_any: 1, store.expected: 2, store.repair_busy: 1}, 6: idle,
+              8: {store.repair_begin: 1},
+              9: {store.repair_begin: 0, **injected(2), **txn(4, taken=0)}, 10: injected(3),
+              11: {store.inject.valid: 0, **txn(4)}, 12: txn(5), 13: {**idle, store.expected: 6, store.held_any: 0},
+              20: {store.repair_busy: 0}}
+    rows = trace(store, script, 30, {"valid": store.source.valid, "tag": store.source.tag, "ready": store.sink.ready,
+                                     "reordering": store.reordering, "stored": store.stored,
+                                     "delivered": store.delivered})
+    assert [rows[c]["tag"] for c in cycles_where(rows, "valid")] == [0, 1, 2, 3, 4, 5]
+    assert cycles_where(rows, "ready", 0) == [9, 10]
+    assert rows[-1]["stored"] == 4 and rows[-1]["delivered"] == 6
+    assert rows[19]["reordering"] == 1 and rows[-1]["reordering"] == 0
+
+
+def test_a_replay_leaves_a_transaction_every_cycle_while_new_ones_come_in():
+    """Go-back-N's replay after a nak reads the kept transactions out one a cycle even while new ones are
+    taken into the buffer behind them: none waits for the sink to go quiet."""
+    tx = RetryBuffer(depth=16)
+    script = {0: {tx.timeout: 1000, tx.source.ready: 1, tx.sink.valid: 1, tx.sink.type: T_WR_REQ},
+              6: {tx.sink.valid: 0}, 20: {tx.ack: 2, tx.nak: 1, tx.ack_valid: 1, tx.sink.valid: 1},
+              21: {tx.ack_valid: 0, tx.nak: 0}, 30: {tx.sink.valid: 0}}
+    rows = trace(tx, script, 40, {"sent": tx.source.valid, "seq": tx.source.seq})
+    after_nak = [c for c in cycles_where(rows, "sent") if c > 20]
+    assert [rows[c]["seq"] for c in after_nak] == list(range(2, 2 + len(after_nak)))
+    assert after_nak == list(range(after_nak[0], after_nak[0] + len(after_nak))) and len(after_nak) >= 14
+
+
+def test_a_response_passes_the_credit_gate_when_requests_have_used_every_credit():
+    """Credits count requests only: with the limit reached, a read response or a write ack still goes."""
+    gate = CreditGate(limit=2)
+    script = {0: {gate.source.ready: 1, gate.sink.valid: 1, gate.sink.type: T_RD_REQ},
+              4: {gate.sink.type: T_RD_RSP}, 6: {gate.sink.type: T_WR_ACK}, 8: {gate.sink.valid: 0}}
+    rows = trace(gate, script, 10, {"out": gate.source.valid, "in_use": gate.in_use})
+    assert cycles_where(rows, "out") == [0, 1, 4, 5, 6, 7] and rows[3]["in_use"] == 2
