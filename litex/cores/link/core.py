@@ -121,7 +121,7 @@ class LinkEndpoint(LiteXModule):
                 repair.offer_ready.eq(checker.repair_ready),
                 repair.offer_take.eq(checker.repair_take),
                 repair.source.connect(reorder.inject),
-                reorder.repair_begin.eq(checker.repair_take),
+                reorder.repair_begin.eq(repair.start),
                 reorder.repair_busy.eq(repair.parked),
                 retry.closed.eq(framer.closed),
                 retry.closed_first.eq(framer.closed_first),

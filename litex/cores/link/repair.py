@@ -181,15 +181,17 @@ class FrameRepair(LiteXModule):
         likewise; a header's type, mask or pair flag, or a pair's line address (its second line's is derived from
         it) is not repaired (`fallback`), and a header's unused bits change nothing.
     A repaired frame is offered to the checker (`offer`, with `seq` and `txns`) until `offer_ready`; if it
-    takes it (`offer_take`: in its window and not a duplicate) its transactions go out of `source`, one a
-    cycle, in order, with their sequence numbers, the bit put right; `repaired` counts the frames taken. Its
+    takes it (`offer_take`: in its window and not a duplicate), `start` says so a cycle later and its
+    transactions go out of `source` from the next cycle, one a cycle, in order, with their sequence numbers, the bit put right; `repaired` counts the frames taken. Its
     trailer's ack and nak wait for the deframer (`trailer_valid`, `trailer_ack`, `trailer_nak`, until
     `trailer_taken`), which hands them to the retry buffer; its credits are not used (a count that old could be
     behind the last one counted). `parked` holds while a frame is kept and until TAIL_CYCLES after the last is
     done: the checker asks for no lost frame meanwhile.
 
-    Latency: from the locator's answer, 2 cycles to the offer for a bit of the trailer, t + 4 otherwise (t the
-    frame's transactions); then t cycles to send them. Frames that are not kept are not delayed.
+    Latency: from the locator's answer (registered: 1 cycle), 3 cycles to the offer for a bit of the trailer,
+    t + 5 otherwise (t the frame's transactions); from the cycle the offer is taken (the checker's answer
+    registered: 1), the transactions go out 2 cycles later, one a cycle. Frames that are not kept are not
+    delayed.
     """
     def __init__(self):
         self.write1       = Signal()
@@ -214,6 +216,7 @@ class FrameRepair(LiteXModule):
         self.offer        = Signal()
         self.offer_ready  = Signal()
         self.offer_take   = Signal()
+        self.start        = Signal()   # the offer was taken (a register's answer): its transactions come next
         self.seq          = Signal(SEQ_BITS)
         self.txns         = Signal(6)
         self.trailer_valid = Signal()
@@ -294,8 +297,12 @@ class FrameRepair(LiteXModule):
             ),
         ]
 
-        # The locator's answers come in the order the frames were kept: one that comes while the head is being
-        # repaired waits (`pending`) for its turn.
+        # The locator's answers, registered (its block and `found` come out of an adder and a compare), come in the
+        # order the frames were kept: one that comes while the head is being repaired waits (`pending`) for its
+        # turn.
+        heard       = Record(position_layout)
+        heard_valid = Signal()
+        self.sync += heard_valid.eq(self.located.valid), heard.raw_bits().eq(self.located.payload.raw_bits())
         waiting = fsm.ongoing("WAIT")
         live    = Signal()
         pending = Signal()
@@ -305,16 +312,15 @@ class FrameRepair(LiteXModule):
         block  = Signal(FRAME_BLOCKS_BITS)
         b      = Signal(log2_int(BLOCK_BITS))
         self.comb += [
-            live.eq(self.located.valid & self.located.tag),
+            live.eq(heard_valid & heard.tag),
             answer.eq(waiting & (pending | live)),
-            found.eq(Mux(pending, pending_found, self.located.found)),
-            block.eq(Mux(pending, pending_block, self.located.block)),
-            b.eq(Mux(pending, pending_bit, self.located.bit)),
+            found.eq(Mux(pending, pending_found, heard.found)),
+            block.eq(Mux(pending, pending_block, heard.block)),
+            b.eq(Mux(pending, pending_bit, heard.bit)),
         ]
         self.sync += If(live & (pending | ~waiting),
             pending.eq(1),
-            pending_found.eq(self.located.found), pending_block.eq(self.located.block),
-            pending_bit.eq(self.located.bit),
+            pending_found.eq(heard.found), pending_block.eq(heard.block), pending_bit.eq(heard.bit),
         ).Elif(waiting,
             pending.eq(0),
         )
@@ -393,16 +399,20 @@ class FrameRepair(LiteXModule):
                 self.fallback.eq(1), done.eq(1), NextState("IDLE"),
             ),
         )
+        # The checker's answer is registered (`taken`): it comes out of two sequence distances and compares.
+        taken = Signal()
         fsm.act("OFFER",
             self.offer.eq(1),
             NextValue(at, 0), NextValue(tail, TAIL_CYCLES),
-            If(self.offer_ready,
-                If(self.offer_take,
-                    NextValue(self.repaired, self.repaired + 1),
-                    If(self.txns != 0, NextState("SEND")).Else(NextState("TAIL")),
-                ).Else(
-                    NextState("TAIL"),
-                ),
+            If(self.offer_ready, NextValue(taken, self.offer_take), NextState("ANSWERED")),
+        )
+        fsm.act("ANSWERED",
+            self.start.eq(taken),
+            If(taken,
+                NextValue(self.repaired, self.repaired + 1),
+                If(self.txns != 0, NextState("SEND")).Else(NextState("TAIL")),
+            ).Else(
+                NextState("TAIL"),
             ),
         )
         # The bit put right in the target entry as it goes out: a bit-position decode and an XOR.

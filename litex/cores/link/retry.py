@@ -436,9 +436,9 @@ class ReorderStore(LiteXModule):
     around the commit FIFO.
 
     A frame repaired from its CRC (link/repair.py) comes from `inject`, its transactions with their sequence
-    numbers, once the checker took it (`repair_begin`, which starts reordering); each goes into the store
-    the next cycle, and the commit FIFO's transaction, if one is there to be stored, waits (`sink.ready`).
-    Reordering does not stop while `repair_busy`.
+    numbers, once the checker took it (`repair_begin`, a cycle before the first, starts reordering); each goes
+    into the store the next cycle, and the commit FIFO's transaction, if one is there to be stored, waits
+    (`sink.ready`). Reordering does not stop while `repair_busy`.
     """
     def __init__(self, depth=512, queue_depth=64):
         assert depth & (depth - 1) == 0 and depth <= 2**(SEQ_BITS - 1)
