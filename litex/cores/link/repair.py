@@ -182,11 +182,12 @@ class FrameRepair(LiteXModule):
         it) is not repaired (`fallback`), and a header's unused bits change nothing.
     A repaired frame is offered to the checker (`offer`, with `seq` and `txns`) until `offer_ready`; if it
     takes it (`offer_take`: in its window and not a duplicate), `start` says so a cycle later and its
-    transactions go out of `source` from the next cycle, one a cycle, in order, with their sequence numbers, the bit put right; `repaired` counts the frames taken. Its
-    trailer's ack and nak wait for the deframer (`trailer_valid`, `trailer_ack`, `trailer_nak`, until
-    `trailer_taken`), which hands them to the retry buffer; its credits are not used (a count that old could be
-    behind the last one counted). `parked` holds while a frame is kept and until TAIL_CYCLES after the last is
-    done: the checker asks for no lost frame meanwhile.
+    transactions go out of `source` from the next cycle, one a cycle, in order, with their sequence numbers,
+    the bit put right; `repaired` counts the frames taken. Its trailer's ack and nak wait for the deframer
+    (`trailer_valid`, `trailer_ack`, `trailer_nak`, until `trailer_taken`), which hands them to the retry
+    buffer; its credits are not used (a count that old could be behind the last one counted). `parked` holds
+    while a frame is kept and until TAIL_CYCLES after the last is done: the checker asks for no lost frame
+    meanwhile.
 
     Latency: from the locator's answer (registered: 1 cycle), 3 cycles to the offer for a bit of the trailer,
     t + 5 otherwise (t the frame's transactions); from the cycle the offer is taken (the checker's answer
