@@ -97,6 +97,11 @@ def test_retry_timer_and_profiles():
     assert [reliability.timeout_cycles(d) for d in (0, 27, 16367, 16368, 20000)] == [64, 172, 65532, 65535, 65535]
     assert reliability.replay_settings("ours", 27) == (172, 1)
     assert reliability.replay_settings("monet", 27) == (65535, 0)
+    # With repair the timer waits out the longest hold of the receiver's repairs on top; the other replays do not.
+    assert [reliability.timeout_cycles(27, replay) for replay in reliability.REPLAYS] == [172, 172, 300]
+    assert [reliability.timeout_cycles(d, "sr-repair") for d in (16335, 16336)] == [65532, 65535]
+    assert reliability.replay_settings("ours", 27, "sr-repair") == (300, 1)
+    assert reliability.replay_settings("monet", 27, "sr-repair") == (65535, 0)
 
 
 @pytest.mark.parametrize("rate,kw,hops,tiers,tiered", [

@@ -26,7 +26,7 @@ def _reliability_counters(target):
 
 
 RETRY_KEYS = ("replays", "timeouts", "nak_replays", "reinit_replays", "replayed_txns", "replayed_bytes",
-              "window_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames",
+              "window_stalls", "credit_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames",
               "deframer_overflow", "commit_overflow", "resends", "held", "repairable", "repair_missed", "repaired")
 MAX_RUN_CYCLES = 5_000_000
 # Go-back-N against its model where selective repeat has targets (36 and 100 m, SR_BER_TARGETS' rates): the
@@ -212,6 +212,9 @@ class Ber(Benchmark):
              f"{result['crc_errors']} / {result['repairable']} / {result['repaired']}"],
             ["replays / replayed bytes", f"{result['replays']} / {result['replayed_bytes']}"],
             ["frames resent alone / kept behind a lost one", f"{result['resends']} / {result['held']}"],
+            ["cycles waiting for the retry window / for credits (both ends)",
+             " / ".join(str(sum(result["ends"][end][k] for end in result["ends"])) for k in ("window_stalls",
+                                                                                           "credit_stalls"))],
             ["corrupted words delivered", result["corrupted_words"]],
             ["bus errors", result["bus_errors"]],
             ["retry window needed / depth", f"{result['retry']['needed']} / {result['retry']['depth']}"],

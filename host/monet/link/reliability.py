@@ -28,18 +28,28 @@ REPLAY_LOGIC_CYCLES = 19
 FRAME_BLOCKS = 8 * 9 + 1
 
 
-def timeout_cycles(delay_cycles):
-    """Retry timer for a link of this one-way delay: two round trips and 64 cycles of logic, at most the
-    16-bit timer's 65535."""
-    return min(65535, 4 * delay_cycles + 64)
+# The longest a receiver's repairs hold its ack (`replay="sr-repair"`): the two slots' frames repaired one after
+# the other, each at most about 55 cycles from its arrival to its delivery (the locator's 19 steps over a full
+# frame, the kept transactions scanned and sent one a cycle; measured on test_link's link), rounded up. A
+# timer shorter than a round trip plus this fires while a repair is under way and resends a frame the
+# receiver is about to deliver.
+REPAIR_HOLD_CYCLES = 128
 
 
-def replay_settings(profile, delay_cycles):
-    """(timeout, nak) for a profile. `ours` replays on the peer's nak; the MONet-compatible profile models a
-    slow, timer-driven retransmission (the paper gives no mechanism; see PROFILE_RETRY_NOTE)."""
+def timeout_cycles(delay_cycles, replay="gbn"):
+    """Retry timer for a link of this one-way delay: two round trips and 64 cycles of logic, and with repair
+    (`replay="sr-repair"`) the longest hold of the receiver's repairs, at most the 16-bit timer's 65535."""
+    hold = REPAIR_HOLD_CYCLES if replay == "sr-repair" else 0
+    return min(65535, 4 * delay_cycles + 64 + hold)
+
+
+def replay_settings(profile, delay_cycles, replay="gbn"):
+    """(timeout, nak) for a profile replaying by `replay` (one of REPLAYS). `ours` replays on the peer's nak;
+    the MONet-compatible profile models a slow, timer-driven retransmission (the paper gives no mechanism; see
+    PROFILE_RETRY_NOTE)."""
     if profile == "monet":
         return 65535, 0
-    return timeout_cycles(delay_cycles), 1
+    return timeout_cycles(delay_cycles, replay), 1
 
 
 PROFILE_RETRY_NOTE = ("monet profile: retransmission on a 65535-cycle (262 us) timer without naks, an "
@@ -55,7 +65,7 @@ def time_lost_ns(profile, distance_m, lanes, rate_gbps, replay="gbn"):
     """Time the sender loses to one damaged frame, ns."""
     prof = PROFILES[profile]
     delay = prof.delay_cycles(distance_m, rate_gbps)
-    timeout, nak = replay_settings(profile, delay)
+    timeout, nak = replay_settings(profile, delay, replay)
     frame = link_model.serialization_cycles(FRAME_BLOCKS if prof.max_units > 1 else 10, lanes, rate_gbps)
     if replay in ("sr", "sr-repair"):
         return link_model.cycles_to_ns(frame)

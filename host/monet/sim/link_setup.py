@@ -89,7 +89,7 @@ def link_counters(target):
 def configure_retry(target, profile, delay_cycles, replay="gbn"):
     """Sets the replay timer and nak policy of `profile` for a one-way delay, and go-back-N or selective repeat
     (`replay`, one of reliability.REPLAYS); returns (timeout, nak)."""
-    timeout, nak = reliability.replay_settings(profile, delay_cycles)
+    timeout, nak = reliability.replay_settings(profile, delay_cycles, replay)
     target.fw.retry(timeout=timeout, nak=nak, selective=int(replay != "gbn"), repair=int(replay == "sr-repair"))
     return timeout, nak
 
