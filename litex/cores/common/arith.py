@@ -50,3 +50,9 @@ def add_in_two_words(module, total, addend, clear):
         total[half:].eq(total[half:] + carry),
     )
     return carry
+
+
+def plus_one(value):
+    """`value` + 1 (modulo its width) as bitwise logic: bit i flips when every bit below it is set. A few
+    LUT levels, where an adder's carry chain over a line address is five."""
+    return Cat(~value[0], *[value[i] ^ (value[:i] == 2**i - 1) for i in range(1, len(value))])

@@ -6,6 +6,7 @@
 """Parallel CRC over a whole word in one cycle (combinational XOR trees)."""
 
 from functools import lru_cache
+from operator import xor
 
 from migen import *
 from migen.fhdl.structure import _Slice
@@ -120,12 +121,13 @@ def parity(module, value, width, name):
     return acc[0]
 
 
-def balanced(terms):
-    """XOR of a list of values as a balanced tree."""
+def balanced(terms, op=xor):
+    """`op` (XOR unless given) of a list of values as a balanced tree: a chain of hundreds would also be too deep
+    for Migen's recursive walk."""
     if len(terms) == 1:
         return terms[0]
     half = len(terms) // 2
-    return balanced(terms[:half]) ^ balanced(terms[half:])
+    return op(balanced(terms[:half], op), balanced(terms[half:], op))
 
 
 class ParallelCRC(Module):

@@ -25,10 +25,11 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from monet.cores.common.crc import CRC32_POLY, crc_reference
+from monet.cores.common.arith import plus_one
+from monet.cores.common.crc import CRC32_POLY, balanced, crc_reference
 from monet.cores.common.csr import async_memory
 from monet.cores.common.fifo import LevelFIFO
-from monet.cores.common.layouts import BLOCK_BITS, LINE_BYTES, SEQ_BITS, seq_txn_layout, txn_layout
+from monet.cores.common.layouts import BLOCK_BITS, LADDR_BITS, LINE_BYTES, SEQ_BITS, seq_txn_layout, txn_layout
 from monet.cores.common.wire import HEADER, TRAILER
 from monet.cores.link.retry import FRAME_TXNS_MAX
 
@@ -71,7 +72,7 @@ class SyndromeLocator(LiteXModule):
     8 levels (`monet board estimate --cores link.deframer`), its deepest path elsewhere.
     """
     def __init__(self, blocks_per_cycle=2, queue=4):
-        assert blocks_per_cycle in (1, 2, 4)
+        assert blocks_per_cycle in (1, 2, 4, 8)
         self.sink   = sink   = stream.Endpoint(syndrome_layout)
         self.source = source = stream.Endpoint(position_layout)
         self.missed = Signal(32)
@@ -95,7 +96,7 @@ class SyndromeLocator(LiteXModule):
         finish     = Signal()
 
         hits = [syndrome == x_power(k) for k in range(per_step)]
-        k_bits = [reduce(or_, [hit for k, hit in enumerate(hits) if k >> b & 1]) for b in range(len(seen_k))]
+        k_bits = [balanced([hit for k, hit in enumerate(hits) if k >> b & 1], or_) for b in range(len(seen_k))]
         # Each bit of the stepped syndrome: the XOR of the bits whose x^i / x^per_step has it set.
         columns = []
         for i in range(CRC_BITS):
@@ -127,7 +128,7 @@ class SyndromeLocator(LiteXModule):
             seen.eq(busy & ~finish),
             # The compares are worked out only in a step (a simulator then skips them between failed frames).
             If(busy & ~finish,
-                seen_hit.eq(reduce(or_, hits)),
+                seen_hit.eq(balanced(hits, or_)),
                 seen_k.eq(Cat(*k_bits)),
                 seen_first.eq(first),
                 seen_last.eq(first + blocks_per_cycle >= blocks),
@@ -151,8 +152,10 @@ assert all(HEADER[name].offset == TXN_AT[name] for name in ("type", "tag", "ladd
 HEAD_BITS = TXN_AT["mask"]
 UNIT_LENGTH_BITS = 5   # a unit's blocks: 1, 9, 10 or 17
 TAIL_CYCLES = 4        # `parked` after a repaired frame's last transaction (the checker's map takes 3 to show it)
-SLOTS = 2              # frames kept at once: one being repaired, one behind it
-entry_layout = txn_layout + [("unit_at", FRAME_BLOCKS_BITS), ("unit_blocks", UNIT_LENGTH_BITS), ("second", 1)]
+SLOTS = 4              # frames kept at once: one being repaired, the others behind it (a power of two)
+# Where a kept transaction's unit is in its frame: its first block, its length, and whether the transaction is a
+# pair's second line.
+unit_layout = [("at", FRAME_BLOCKS_BITS), ("blocks", UNIT_LENGTH_BITS), ("second", 1)]
 
 
 def in_field(table, name, bit):
@@ -170,16 +173,17 @@ class FrameRepair(LiteXModule):
     At the frame's end (`frame_end`), a frame that failed with nothing else wrong (`failed`: the locator takes
     it, if its queue has room, `locator_ready`) is kept there, if `enable`, with its trailer's fields and
     length: `park` (0 cycles) tells the sequence checker to ask nothing for it, and the locator's syndrome is
-    tagged. That slot takes nothing more until its frame is done; the next frames go to the other. Frames are
-    kept in the slots in turn and repaired in turn, the locator's answers coming in the same order (one that
-    comes while the frame before is being repaired waits). The locator's answer for a frame (`located`, tagged):
+    tagged. That slot takes nothing more until its frame is done; the next frames go to the next slot. Frames are
+    kept in the slots in turn and repaired in turn, the locator's answers coming in the same order (those that
+    come while a frame before is being repaired wait in a queue). The locator's answer for a frame (`located`, tagged):
       - no bit found: `fallback` (a cycle), and the checker asks for the frame as it would have at its end;
       - a bit of the trailer: its sequence number, ack or nak put right (a bit of its credits or CRC changes
         nothing this end uses; a type bit is not repaired);
-      - elsewhere: the transactions are read one a cycle to find the unit that holds the bit (in two stages of
-        registers). A data or mask block's bit is flipped back in its transaction, a header's tag or line address
-        likewise; a header's type, mask or pair flag, or a pair's line address (its second line's is derived from
-        it) is not repaired (`fallback`), and a header's unused bits change nothing.
+      - elsewhere: where each kept transaction's unit starts and ends (registers beside the store) is compared
+        with the bit's place, all at once, to find the unit that holds the bit (in three stages of registers). A
+        data or mask block's bit is flipped back in its transaction, a header's tag or line address likewise (a
+        pair's line address in its first line, its second line's derived from it again); a header's type, mask
+        or pair flag is not repaired (`fallback`), and a header's unused bits change nothing.
     A repaired frame is offered to the checker (`offer`, with `seq` and `txns`) until `offer_ready`; if it
     takes it (`offer_take`: in its window and not a duplicate), `start` says so a cycle later and its
     transactions go out of `source` from the next cycle, one a cycle, in order, with their sequence numbers,
@@ -190,7 +194,7 @@ class FrameRepair(LiteXModule):
     meanwhile.
 
     Latency: from the locator's answer (registered: 1 cycle), 3 cycles to the offer for a bit of the trailer,
-    t + 5 otherwise (t the frame's transactions); from the cycle the offer is taken (the checker's answer
+    6 otherwise (the scan's three stages); from the cycle the offer is taken (the checker's answer
     registered: 1), the transactions go out 2 cycles later, one a cycle. Frames that are not kept are not
     delayed.
     """
@@ -230,42 +234,52 @@ class FrameRepair(LiteXModule):
         # # #
 
         # The store: SLOTS frames of FRAME_TXNS_MAX entries. In a slot, entries alternate between two memories, so
-        # that a pair's two lines are written in one cycle. One slot takes the open frame while the other's frame
-        # waits for the locator or is being repaired; the slots take frames in turn, and are repaired in turn.
-        entry_bits = len(Record(entry_layout).raw_bits())
+        # that a pair's two lines are written in one cycle. One slot takes the open frame while the others' frames
+        # wait for the locator or are being repaired; the slots take frames in turn, and are repaired in turn.
         rows = FRAME_TXNS_MAX // 2
-        banks = [async_memory(self, entry_bits, SLOTS * rows) for _ in range(2)]
+        banks = [async_memory(self, TXN_BITS, SLOTS * rows) for _ in range(2)]
         count     = Signal(max=FRAME_TXNS_MAX + 1)   # the open frame's transactions so far
         count2    = Signal(len(count))
-        cap       = Signal()          # the slot that takes the open frame ...
-        capturing = Signal(reset=1)   # ... and has taken it from its start
-        head      = Signal()          # the slot whose frame was kept first: answered and repaired next
+        cap       = Signal(max=SLOTS)   # the slot that takes the open frame ...
+        capturing = Signal(reset=1)     # ... and has taken it from its start
+        head      = Signal(max=SLOTS)   # the slot whose frame was kept first: answered and repaired next
         full      = Signal(SLOTS)     # the slots that hold a kept frame
-        at        = Signal(max=FRAME_TXNS_MAX + 1)   # the head's entry read: scanned, then sent
+        at        = Signal(max=FRAME_TXNS_MAX + 1)   # the head's entry read and sent
         row_bits  = slice(1, 1 + log2_int(rows))
         self.comb += count2.eq(count + 1)
         for bank, (wr, rd) in enumerate(banks):
             self.comb += [
                 If(count[0] == bank,
                     wr.adr.eq(Cat(count[row_bits], cap)),
-                    wr.dat_w.eq(Cat(self.txn1, self.unit_at, self.unit_blocks, 0)), wr.we.eq(self.write1 & capturing),
+                    wr.dat_w.eq(self.txn1), wr.we.eq(self.write1 & capturing),
                 ).Else(
                     wr.adr.eq(Cat(count2[row_bits], cap)),
-                    wr.dat_w.eq(Cat(self.txn2, self.unit_at, self.unit_blocks, 1)), wr.we.eq(self.write2 & capturing),
+                    wr.dat_w.eq(self.txn2), wr.we.eq(self.write2 & capturing),
                 ),
                 rd.adr.eq(Cat(at[row_bits], head)),
             ]
-        entry = Record(entry_layout)
-        self.comb += entry.raw_bits().eq(Mux(at[0], banks[1][1].dat_r, banks[0][1].dat_r))
+        entry = Signal(TXN_BITS)
+        self.comb += entry.eq(Mux(at[0], banks[1][1].dat_r, banks[0][1].dat_r))
+        # Each entry's unit, in registers beside the store: the scan looks at all of a frame's at once.
+        units = [[Record(unit_layout, name=f"unit{s}_{e}") for e in range(FRAME_TXNS_MAX)] for s in range(SLOTS)]
+        for s, slot in enumerate(units):
+            for e, unit in enumerate(slot):
+                first_line = self.write1 & (count == e)
+                self.sync += If(capturing & (cap == s) & (first_line | self.write2 & (count2 == e)),
+                    unit.at.eq(self.unit_at), unit.blocks.eq(self.unit_blocks), unit.second.eq(~first_line),
+                )
 
         self.fsm = fsm = FSM(reset_state="IDLE")
         idle = fsm.ongoing("IDLE")
         done = Signal()   # the head's frame is done with: its slot is free
-        cap_free, other_free, head_full = Signal(), Signal(), Signal()
+        cap_free, next_free, head_full = Signal(), Signal(), Signal()
+        next_cap = Signal(len(cap))   # the slot after `cap`, in turn
+        slot_full = Array(full[s] for s in range(SLOTS))
         self.comb += [
-            cap_free.eq(~Mux(cap, full[1], full[0])),
-            other_free.eq(~Mux(cap, full[0], full[1])),
-            head_full.eq(Mux(head, full[1], full[0])),
+            next_cap.eq(cap + 1),
+            cap_free.eq(~slot_full[cap]),
+            next_free.eq(~slot_full[next_cap]),
+            head_full.eq(slot_full[head]),
             self.park.eq(self.enable & capturing & self.frame_end & self.failed & self.locator_ready),
             self.parked.eq((full != 0) | ~idle),
         ]
@@ -274,14 +288,14 @@ class FrameRepair(LiteXModule):
         kept = [Record([("length", FRAME_BLOCKS_BITS), ("seq", SEQ_BITS), ("txns", 6), ("ack", SEQ_BITS), ("nak", 1)])
                 for _ in range(SLOTS)]
         head_kept = Record(kept[0].layout)
-        self.comb += head_kept.raw_bits().eq(Mux(head, kept[1].raw_bits(), kept[0].raw_bits()))
+        self.comb += head_kept.raw_bits().eq(Array(k.raw_bits() for k in kept)[head])
         ack_kept = Signal(SEQ_BITS)
         nak_kept = Signal()
         found_ok = Signal()   # the frame is repaired: its trailer's ack and nak go to the deframer
         self.sync += [
             count.eq(Mux(self.frame_end, 0, count + self.write1 + self.write2)),
             If(self.frame_end,
-                If(self.park, cap.eq(~cap), capturing.eq(other_free)).Else(capturing.eq(cap_free)),
+                If(self.park, cap.eq(next_cap), capturing.eq(next_free)).Else(capturing.eq(cap_free)),
             ),
             [If(self.park & (cap == s),
                 full[s].eq(1),
@@ -290,7 +304,7 @@ class FrameRepair(LiteXModule):
              ).Elif(done & (head == s),
                 full[s].eq(0),
              ) for s, k in enumerate(kept)],
-            If(done, head.eq(~head)),
+            If(done, head.eq(head + 1)),
             If(found_ok,
                 self.trailer_valid.eq(1), self.trailer_ack.eq(ack_kept), self.trailer_nak.eq(nak_kept),
             ).Elif(self.trailer_taken,
@@ -299,71 +313,88 @@ class FrameRepair(LiteXModule):
         ]
 
         # The locator's answers, registered (its block and `found` come out of an adder and a compare), come in the
-        # order the frames were kept: one that comes while the head is being repaired waits (`pending`) for its
+        # order the frames were kept: those that come while the head is being repaired wait (`pending`) for their
         # turn.
         heard       = Record(position_layout)
         heard_valid = Signal()
         self.sync += heard_valid.eq(self.located.valid), heard.raw_bits().eq(self.located.payload.raw_bits())
         waiting = fsm.ongoing("WAIT")
         live    = Signal()
-        pending = Signal()
-        pending_found, pending_block, pending_bit = Signal(), Signal(FRAME_BLOCKS_BITS), Signal(log2_int(BLOCK_BITS))
+        # The answers for the frames kept behind the head (SLOTS - 1 at most: one a kept frame).
+        self.pending = pending = LevelFIFO(position_layout, SLOTS)
         answer = Signal()
         found  = Signal()
         block  = Signal(FRAME_BLOCKS_BITS)
         b      = Signal(log2_int(BLOCK_BITS))
         self.comb += [
             live.eq(heard_valid & heard.tag),
-            answer.eq(waiting & (pending | live)),
-            found.eq(Mux(pending, pending_found, heard.found)),
-            block.eq(Mux(pending, pending_block, heard.block)),
-            b.eq(Mux(pending, pending_bit, heard.bit)),
+            answer.eq(waiting & (pending.source.valid | live)),
+            found.eq(Mux(pending.source.valid, pending.source.found, heard.found)),
+            block.eq(Mux(pending.source.valid, pending.source.block, heard.block)),
+            b.eq(Mux(pending.source.valid, pending.source.bit, heard.bit)),
+            pending.source.ready.eq(waiting),
+            pending.sink.valid.eq(live & (pending.source.valid | ~waiting)),
+            pending.sink.payload.raw_bits().eq(heard.raw_bits()),
         ]
-        self.sync += If(live & (pending | ~waiting),
-            pending.eq(1),
-            pending_found.eq(heard.found), pending_block.eq(heard.block), pending_bit.eq(heard.bit),
-        ).Elif(waiting,
-            pending.eq(0),
-        )
         place  = Signal(FRAME_BLOCKS_BITS)   # the flipped bit's block, from the frame's start
+        # ... and from a unit's data, which starts 1 block behind its header, 2 behind a masked line's, 9 for a
+        # pair's second line: made with `place`, so that the scan subtracts a unit's start from one of them.
+        past = {first: Signal(FRAME_BLOCKS_BITS, name=f"place_past{first}") for first in (1, 2, 9)}
         bit    = Signal(log2_int(BLOCK_BITS))
         def flipped(value, name):
             field = TRAILER[name]
             return value ^ Cat(*[b == field.offset + i for i in range(field.width)])
-        # The scan: stage A reads an entry and where the bit is from its unit's start; stage B finds what the bit
-        # is to it, and keeps the one entry it belongs to, if any.
-        scan_valid, scan_second = Signal(), Signal()
-        scan_rel    = Signal(FRAME_BLOCKS_BITS)
-        scan_blocks = Signal(UNIT_LENGTH_BITS)
-        scan_index  = Signal(len(at))
+        # The scan, over all of the head's entries at once in three stages of registers: A where the bit is from
+        # each entry's unit start, B what the bit is to each entry, C the one entry it belongs to, if any.
         claimed, broken, hit = Signal(), Signal(), Signal()   # the bit is in a unit; not repairable; to flip
         target    = Signal(len(at))
+        target2   = Signal(len(at))   # the entry behind the target: a pair's second line, if the bit is in its laddr
+        rederive  = Signal()          # the bit is in a pair's line address: the second line's is derived again
         group     = Signal(max=10)   # where in the target: data block 0..7, 8 its mask, 9 its header's fields
         flip_bit  = Signal(log2_int(BLOCK_BITS))
-        self.sync += [
-            scan_valid.eq(fsm.ongoing("SCAN") & (at != self.txns)),
-            scan_rel.eq(place - entry.unit_at),
-            scan_blocks.eq(entry.unit_blocks), scan_second.eq(entry.second), scan_index.eq(at),
-        ]
-        masked = scan_blocks == 10
-        pair   = scan_blocks == 17
-        header = scan_rel == 0
-        first_data = Mux(scan_second, 9, Mux(masked, 2, 1))
-        data_hit = (scan_blocks >= 9) & (scan_rel >= first_data) & (scan_rel < first_data + 8)
-        mask_hit = masked & (scan_rel == 1)
-        structural = (in_field(HEADER, "type", bit) | in_field(HEADER, "has_mask", bit) |
-                      in_field(HEADER, "pair", bit) | in_field(HEADER, "laddr", bit) & pair)
-        own_first  = (in_field(HEADER, "tag", bit) | in_field(HEADER, "laddr", bit) & ~pair) & ~scan_second
-        own_second = in_field(HEADER, "tag2", bit) & pair & scan_second
         tag2_to_tag = HEADER["tag2"].offset - HEADER["tag"].offset
-        self.sync += If(scan_valid,
-            If(data_hit | mask_hit | header, claimed.eq(1)),
-            If(header & structural, broken.eq(1)),
-            If(data_hit | mask_hit | header & (own_first | own_second),
-                hit.eq(1), target.eq(scan_index),
-                group.eq(Mux(data_hit, (scan_rel - first_data)[:3], Mux(mask_hit, 8, 9))),
-                flip_bit.eq(Mux(header & own_second, bit - tag2_to_tag, bit)),
-            ),
+        claims, breaks, hits, seconds, pairs = (Signal(FRAME_TXNS_MAX) for _ in range(5))   # stage B, a bit an entry
+        groups = [Signal(max=10, name=f"scan_group{e}") for e in range(FRAME_TXNS_MAX)]
+        # A header's fields that are not repaired, whatever the unit.
+        structural = (in_field(HEADER, "type", bit) | in_field(HEADER, "has_mask", bit) |
+                      in_field(HEADER, "pair", bit))
+        in_laddr = in_field(HEADER, "laddr", bit)
+        for e in range(FRAME_TXNS_MAX):
+            rel      = Signal(FRAME_BLOCKS_BITS, name=f"scan_rel{e}")        # stage A
+            data_rel = Signal(FRAME_BLOCKS_BITS, name=f"scan_data_rel{e}")
+            unit = Record(unit_layout, name=f"scan_unit{e}")
+            chosen = Record(unit_layout, name=f"scan_chosen{e}")
+            self.comb += chosen.raw_bits().eq(Array(slot[e].raw_bits() for slot in units)[head])
+            self.sync += [
+                unit.raw_bits().eq(chosen.raw_bits()),
+                rel.eq(place - chosen.at),
+                data_rel.eq(Mux(chosen.second, past[9], Mux(chosen.blocks == 10, past[2], past[1])) - chosen.at),
+            ]
+            masked = unit.blocks == 10
+            pair   = unit.blocks == 17
+            header = rel == 0
+            data_hit = (unit.blocks >= 9) & (data_rel < 8)   # below the unit's data, it wraps round to beyond
+            mask_hit = masked & (rel == 1)
+            own_first  = (in_field(HEADER, "tag", bit) | in_laddr) & ~unit.second
+            own_second = in_field(HEADER, "tag2", bit) & pair & unit.second
+            kept_here  = e < self.txns
+            self.sync += [
+                claims[e].eq(kept_here & (data_hit | mask_hit | header)),
+                breaks[e].eq(kept_here & header & structural),
+                hits[e].eq(kept_here & (data_hit | mask_hit | header & (own_first | own_second))),
+                groups[e].eq(Mux(data_hit, data_rel[:3], Mux(mask_hit, 8, 9))),
+                seconds[e].eq(header & own_second),
+                pairs[e].eq(header & pair & ~unit.second & in_laddr),
+            ]
+        # Stage C: units do not overlap, and a pair's header is its first line's or its second's, so one entry hits
+        # at most.
+        self.sync += If(fsm.ongoing("SCAN_C"),
+            claimed.eq(claims != 0), broken.eq(breaks != 0), hit.eq(hits != 0),
+            target.eq(balanced([Mux(hits[e], e, 0) for e in range(FRAME_TXNS_MAX)], or_)),
+            target2.eq(balanced([Mux(hits[e], e + 1, 0) for e in range(FRAME_TXNS_MAX)], or_)),
+            rederive.eq((hits & pairs) != 0),
+            group.eq(balanced([Mux(hits[e], groups[e], 0) for e in range(FRAME_TXNS_MAX)], or_)),
+            flip_bit.eq(Mux((hits & seconds) != 0, bit - tag2_to_tag, bit)),
         )
 
         tail = Signal(max=TAIL_CYCLES + 1)
@@ -371,7 +402,7 @@ class FrameRepair(LiteXModule):
             If(head_full, NextState("WAIT")),
         )
         fsm.act("WAIT",
-            NextValue(claimed, 0), NextValue(broken, 0), NextValue(hit, 0),
+            NextValue(claimed, 0), NextValue(broken, 0), NextValue(hit, 0), NextValue(rederive, 0),
             NextValue(self.seq, head_kept.seq), NextValue(self.txns, head_kept.txns),
             NextValue(ack_kept, head_kept.ack), NextValue(nak_kept, head_kept.nak),
             If(answer,
@@ -385,14 +416,15 @@ class FrameRepair(LiteXModule):
                     NextValue(nak_kept, flipped(head_kept.nak, "nak")),
                     NextState("DECIDE"),
                 ).Else(
-                    NextValue(place, head_kept.length - 1 - block), NextValue(bit, b), NextValue(at, 0),
-                    NextState("SCAN"),
+                    NextValue(place, head_kept.length - 1 - block), NextValue(bit, b),
+                    [NextValue(p, head_kept.length - 1 - first - block) for first, p in past.items()],
+                    NextState("SCAN_A"),
                 ),
             ),
         )
-        fsm.act("SCAN",
-            If(at != self.txns, NextValue(at, at + 1)).Elif(~scan_valid, NextState("DECIDE")),
-        )
+        fsm.act("SCAN_A", NextState("SCAN_B"))
+        fsm.act("SCAN_B", NextState("SCAN_C"))
+        fsm.act("SCAN_C", NextState("DECIDE"))
         fsm.act("DECIDE",
             If(claimed & ~broken,
                 found_ok.eq(1), NextState("OFFER"),
@@ -419,14 +451,23 @@ class FrameRepair(LiteXModule):
         # The bit put right in the target entry as it goes out: a bit-position decode and an XOR.
         here  = Signal()
         flips = Signal(TXN_BITS)
+        sent  = Signal(TXN_BITS)
+        # A pair's line address put right in its first line: its second line's is that plus one, as the deframer
+        # derived it, from the first's as it went out (registered).
+        laddr = slice(TXN_AT["laddr"], TXN_AT["laddr"] + LADDR_BITS)
+        first_laddr = Signal(LADDR_BITS)
         one_hot = [flip_bit == k for k in range(BLOCK_BITS)]
         self.comb += [
             here.eq(hit & (at == target)),
             flips.eq(Cat(*[here & (group == 9) & one_hot[k] for k in range(HEAD_BITS)],
                          *[here & (group == 8) & one_hot[k] for k in range(LINE_BYTES)],
                          *[here & (group == j) & one_hot[k] for j in range(8) for k in range(BLOCK_BITS)])),
-            source.payload.raw_bits().eq(Cat(entry.raw_bits()[:TXN_BITS] ^ flips, (self.seq + at)[:SEQ_BITS])),
+            sent.eq(entry ^ flips),
+            source.payload.raw_bits().eq(Cat(sent[:laddr.start],
+                                             Mux(rederive & (at == target2), plus_one(first_laddr), sent[laddr]),
+                                             sent[laddr.stop:], (self.seq + at)[:SEQ_BITS])),
         ]
+        self.sync += If(here & source.valid & source.ready, first_laddr.eq(sent[laddr]))
         fsm.act("SEND",
             source.valid.eq(1),
             If(source.ready,

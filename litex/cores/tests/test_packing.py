@@ -15,6 +15,7 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
+from monet.cores.link.repair import SLOTS
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import offer
@@ -743,11 +744,12 @@ FRAMES = {   # a frame to damage, its transactions, and a good frame behind it
     ("lines", 27, 7), ("lines", 27, 50),                                       # the trailer's seq; its CRC
     ("mixed", 12, 52), ("mixed", 0, 5), ("mixed", 0, 52), ("mixed", 17, 8),    # a pair's second line, its tags
     ("mixed", 19, 3), ("mixed", 26, 63), ("mixed", 27, 16), ("mixed", 27, 24),  # mask; data; the trailer's ack, nak
-    ("lone", 4, 17), ("lone", 0, 20)])
+    ("lone", 4, 17), ("lone", 0, 20),
+    ("mixed", 0, 12), ("mixed", 0, 20)])   # a pair's line address: its second line's derived again (+1 carries)
 def test_a_frame_with_one_flipped_bit_is_repaired_whole(kind, block, bit):
-    """Wherever the bit is (a data or mask block, a header's tag or line address or unused bits, the trailer's
-    fields), the damaged frame is dropped by the deframer and its transactions come out of the repair exactly
-    as sent, numbered from its sequence number; its trailer's ack and nak go on as sent."""
+    """Wherever the bit is (a data or mask block, a header's tag or line address or unused bits, a pair's line
+    address, the trailer's fields), the damaged frame is dropped by the deframer and its transactions come out
+    of the repair exactly as sent, numbered from its sequence number; its trailer's ack and nak go on as sent."""
     frames, n = FRAMES[kind]
     good = repaired(frames, [])
     got = repaired(frames, [(0, block, bit)])
@@ -760,7 +762,6 @@ def test_a_frame_with_one_flipped_bit_is_repaired_whole(kind, block, bit):
 
 @pytest.mark.parametrize("kind,flips", [
     ("lines", [(0, 9, 0)]),                   # a type bit (a read answer made a write: the same length)
-    ("mixed", [(0, 0, 20)]),                  # a pair's line address (its second line's is derived from it)
     ("mixed", [(0, 17, 49)]),                 # a read's pair flag
     ("lines", [(0, 3, 9), (0, 20, 50)]),      # two bits: no syndrome of one
 ])
@@ -772,16 +773,19 @@ def test_a_frame_the_repair_cannot_put_right_falls_back(kind, flips):
 
 
 def test_a_repair_off_busy_or_refused_sends_nothing():
-    """Off: nothing kept. Three damaged frames back to back: the first two are kept, one a slot, and repaired in
-    turn; the third finds both slots busy and is not kept (dropped, asked for as before). An offer not taken
-    (a duplicate): nothing sent, not counted."""
+    """Off: nothing kept. SLOTS + 1 damaged frames back to back: the first SLOTS are kept, one a slot, and
+    repaired in turn; the last finds every slot busy and is not kept (dropped, asked for as before). An offer
+    not taken (a duplicate): nothing sent, not counted."""
     frames, n = FRAMES["lines"]
     off = repaired(frames, [(0, 5, 40)], enable=0)
     assert off["offers"] == off["sent"] == [] and off["fallbacks"] == 0 and len(off["delivered"]) == 1
-    busy = repaired([frames[0], lines_frame(2, 3, 7), lines_frame(1, 5, 8), lines_frame(1, 6, 9)],
-                    [(0, 5, 40), (1, 3, 3), (2, 4, 4)])
-    assert busy["offers"] == [(0, 3), (3, 2)] and [seq for _, seq in busy["sent"]] == [0, 1, 2, 3, 4]
-    assert len(busy["delivered"]) == 1 and busy["fallbacks"] == 0 and busy["repaired"] == 2
+    # Frames of 3, 2 and then one line each (sequence numbers 0, 3, 5, ...), a good one behind them.
+    damaged = [frames[0], lines_frame(2, 3, 7)] + [lines_frame(1, 5 + i, 8 + i) for i in range(SLOTS - 1)]
+    busy = repaired(damaged + [lines_frame(1, 4 + SLOTS, 20)], [(0, 5, 40), (1, 3, 3)] +
+                    [(k, 4, 4) for k in range(2, SLOTS + 1)])
+    assert busy["offers"] == [(0, 3), (3, 2)] + [(5 + i, 1) for i in range(SLOTS - 2)]
+    assert [seq for _, seq in busy["sent"]] == list(range(3 + SLOTS))
+    assert len(busy["delivered"]) == 1 and busy["fallbacks"] == 0 and busy["repaired"] == SLOTS
     refused = repaired(frames, [(0, 5, 40)], take=0)
     assert refused["offers"] == [(0, 3)] and refused["sent"] == [] and refused["repaired"] == 0
 

@@ -12,7 +12,7 @@ from monet.cores.common.crc import crc_reference
 from monet.cores.link.repair import SyndromeLocator, over_x, syndrome_of_bit, x_power
 from monet.cores.tests.verilog_sim import run_simulation
 
-WIDTHS = (1, 2, 4)
+WIDTHS = (1, 2, 4, 8)
 
 
 class Locators(Module):
