@@ -15,7 +15,7 @@ from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
 from monet.cores.link.packing import PackedFramer, PackedDeframer
-from monet.cores.link.repair import SLOTS
+from monet.cores.link.repair import SLOTS, TAIL_CYCLES
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import offer
@@ -693,18 +693,23 @@ def repaired(frames, flips, enable=1, take=1):
     """Feeds `frames` with the bits `flips` inverted (`flipped`) to the deframer, its repair (FrameRepair)
     `enable`d and its offers answered at once (taken if `take`). Returns what the deframer delivered and what
     the repair offered ((seq, transactions) each), sent ((transaction, seq) each, raw bits), fell back on,
-    handed on as a trailer ((ack, nak) each) and counted repaired."""
+    handed on as a trailer ((ack, nak) each) and counted repaired, and the cycles it parked a frame, held
+    `parked` and sent a transaction."""
     dut = LOOP.deframer
     repair = dut.repair
     blocks = flipped(frames, flips)
     txn_bits = len(Record(txn_layout).raw_bits())
-    out = {"delivered": [], "offers": [], "sent": [], "fallbacks": 0, "trailers": []}
+    out = {"delivered": [], "offers": [], "sent": [], "fallbacks": 0, "trailers": [], "park": [], "parked": [],
+           "sending": []}
 
     def watch():
         for signal, value in ((repair.enable, enable), (repair.offer_ready, 1), (repair.offer_take, take),
                               (repair.source.ready, 1)):
             yield signal.eq(value)
-        for _ in range(len(blocks) + 150):
+        for cycle in range(len(blocks) + 150):
+            for name, signal in (("park", repair.park), ("parked", repair.parked), ("sending", repair.source.valid)):
+                if (yield signal):
+                    out[name].append(cycle)
             if (yield dut.source.valid):
                 out["delivered"].append((yield dut.source.payload.raw_bits()))
             if (yield repair.offer):
@@ -732,10 +737,18 @@ def mixed_frame(seq, ack):
     return documented_frame([pair, [header(T_RD_REQ, 3, 0x90)], masked], seq=seq, ack=ack, nak=1, credits=0)
 
 
+def read_then_pair_frame(seq):
+    """A read (tag 3), then a pair of written lines (tags 1 and 2): 19 blocks, the pair's header at block 1."""
+    rng = random.Random(7)
+    pair = [header(T_WR_REQ, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
+    return documented_frame([[header(T_RD_REQ, 3, 0x90)], pair], seq=seq, ack=0, nak=0, credits=0)
+
+
 FRAMES = {   # a frame to damage, its transactions, and a good frame behind it
     "lines": ([lines_frame(3, 0, 5), lines_frame(1, 3, 9)], 3),
     "mixed": ([mixed_frame(0, 7), lines_frame(1, 4, 9)], 4),
     "lone":  ([lines_frame(1, 0, 4), lines_frame(1, 1, 9)], 1),   # a line alone: the cut-through's
+    "pair2": ([read_then_pair_frame(0), lines_frame(1, 3, 9)], 3),  # a pair behind another unit
 }
 
 
@@ -745,7 +758,8 @@ FRAMES = {   # a frame to damage, its transactions, and a good frame behind it
     ("mixed", 12, 52), ("mixed", 0, 5), ("mixed", 0, 52), ("mixed", 17, 8),    # a pair's second line, its tags
     ("mixed", 19, 3), ("mixed", 26, 63), ("mixed", 27, 16), ("mixed", 27, 24),  # mask; data; the trailer's ack, nak
     ("lone", 4, 17), ("lone", 0, 20),
-    ("mixed", 0, 12), ("mixed", 0, 20)])   # a pair's line address: its second line's derived again (+1 carries)
+    ("mixed", 0, 12), ("mixed", 0, 20), ("pair2", 1, 12)])   # a pair's line address: its second line's derived
+                                                              # again (+1 carries), the pair first or not
 def test_a_frame_with_one_flipped_bit_is_repaired_whole(kind, block, bit):
     """Wherever the bit is (a data or mask block, a header's tag or line address or unused bits, a pair's line
     address, the trailer's fields), the damaged frame is dropped by the deframer and its transactions come out
@@ -758,6 +772,16 @@ def test_a_frame_with_one_flipped_bit_is_repaired_whole(kind, block, bit):
     assert got["offers"] == [(0, n)] and got["repaired"] == 1
     assert got["sent"] == [(txn, seq) for seq, txn in enumerate(good["delivered"][:n])]
     assert got["trailers"] == [(7, 1) if kind == "mixed" else (0, 0)]
+
+
+def test_parked_holds_from_the_park_to_tail_cycles_after_the_last_transaction():
+    """The checker asks for no lost frame while `parked`: it holds from the cycle after the frame is parked,
+    without a gap, until TAIL_CYCLES after the repaired frame's last transaction goes out."""
+    frames, n = FRAMES["lines"]
+    got = repaired(frames, [(0, 5, 40)])
+    (park,), sending = got["park"], got["sending"]
+    assert len(sending) == n
+    assert got["parked"] == list(range(park + 1, sending[-1] + TAIL_CYCLES + 1))
 
 
 @pytest.mark.parametrize("kind,flips", [
