@@ -26,8 +26,9 @@ def _reliability_counters(target):
 
 
 RETRY_KEYS = ("replays", "timeouts", "nak_replays", "reinit_replays", "replayed_txns", "replayed_bytes",
-              "window_stalls", "credit_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles", "crc_errors", "frames",
-              "deframer_overflow", "commit_overflow", "resends", "held", "repairable", "repair_missed", "repaired")
+              "window_stalls", "credit_stalls", "naks", "duplicates", "out_of_order", "reinits", "down_cycles",
+              "crc_errors", "frames", "deframer_overflow", "commit_overflow", "resends", "held", "repairable",
+              "repair_missed", "repaired")
 MAX_RUN_CYCLES = 5_000_000
 # Go-back-N against its model where selective repeat has targets (36 and 100 m, SR_BER_TARGETS' rates): the
 # measured efficiency within this many points of the model's, as a check that the gateware replays as modelled.
