@@ -28,9 +28,9 @@ REPLAY_LOGIC_CYCLES = 19
 FRAME_BLOCKS = 8 * 9 + 1
 
 
-# The longest a receiver's repairs hold its ack (`replay="sr-repair"`): the two slots' frames repaired one after
-# the other, each at most about 55 cycles from its arrival to its delivery (the locator's 19 steps over a full
-# frame, the kept transactions scanned and sent one a cycle; measured on test_link's link), rounded up. A
+# The longest a receiver's repairs hold its ack (`replay="sr-repair"`): frames kept in its four slots repaired
+# one after the other, each 13 to 28 cycles from its arrival to its delivery (measured on test_link's link; up
+# to about 55 with two slots and a scan of a transaction a cycle, when 128 was chosen), with room to spare. A
 # timer shorter than a round trip plus this fires while a repair is under way and resends a frame the
 # receiver is about to deliver.
 REPAIR_HOLD_CYCLES = 128
