@@ -727,21 +727,25 @@ def repaired(frames, flips, enable=1, take=1):
     return out
 
 
+def written_pair(rng):
+    """A pair's unit: two written lines of `rng`'s data (tags 1 and 2) at line 0x80, 17 blocks."""
+    return [header(T_WR_REQ, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
+
+
 def mixed_frame(seq, ack):
     """A pair of written lines (tags 1 and 2), a read (tag 3) and a masked write (tag 5): 28 blocks, the
     pair's header at block 0, its second line from block 9, the read's header at 17, the masked line's at 18
     (its mask at 19), the trailer at 27."""
     rng = random.Random(6)
-    pair = [header(T_WR_REQ, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
+    pair = written_pair(rng)
     masked = [header(T_WR_REQ, 5, 0x99, has_mask=1), (0x00FF00FF00FF00F0, 0)] + words(rng.getrandbits(512))
     return documented_frame([pair, [header(T_RD_REQ, 3, 0x90)], masked], seq=seq, ack=ack, nak=1, credits=0)
 
 
 def read_then_pair_frame(seq):
     """A read (tag 3), then a pair of written lines (tags 1 and 2): 19 blocks, the pair's header at block 1."""
-    rng = random.Random(7)
-    pair = [header(T_WR_REQ, 1, 0x80, pair_tag=2)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))
-    return documented_frame([[header(T_RD_REQ, 3, 0x90)], pair], seq=seq, ack=0, nak=0, credits=0)
+    return documented_frame([[header(T_RD_REQ, 3, 0x90)], written_pair(random.Random(7))], seq=seq, ack=0, nak=0,
+                            credits=0)
 
 
 FRAMES = {   # a frame to damage, its transactions, and a good frame behind it
