@@ -14,8 +14,8 @@ from migen import *
 from litex.soc.interconnect import stream
 
 from monet.cores.common.layouts import *
-from monet.cores.link.packing import PackedFramer, PackedDeframer
-from monet.cores.link.repair import SLOTS, TAIL_CYCLES
+from monet.cores.link.packing import CommitFIFO, PackedFramer, PackedDeframer
+from monet.cores.link.repair import SLOTS, TAIL_CYCLES, syndrome_of_bit
 from monet.cores.tests.verilog_sim import run_simulation
 
 from .link_responder import offer
@@ -488,6 +488,17 @@ def test_lines_pair_only_under_consecutive_sequence_numbers():
     assert stats["sent_frames"] == stats["frames"] >= 1
 
 
+def test_lines_pair_only_with_a_line_of_their_own_type():
+    # A write behind a read response, or a read request behind a write, on the next line under the next sequence
+    # number: each carries or asks for a line, but the two are not one pair.
+    rng = random.Random(7)
+    for first, second in [(T_RD_RSP, T_WR_REQ), (T_WR_REQ, T_RD_REQ)]:
+        txns = [dict(type=t, tag=i, laddr=7 + i, mask=FULL, data=rng.getrandbits(512) if has_data(t) else 0)
+                for i, t in enumerate((first, second))]
+        out, _, stats = exchange(txns, seqs=[4, 5])
+        assert stats["pairs"] == 0 and len(out) == 2 and all(same(t, g) for t, g in zip(txns, out))
+
+
 def test_lines_pair_across_carries_of_the_line_address_and_the_sequence_number():
     # The framer adds one to a line address and a sequence number bit by bit (no carry chain): a carry that
     # runs through every bit of both, a wrap of both, and addresses that differ by one only in a high bit.
@@ -667,6 +678,17 @@ def test_two_flipped_bits_or_a_broken_frame_are_not_repairable():
     assert [found for found, _, _ in results] == [0]
 
 
+def test_a_trailer_alone_is_scanned_over_its_one_block():
+    """A trailer alone, one bit flipped: located in it. Its CRC field changed so that the syndrome names a bit of
+    the block before it, which a trailer alone does not have: scanned, nothing found."""
+    alone = documented_frame([], seq=3, ack=0, nak=0, credits=0)
+    crc_errors, repairable, results = located([alone], [(0, 0, 20)])
+    assert (crc_errors, repairable, results) == (1, 1, [(1, 0, 20)])
+    outside = syndrome_of_bit(1, 5)
+    crc_errors, repairable, results = located([alone], [(0, 0, 32 + i) for i in range(32) if outside >> i & 1])
+    assert (crc_errors, repairable) == (1, 0) and [found for found, _, _ in results] == [0]
+
+
 def test_a_frames_transaction_count_counts_every_unit_and_both_lines_of_a_pair():
     """The ring's frames: a pair, a read and a line (4 transactions), then three reads (3); then a lone read
     (1, the cut-through's, once the ring is idle)."""
@@ -687,6 +709,14 @@ def test_a_framer_too_shallow_for_a_unit_and_a_beat_is_refused():
     # Its buffer holds a unit and its trailer (18 blocks) and a beat behind them: 16 blocks cannot.
     with pytest.raises(AssertionError):
         PackedFramer(depth=16)
+
+
+@pytest.mark.parametrize("depth", [2, 12, 48])
+def test_a_commit_fifo_of_fewer_than_four_or_not_a_power_of_two_entries_is_refused(depth):
+    # Its two banks are addressed by the pointers' upper bits: a depth that is not a power of two would wrap them
+    # early.
+    with pytest.raises(AssertionError):
+        CommitFIFO(txn_layout, depth)
 
 
 def repaired(frames, flips, enable=1, take=1):
