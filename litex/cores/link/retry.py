@@ -226,9 +226,12 @@ class SequenceChecker(LiteXModule):
 
     Repair (link/repair.py's FrameRepair): while a failed frame is kept for a repair (`repair_hold`) no nak is
     asked, neither for it nor for the frames behind it. Repaired, it is offered (`repair_offer`, `repair_seq`,
-    `repair_txns`) and answered when no frame ends and the ack does not jump (`repair_ready`): taken like a
-    kept frame (`repair_take`) unless it is a duplicate (dropped) or finds no room (asked for, as is a frame
-    the repair could not put right, `repair_fallback`).
+    `repair_txns`) and answered unless the ack moves that cycle, for a frame taken in sequence or a jump
+    (`repair_ready`): taken like a kept frame (`repair_take`), beside one kept in the same cycle if need be,
+    unless it is a duplicate (dropped) or finds no room (asked for, as is a frame the repair could not put right,
+    `repair_fallback`). Neither the offer nor a jump waits for a cycle without a frame's end: frames of one
+    request each can end nearly every cycle, and a repair or a jump that waited for a gap between them would
+    hold the requests behind it for as long (a hundred cycles a repair, measured, at 100 m and BER 1e-5).
     """
     def __init__(self, store_depth=0):
         self.frame_end    = Signal()
@@ -361,8 +364,8 @@ class SequenceChecker(LiteXModule):
                     (ahead_of_delivered < window - FRAME_TXNS_MAX)),
             in_seq_ok.eq(self.in_seq & (~self.reordering | room)),
         ]
-        # A repaired frame is received like a kept one, in a cycle when the ack neither moves nor may move (no
-        # frame's end, no jump): unless it is behind the ack (a duplicate) or finds no room, when it is asked for.
+        # A repaired frame is received like a kept one, in a cycle when the ack does not move (no frame taken in
+        # sequence, no jump): unless it is behind the ack (a duplicate) or finds no room, when it is asked for.
         repair_behind = seq_distance(self, self.repair_seq, expected, "repair_behind")
         repair_ahead  = seq_distance(self, self.repair_seq, self.delivered, "repair_ahead")
         repair_new    = Signal()
@@ -386,14 +389,18 @@ class SequenceChecker(LiteXModule):
         jumping  = Signal()
         moves    = Signal()                          # the ack moves this cycle
         self.comb += [
-            jumping.eq(found & ~self.frame_end),   # a frame's end may move the ack: the jump waits
+            jumping.eq(found & ~takes),   # a frame taken in sequence moves the ack: the jump waits
             moves.eq(takes | jumping),
-            self.repair_ready.eq(~self.frame_end & ~jumping),
+            self.repair_ready.eq(~takes & ~jumping),
         ]
-        # Bits set and cleared a cycle late, from registers: a kept frame's, and those the ack passed.
+        # Bits set and cleared a cycle late, from registers: a kept frame's and a repaired frame's (both in one
+        # cycle, if need be), and those the ack passed.
         set_valid, set_at, set_len = Signal(), Signal(SEQ_BITS), Signal(6)
         clr_valid, clr_at, clr_len = Signal(), Signal(SEQ_BITS), Signal(6)
-        kept   = ring_mask("got_set", set_at, set_len, set_valid)
+        rep_valid, rep_at, rep_len = Signal(), Signal(SEQ_BITS), Signal(6)
+        kept   = Signal(window)
+        self.comb += kept.eq(ring_mask("got_set", set_at, set_len, set_valid) |
+                             ring_mask("got_repaired", rep_at, rep_len, rep_valid))
         passed = ring_mask("got_clear", clr_at, clr_len, clr_valid)
         seen_gap = Signal()
         cleared  = Signal()   # bits were cleared a cycle ago: `held_any`, a register of them, is a cycle behind
@@ -404,15 +411,15 @@ class SequenceChecker(LiteXModule):
             read.eq(self.selective & ~moves & ~found),
             found.eq(read & (run != 0) & ~moves), jump.eq(run), jump_to.eq(expected + run),
             If(jumping, expected.eq(jump_to)),
-            set_valid.eq(keep | self.repair_take),
-            set_at.eq(Mux(keep, self.frame_seq, self.repair_seq)),
-            set_len.eq(Mux(keep, self.frame_txns, self.repair_txns)),
+            set_valid.eq(keep), set_at.eq(self.frame_seq), set_len.eq(self.frame_txns),
+            rep_valid.eq(self.repair_take), rep_at.eq(self.repair_seq), rep_len.eq(self.repair_txns),
             clr_valid.eq(moves), clr_at.eq(expected), clr_len.eq(Mux(takes, self.frame_txns, jump)),
-            If(set_valid | clr_valid, got.eq((got | kept) & ~passed)),
+            If(set_valid | rep_valid | clr_valid, got.eq((got | kept) & ~passed)),
             If(self.selective, self.held_any.eq(got != 0)),
             # A gap: kept transactions, none at the ack, and nothing moving that would change it.
             cleared.eq(clr_valid),
-            seen_gap.eq(read & self.held_any & ~ahead[0] & ~moves & ~found & ~set_valid & ~clr_valid & ~cleared),
+            seen_gap.eq(read & self.held_any & ~ahead[0] & ~moves & ~found & ~set_valid & ~rep_valid & ~clr_valid &
+                        ~cleared),
             If(keep, self.held.eq(self.held + 1)),
         ]
         self.comb += gap.eq(seen_gap & ~waiting & ~self.frame_end)

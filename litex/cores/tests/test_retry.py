@@ -543,8 +543,9 @@ def test_acks_that_move_on_hold_the_timer_off_and_a_restart_replays_at_once():
 
 def test_a_repaired_frame_is_received_like_a_kept_one_and_asked_for_only_if_not_repaired():
     """A frame kept for a repair asks no nak, nor do the frames kept behind it; repaired, it is offered and
-    taken in a cycle no frame ends in, and the ack jumps over it and them. A duplicate offer is not taken and
-    asks nothing; one without room in the ReorderStore asks for the frame; a repair that failed asks for it."""
+    taken at once beside a kept frame's end, and the ack jumps over it and them. A duplicate offer is not taken
+    and asks nothing; one without room in the ReorderStore asks for the frame; a repair that failed asks for it.
+    An offer beside a frame taken in sequence (the ack moves) is taken the cycle after."""
     rx = SequenceChecker(store_depth=64)
     frame = lambda seq, txns=2, ok=1: {rx.frame_end: 1, rx.frame_ok: ok, rx.frame_seq: seq, rx.frame_txns: txns}
     idle = {rx.frame_end: 0, rx.frame_ok: 0}
@@ -553,18 +554,35 @@ def test_a_repaired_frame_is_received_like_a_kept_one_and_asked_for_only_if_not_
               10: frame(0, 12), 11: idle,
               20: {**frame(12, ok=0), rx.repair_hold: 1}, 21: idle,   # 12-13 failed, kept for a repair
               30: frame(14, 4), 31: idle,                             # 14-17 kept behind it
-              40: {**frame(18), **offer(12)}, 41: idle, 42: {rx.repair_offer: 0}, 50: {rx.repair_hold: 0},
+              40: {**frame(18), **offer(12)}, 41: {**idle, rx.repair_offer: 0}, 50: {rx.repair_hold: 0},
               60: offer(12), 61: {rx.repair_offer: 0},                # 12 again: a duplicate
               65: offer(100), 66: {rx.repair_offer: 0, rx.ctrl_sent: 1}, 67: {rx.ctrl_sent: 0},   # no room
               70: frame(20), 71: idle,
               75: {**frame(22, ok=0), rx.repair_hold: 1}, 76: idle,   # 22-23 failed, kept ...
-              85: {rx.repair_fallback: 1}, 86: {rx.repair_fallback: 0, rx.repair_hold: 0}}   # ... not repaired
-    rows = trace(rx, script, 95, {"ack": rx.ack, "naks": rx.naks, "held": rx.held, "ready": rx.repair_ready,
-                                  "take": rx.repair_take, "dup": rx.duplicates})
-    assert cycles_where(rows, "take") == [41] and rows[40]["ready"] == 0                # not while a frame ends
+              85: {rx.repair_fallback: 1}, 86: {rx.repair_fallback: 0, rx.repair_hold: 0},   # ... not repaired
+              90: {**frame(22), **offer(24)}, 91: idle, 92: {rx.repair_offer: 0}}  # 22-23 resent, 24-25 repaired
+    rows = trace(rx, script, 110, {"ack": rx.ack, "naks": rx.naks, "held": rx.held, "ready": rx.repair_ready,
+                                   "take": rx.repair_take, "dup": rx.duplicates})
+    assert cycles_where(rows, "take") == [40, 91] and rows[40]["ready"] == 1 and rows[90]["ready"] == 0
     assert rows[39]["ack"] == 12 and rows[50]["ack"] == 20 and rows[41]["held"] == 2   # over 12-19
     assert rows[64]["naks"] == 0 and rows[66]["naks"] == 1                             # only the one without room
     assert rows[71]["ack"] == 22 and rows[85]["naks"] == 1 and rows[86]["naks"] == 2 and rows[-1]["dup"] == 0
+    assert rows[91]["ack"] == 24 and rows[-1]["ack"] == 26 and rows[-1]["naks"] == 2
+
+
+def test_the_ack_jumps_over_kept_frames_while_frames_end_every_cycle():
+    """Frames of one transaction ending every cycle (a stream of requests) behind a resent frame: the ack jumps
+    over the kept ones as they come, rather than once the stream stops."""
+    rx = SequenceChecker(store_depth=64)
+    frame = lambda seq, txns=1: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
+    script = {0: {rx.timeout: 1000, rx.selective: 1},
+              10: frame(0, 4), 11: {rx.frame_end: 0},
+              20: frame(6, 2), 21: {rx.frame_end: 0, rx.ctrl_sent: 1}, 22: {rx.ctrl_sent: 0},   # 4-5 lost
+              40: frame(4, 2), **{40 + k: frame(7 + k) for k in range(1, 20)}, 60: {rx.frame_end: 0}}
+    rows = trace(rx, script, 80, {"ack": rx.ack, "any": rx.held_any, "ok": rx.seq_ok})
+    assert all(rows[c]["ok"] for c in range(40, 60))
+    assert rows[50]["ack"] >= 12 and rows[59]["ack"] >= 20                        # with the stream, not after it
+    assert rows[-1]["ack"] == 27 and rows[-1]["any"] == 0
 
 
 def test_the_reorder_store_takes_a_repaired_frame_first_and_delivers_it_in_sequence():
