@@ -354,11 +354,13 @@ class SequenceChecker(LiteXModule):
 
         # Room in the ReorderStore's window from the next transaction it delivers: for a frame at the ack, the ack
         # no more than window - 2 frames past that (a register a cycle old, when the ack moves a frame at most);
-        # for an early frame, its start no more than window - a frame past it.
+        # for an early frame, its start no more than window - a frame past it. The store can deliver a few
+        # transactions past the ack, kept ones whose jump the ack has yet to make: a backlog below 0 (its top bit
+        # set: at most the window, half the sequence space, otherwise) is room.
         backlog = seq_distance(self, expected, self.delivered, "held_backlog")
         ahead_of_delivered = seq_distance(self, self.frame_seq, self.delivered, "held_ahead")
         room = Signal()
-        self.sync += room.eq(backlog <= window - 2*FRAME_TXNS_MAX)
+        self.sync += room.eq(backlog[SEQ_BITS - 1] | (backlog <= window - 2*FRAME_TXNS_MAX))
         self.comb += [
             keep.eq(self.selective & self.frame_end & self.frame_ok & early &
                     (ahead_of_delivered < window - FRAME_TXNS_MAX)),

@@ -377,7 +377,10 @@ def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
         CreditGate(limit=2**CREDIT_BITS * REQUESTS_PER_CREDIT)   # the count of credits in use would alias
     with pytest.raises(AssertionError):
         CreditGate(limit=REQUESTS_PER_CREDIT - 1)                 # a request alone is never credited back
+    with pytest.raises(AssertionError):
+        ReorderStore(depth=2**SEQ_BITS)           # more than half the sequence space: ahead and behind alias
     RetryBuffer(depth=2**(SEQ_BITS - 2))
+    ReorderStore(depth=2**(SEQ_BITS - 1))
     CreditGate(limit=MAX_CREDIT_LIMIT)
     CreditGate(limit=REQUESTS_PER_CREDIT)
 
@@ -470,18 +473,19 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
     assert rows[161]["ack"] == 26 and rows[179]["ack"] == 42 and rows[179]["any"] == 0
 
 
-@pytest.mark.parametrize("delivered", [0, 20])
+@pytest.mark.parametrize("delivered", [0, 20, 44])
 def test_a_frame_in_sequence_is_dropped_and_counted_only_without_room_in_the_reorder_store(delivered):
     rx = SequenceChecker(store_depth=64)
     frame = lambda seq, txns: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
     idle = {rx.frame_end: 0, rx.frame_ok: 0}
     # 40 taken while nothing is reordered (they go straight out, the store needs no room); then the store
     # reorders and has delivered `delivered` of them. None: 40 past its next is more than 64 less two frames,
-    # the next frame in sequence is dropped. 20: a backlog of 20 leaves room, it is taken.
+    # the next frame in sequence is dropped. 20: a backlog of 20 leaves room, it is taken. 44: the store has
+    # delivered past the ack (kept transactions the ack has yet to jump over): no backlog, room.
     script = {0: {rx.timeout: 1000, rx.selective: 1}, 5: frame(0, 16), 6: frame(16, 16), 7: frame(32, 8),
               8: idle, 10: {rx.reordering: 1, rx.delivered: delivered}, 20: frame(40, 2), 21: idle}
     rows = trace(rx, script, 30, {"ack": rx.ack, "ok": rx.seq_ok, "dup": rx.duplicates, "ooo": rx.out_of_order})
-    room = delivered == 20
+    room = delivered != 0
     assert rows[19]["ack"] == 40 and rows[20]["ok"] == room and rows[-1]["ack"] == 40 + 2 * room
     assert (rows[-1]["ooo"], rows[-1]["dup"]) == (int(not room), 0)      # dropped for room, not as a duplicate
 
