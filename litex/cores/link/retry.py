@@ -37,6 +37,10 @@ UNIT_BYTES_LINE  = 72   # a unit with a line on the wire: header + 8 data blocks
 CONTROL_DELAY    = 16
 UNIT_BYTES_EMPTY = 8    # a unit without data: the header block.
 FRAME_TXNS_MAX   = 16   # transactions in a frame at most: 8 units, each a pair of lines.
+# How far the ReorderStore's delivery can run ahead of the checker's ack: kept transactions leave it one a cycle
+# while the ack's jump over them is two cycles from being found (a lead of 17 at most, measured at 100 m, BER
+# 1e-5). A larger distance is a backlog, far from any the store can hold.
+DELIVERED_LEAD_MAX = 64
 
 
 def seq_distance_bits(module, a, b, bits, name):
@@ -355,12 +359,12 @@ class SequenceChecker(LiteXModule):
         # Room in the ReorderStore's window from the next transaction it delivers: for a frame at the ack, the ack
         # no more than window - 2 frames past that (a register a cycle old, when the ack moves a frame at most);
         # for an early frame, its start no more than window - a frame past it. The store can deliver a few
-        # transactions past the ack, kept ones whose jump the ack has yet to make: a backlog below 0 (its top bit
-        # set: at most the window, half the sequence space, otherwise) is room.
+        # transactions past the ack, kept ones whose jump the ack has yet to make (a jump is found two cycles
+        # after their bits show): a backlog below 0, by DELIVERED_LEAD_MAX at most, is room.
         backlog = seq_distance(self, expected, self.delivered, "held_backlog")
         ahead_of_delivered = seq_distance(self, self.frame_seq, self.delivered, "held_ahead")
         room = Signal()
-        self.sync += room.eq(backlog[SEQ_BITS - 1] | (backlog <= window - 2*FRAME_TXNS_MAX))
+        self.sync += room.eq((backlog >= 2**SEQ_BITS - DELIVERED_LEAD_MAX) | (backlog <= window - 2*FRAME_TXNS_MAX))
         self.comb += [
             keep.eq(self.selective & self.frame_end & self.frame_ok & early &
                     (ahead_of_delivered < window - FRAME_TXNS_MAX)),

@@ -10,8 +10,8 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.link.retry import (CONTROL_DELAY, UNIT_BYTES_LINE, CreditGate, CreditReturn, ReorderStore, RetryBuffer,
-                                     SequenceChecker)
+from monet.cores.link.retry import (CONTROL_DELAY, DELIVERED_LEAD_MAX, UNIT_BYTES_LINE, CreditGate, CreditReturn,
+                                     ReorderStore, RetryBuffer, SequenceChecker)
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -473,19 +473,20 @@ def test_the_sequence_checker_keeps_early_frames_jumps_over_them_and_asks_for_ea
     assert rows[161]["ack"] == 26 and rows[179]["ack"] == 42 and rows[179]["any"] == 0
 
 
-@pytest.mark.parametrize("delivered", [0, 20, 44])
-def test_a_frame_in_sequence_is_dropped_and_counted_only_without_room_in_the_reorder_store(delivered):
+@pytest.mark.parametrize("delivered,room", [(0, 0), (20, 1), (44, 1), (40 + DELIVERED_LEAD_MAX, 1),
+                                           (41 + DELIVERED_LEAD_MAX, 0)])
+def test_a_frame_in_sequence_is_dropped_and_counted_only_without_room_in_the_reorder_store(delivered, room):
     rx = SequenceChecker(store_depth=64)
     frame = lambda seq, txns: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: txns}
     idle = {rx.frame_end: 0, rx.frame_ok: 0}
     # 40 taken while nothing is reordered (they go straight out, the store needs no room); then the store
     # reorders and has delivered `delivered` of them. None: 40 past its next is more than 64 less two frames,
     # the next frame in sequence is dropped. 20: a backlog of 20 leaves room, it is taken. 44: the store has
-    # delivered past the ack (kept transactions the ack has yet to jump over): no backlog, room.
+    # delivered past the ack (kept transactions the ack has yet to jump over): no backlog, room; as far past it
+    # as DELIVERED_LEAD_MAX at most, beyond which the distance is a backlog (the whole sequence space less it).
     script = {0: {rx.timeout: 1000, rx.selective: 1}, 5: frame(0, 16), 6: frame(16, 16), 7: frame(32, 8),
               8: idle, 10: {rx.reordering: 1, rx.delivered: delivered}, 20: frame(40, 2), 21: idle}
     rows = trace(rx, script, 30, {"ack": rx.ack, "ok": rx.seq_ok, "dup": rx.duplicates, "ooo": rx.out_of_order})
-    room = delivered != 0
     assert rows[19]["ack"] == 40 and rows[20]["ok"] == room and rows[-1]["ack"] == 40 + 2 * room
     assert (rows[-1]["ooo"], rows[-1]["dup"]) == (int(not room), 0)      # dropped for room, not as a duplicate
 
@@ -574,6 +575,30 @@ def test_a_repaired_frame_is_received_like_a_kept_one_and_asked_for_only_if_not_
     assert rows[91]["ack"] == 24 and rows[-1]["ack"] == 26 and rows[-1]["naks"] == 2
 
 
+def test_a_frame_kept_across_the_stores_end_and_a_repair_beside_its_own_resend_are_received_whole():
+    """A kept frame whose sequence numbers run past the ReorderStore's last position (62-65 in 64): the ack
+    jumps over all four once the gap before it is filled. A repaired frame offered in the cycle a good copy of it
+    ends (kept too): its transactions are received once, and the ack jumps over them."""
+    rx = SequenceChecker(store_depth=64)
+    frame = lambda seq, txns=2, ok=1: {rx.frame_end: 1, rx.frame_ok: ok, rx.frame_seq: seq, rx.frame_txns: txns}
+    idle = {rx.frame_end: 0, rx.frame_ok: 0}
+    offer = lambda seq: {rx.repair_offer: 1, rx.repair_seq: seq, rx.repair_txns: 2}
+    script = {0: {rx.timeout: 1000, rx.selective: 1, rx.delivered: 40},
+              2: frame(0, 16), 3: frame(16, 16), 4: frame(32, 16), 5: frame(48, 12), 6: idle,  # the ack at 60
+              # 60-61 lost
+              10: frame(62, 4), 11: {**idle, rx.ctrl_sent: 1}, 12: {rx.ctrl_sent: 0},
+              20: frame(60), 21: idle,                              # the ack jumps to 66
+              30: {rx.delivered: 60},
+              # 66-67 lost; 68-69 failed, kept for a repair; its repaired copy and a resend of it end together
+              40: {**frame(68, ok=0), rx.repair_hold: 1}, 41: idle,
+              50: {**frame(68), **offer(68)}, 51: {**idle, rx.repair_offer: 0, rx.repair_hold: 0},
+              60: frame(66), 61: idle}
+    rows = trace(rx, script, 75, {"ack": rx.ack, "naks": rx.naks, "take": rx.repair_take, "any": rx.held_any})
+    assert rows[19]["ack"] == 60 and rows[29]["ack"] == 66 and rows[29]["any"] == 0
+    assert cycles_where(rows, "take") == [50] and rows[-1]["ack"] == 70 and rows[-1]["any"] == 0
+    assert rows[-1]["naks"] == rows[59]["naks"]           # nothing asked once 66-67 came
+
+
 def test_the_ack_jumps_over_kept_frames_while_frames_end_every_cycle():
     """Frames of one transaction ending every cycle (a stream of requests) behind a resent frame: the ack jumps
     over the kept ones as they come, rather than once the stream stops."""
@@ -630,9 +655,10 @@ def test_a_replay_leaves_a_transaction_every_cycle_while_new_ones_come_in():
 
 
 def test_a_response_passes_the_credit_gate_when_requests_have_used_every_credit():
-    """Credits count requests only: with the limit reached, a read response or a write ack still goes."""
-    gate = CreditGate(limit=2)
-    script = {0: {gate.source.ready: 1, gate.sink.valid: 1, gate.sink.type: T_RD_REQ},
-              4: {gate.sink.type: T_RD_RSP}, 6: {gate.sink.type: T_WR_ACK}, 8: {gate.sink.valid: 0}}
-    rows = trace(gate, script, 10, {"out": gate.source.valid, "in_use": gate.in_use})
-    assert cycles_where(rows, "out") == [0, 1, 4, 5, 6, 7] and rows[3]["in_use"] == 2
+    """Credits count requests only: with credits left or the limit reached, a read response or a write ack goes."""
+    gate = CreditGate(limit=4)
+    script = {0: {gate.source.ready: 1, gate.sink.valid: 1, gate.sink.type: T_RD_RSP},
+              1: {gate.sink.type: T_RD_REQ}, 5: {gate.sink.type: T_RD_RSP}, 7: {gate.sink.type: T_WR_ACK},
+              9: {gate.sink.valid: 0}}
+    rows = trace(gate, script, 11, {"out": gate.source.valid, "in_use": gate.in_use})
+    assert cycles_where(rows, "out") == [0, 1, 2, 3, 4, 5, 6, 7, 8] and rows[5]["in_use"] == 4
