@@ -655,10 +655,11 @@ def test_a_replay_leaves_a_transaction_every_cycle_while_new_ones_come_in():
 
 
 def test_a_response_passes_the_credit_gate_when_requests_have_used_every_credit():
-    """Credits count requests only: with credits left or the limit reached, a read response or a write ack goes."""
+    """Credits count requests only: with credits left, or with the limit reached and a request held back, a read
+    response or a write ack goes."""
     gate = CreditGate(limit=4)
     script = {0: {gate.source.ready: 1, gate.sink.valid: 1, gate.sink.type: T_RD_RSP},
-              1: {gate.sink.type: T_RD_REQ}, 5: {gate.sink.type: T_RD_RSP}, 7: {gate.sink.type: T_WR_ACK},
-              9: {gate.sink.valid: 0}}
-    rows = trace(gate, script, 11, {"out": gate.source.valid, "in_use": gate.in_use})
-    assert cycles_where(rows, "out") == [0, 1, 2, 3, 4, 5, 6, 7, 8] and rows[5]["in_use"] == 4
+              1: {gate.sink.type: T_RD_REQ}, 7: {gate.sink.type: T_RD_RSP}, 9: {gate.sink.type: T_WR_ACK},
+              11: {gate.sink.valid: 0}}
+    rows = trace(gate, script, 13, {"out": gate.source.valid, "in_use": gate.in_use})
+    assert cycles_where(rows, "out") == [0, 1, 2, 3, 4, 7, 8, 9, 10] and rows[5]["in_use"] == 4
