@@ -52,7 +52,7 @@ struct retry_counters { uint32_t value[RETRY_COUNTERS]; };   /* indexed by RETRY
  * repair of frames whose CRC names one flipped bit (1). */
 void retry_set(uint32_t timeout, uint32_t nak, uint32_t selective, uint32_t repair);
 void retry_get(uint32_t *timeout, uint32_t *nak, uint32_t *selective, uint32_t *repair);
-/* Requests in flight toward the memory card's input FIFO (compute end's credit limit: 0, none, or 2..255). */
+/* Requests in flight toward the memory card's input FIFO (compute end's credit limit: 0, none, or LINK_REQUESTS_PER_CREDIT..LINK_MAX_CREDITS). */
 void credits_set(uint32_t limit);
 uint32_t credits_get(void);
 void retry_counters(int end, struct retry_counters *c);

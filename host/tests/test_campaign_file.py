@@ -38,7 +38,7 @@ benchmarks:
     ("sweeps: [{benchmarks: [latency]}]\nbenchmarks: [latency]", "either sweeps or axes + benchmarks"),
     ("benchmarks: [streamz]", "unknown benchmark 'streamz'; accepted: latency, bandwidth"),
     ("benchmarks: [{latency: {op: [fetch]}}]", "benchmarks[0].latency.op: 'fetch' is not accepted; accepted: read, write"),
-    ("benchmarks: [{bandwidth: {outstanding: [500]}}]", "outstanding: 500 is not accepted; accepted: an integer from 1 to 256"),
+    ("benchmarks: [{bandwidth: {outstanding: [600]}}]", "outstanding: 600 is not accepted; accepted: an integer from 1 to 512"),
     ("benchmarks: [{latency: {depth: [3]}}]", "unknown parameter 'depth'; accepted: op, samples"),
     ("axes: {lanes: [8]}", "benchmarks: expected a list"),
     ("repetitions: 0\nbenchmarks: [latency]", "repetitions: 0 is not accepted"),
@@ -58,7 +58,7 @@ benchmarks:
     ("benchmarks: [[latency]]", "benchmarks[0]: expected one benchmark name with its parameters"),
     ("benchmarks: [{}]", "benchmarks[0]: expected one benchmark name with its parameters"),
     ("axes: {memory: [hmc]}\nbenchmarks: [{bandwidth: {pbb_port: [hmc], size: [128]}}]",    # refused before a build
-     "placement=remote-hmc_native=0-target=sim-op=read-pattern=seq-size=128-outstanding=256-count=20000-pbb_port=hmc-"
+     "placement=remote-hmc_native=0-target=sim-op=read-pattern=seq-size=128-outstanding=512-count=20000-pbb_port=hmc-"
      "r0: pbb_port hmc with placement remote is not accepted"),
 ])
 def test_broken_campaign_files_name_key_value_and_accepted(tmp_path, text, message):

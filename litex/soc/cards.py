@@ -27,14 +27,14 @@ from monet.cores.remat.codes import TARGET_REMOTE0
 from monet.cores.remat.core import ReMAT
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.errors import BoardError
-from monet.soc.facts import (BOARD_LANES, BOARD_RATES_GBPS, LINK_CREDITS, LINK_RETRY_DEPTH, code_constants,
-                             credit_constants)
+from monet.soc.facts import (BOARD_LANES, BOARD_RATES_GBPS, LINK_CREDITS, LINK_RETRY_DEPTH, REMOTE_TAGS,
+                             code_constants, credit_constants)
 from monet.soc.remote import compute_stages
 
 SYS_CLK_HZ   = 250_000_000
 REFCLK_HZ    = 156.25e6          # every cage's reference: one quad PLL gives 10, 12.5 or 15 Gb/s from it
-# ReMAT on a board: 16 sections of 256 MB (a 4 GB window), 256 tags, three ports (two PS masters, the PBB).
-REMOTE_SECTIONS, REMOTE_SECTION_BITS, REMOTE_TAGS = 16, 28, 256
+# ReMAT on a board: 16 sections of 256 MB (a 4 GB window), the sim's tags, three ports (two PS masters, the PBB).
+REMOTE_SECTIONS, REMOTE_SECTION_BITS = 16, 28
 PBB_BUCKETS  = 64
 # The optional fiber emulation (--delay-line): up to 511 cycles one way, 2 us or about 400 m of fiber.
 DELAY_LINE_DEPTH = 512

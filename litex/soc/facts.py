@@ -11,7 +11,7 @@ takes the same values from here.
 """
 
 from monet.cores.common.layouts import (BEAT_BLOCKS, LINE_BYTES, MAX_CREDIT_LIMIT, MAX_LANES, REQUESTS_PER_CREDIT,
-                                        segment_names)
+                                        TAG_BITS, segment_names)
 from monet.cores.memcard.codes import MEMORIES
 from monet.cores.pbb.codes import MODES, PATTERNS
 from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS, LOOPBACKS
@@ -29,7 +29,7 @@ LOCAL_RAM_SIZE = 0x40000       # local memory on the compute card (baseline for 
 # the host checks values against these before anything is built.
 REMOTE_SECTIONS     = 16
 REMOTE_SECTION_BITS = 20            # 1 MiB sections
-REMOTE_TAGS         = 256           # ReMAT's outstanding requests
+REMOTE_TAGS         = 2**TAG_BITS   # ReMAT's outstanding requests (512: a round trip at 100 m)
 MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
 
@@ -45,7 +45,7 @@ BRIDGE_PORT_ENV = "MONET_SIM_BRIDGE_PORT"   # Vsim's bridge listens on 127.0.0.1
 # Defaults of the path that software needs to know; the SoC exports them as csr.json constants (the host
 # and the firmware read them there), and the host checks values against them before anything is built.
 CHANNEL_MAX_DELAY = 1000   # one-way delay software may set, cycles (the delay lines hold channel_depth blocks)
-LINK_RETRY_DEPTH  = 256    # transactions each end's retry buffer keeps for replay
+LINK_RETRY_DEPTH  = 512    # transactions each end's retry buffer keeps for replay (as many as the tags)
 # Requests the compute end lets toward the memory card's input FIFO (as deep as the tags): the most the trailer's
 # credits count, so that the credit loop covers bandwidth x round trip at 100 m as the tags do.
 LINK_CREDITS      = MAX_CREDIT_LIMIT

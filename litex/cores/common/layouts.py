@@ -14,13 +14,14 @@ BLOCK_BITS  = 64
 BEAT_BLOCKS = 8
 LINE_BYTES  = 64
 LINE_BITS   = 8*LINE_BYTES
-TAG_BITS    = 8
+TAG_BITS    = 9    # 512 requests in flight: what a round trip at 100 m needs at a line a cycle
 LADDR_BITS  = 36
-SEQ_BITS    = 10   # link sequence numbers: a retry window below 2**(SEQ_BITS-1) transactions.
-CREDIT_BITS = 7    # cumulative credit count in a trailer, modulo 2**CREDIT_BITS.
-# A credit returns two requests (PCIe's data credits likewise cover 16 bytes, not one): the trailer's 7 bits
-# then cover a limit of 255 requests, what 256 tags at 100 m need, without widening the trailer.
-REQUESTS_PER_CREDIT = 2
+SEQ_BITS    = 11   # link sequence numbers: a retry window below 2**(SEQ_BITS-1) transactions.
+CREDIT_BITS = 5    # cumulative credit count in a trailer, modulo 2**CREDIT_BITS.
+# A credit returns 16 requests (PCIe's data credits likewise cover 16 bytes, not one): the trailer's 5 bits
+# then cover a limit of 511 requests, what 512 tags at 100 m need, and the trailer keeps its 64 bits beside
+# two 11-bit sequence numbers.
+REQUESTS_PER_CREDIT = 16
 MAX_CREDIT_LIMIT    = 2**CREDIT_BITS * REQUESTS_PER_CREDIT - 1   # requests in use at most (credit limit)
 
 # Frame types.

@@ -6,9 +6,9 @@
 """HMC host controller: line transactions (as ReMAT and the memory card carry them) over an HMC link.
 
 A read of a 64 B line is an RD64; a write of a whole line a WR64 (non-posted: its WR_RS is the write's
-acknowledgement). Lines never cross the device's 128 B blocks. The transaction's tag is the HMC tag (tags
-0-255, as many as ReMAT's; tag bit 8 marks the block port's), so responses come back in the device's order:
-out of order across vaults, in order within one.
+acknowledgement). Lines never cross the device's 128 B blocks. The transaction's tag is the HMC tag (HMC
+1.1's 9 bits: 512 tags, as many as ReMAT's), so responses come back in the device's order: out of order
+across vaults, in order within one.
 
 HMC writes whole 16 B FLITs. A write with a partial byte mask is a read-modify-write: RD64 of the line,
 the written bytes merged into it, WR64; requests behind it wait until its WR64 has left, and since one
@@ -27,8 +27,12 @@ T_RD_RSP with the line, T_WR_ACK, or T_ERR, each with its request's tag and line
 with_block_port: a second port for whole 128 B blocks (`block_txn_layout`), as the paper's benchmark block
 drives its local HMC (burst length 1, 128 B): a T_RD_REQ is an RD128, a T_WR_REQ a WR128 of `data`, both
 answered on `block_source` (T_RD_RSP with the block, T_WR_ACK, T_ERR) with their tag (BLOCK_TAGS of them,
-HMC tags 256-511: as many as the benchmark block's ids). The line port and the read-modify-write go first;
-the block port takes the cycles they leave.
+as many as the benchmark block's ids). The two ports take the HMC's tag space in turn: a port issues only
+while the other has no packet out (`block_turn`, a register, says whose turn it is, and every answer is that
+port's). The line port goes first: it takes the turn back once the block port's packets are answered, and
+the block port takes it when the line port has no request waiting, no packet out, no read-modify-write under
+way and no error answer waiting. Nothing in the system drives both at once (the benchmark block's direct
+mode runs while the CPU waits for it).
 
 Latency: 1 cycle on the request path (a register between the requests formed here and the link layer's
 choice of what leaves, and a skid register before it that holds a request only while the link refuses
@@ -43,6 +47,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from monet.cores.common.arith import count_strobes
 from monet.cores.common.layouts import *
 from monet.cores.hmc.link import HMCLinkLayer, PairSplitter, packet_layout
 from monet.cores.hmc import packet as hmc
@@ -52,7 +57,7 @@ HOST_TOKENS = 255     # openHMC's RX input buffer default (LOG_MAX_RX_TOKENS = 8
 BLOCK_BYTES = hmc.MAX_DATA_BYTES      # 128 B, the largest HMC access
 BLOCK_TAG_BITS = TAG_BITS
 BLOCK_TAGS  = 2**BLOCK_TAG_BITS
-BLOCK_TAG   = 1 << TAG_BITS           # HMC tag bit 8, above the transactions' tags: tags 256-511 the block port's
+assert TAG_BITS <= hmc.TAG_BITS, "the transactions' tags are HMC tags"
 
 # A 128 B block transaction: T_RD_REQ / T_WR_REQ in, T_RD_RSP / T_WR_ACK / T_ERR out; laddr is its first line.
 # `second`: a request may carry a block read after it (`second_tag`, `second_laddr`), which leaves in the
@@ -73,11 +78,6 @@ block_txn_layout = [
 def answer_type(cmd):
     """The answer type (T_RD_RSP, T_WR_ACK, T_ERR) of a response command, on either port."""
     return Mux(cmd == RD_RS, T_RD_RSP, Mux(cmd == WR_RS, T_WR_ACK, T_ERR))
-
-
-def is_block_tag(tag):
-    """True for the block port's HMC tags (bit 8 set)."""
-    return tag[TAG_BITS]
 
 
 def read_request_header(n_bytes, tag, adrs):
@@ -128,6 +128,9 @@ class HMCHostController(LiteXModule):
         rmw_data  = Signal(LINE_BITS)
         rmw_error = Signal()
 
+        # Whose turn it is on the HMC's tags: the line port's, or (with_block_port) the block port's.
+        self.block_turn = block_turn = Signal()
+
         # Immediate errors (not a request) wait in a one-entry answer register.
         bad_pending = Signal()
         bad = Record([("tag", TAG_BITS), ("laddr", LADDR_BITS)])
@@ -160,19 +163,20 @@ class HMCHostController(LiteXModule):
                 *send_request(request, True, LINE_BYTES, rmw.tag, Cat(Constant(0, log2_int(LINE_BYTES)), rmw.laddr)),
                 request.data.eq(merged),
             ).Elif(rmw_state == 0,
-                request.valid.eq(sink.valid & (is_read | is_write & full_line) & ~rmw_error & ~bad_pending),
+                request.valid.eq(sink.valid & (is_read | is_write & full_line) & ~rmw_error & ~bad_pending &
+                                 ~block_turn),
                 *send_request(request, ~is_read, LINE_BYTES, sink.tag, adrs),
                 request.data.eq(sink.data),
                 # Anything is taken when the request register, the read-modify-write's error answer and the
                 # error answer register are all free: registers only, whatever the type and the mask (a
                 # partial write's mask is a 64-input AND, too deep to choose among them in this cycle).
-                sink.ready.eq(request.ready & ~rmw_error & ~bad_pending),
+                sink.ready.eq(request.ready & ~rmw_error & ~bad_pending & ~block_turn),
             ),
             take.eq(sink.valid & sink.ready),
             laddr_w.we.eq(take & (is_read | is_write)),
         ]
         if with_block_port:
-            self.block_requests(request, (rmw_state == 0) & ~sink.valid)
+            self.block_requests(request, block_turn & ~sink.valid)
         self.sync += [
             If(take,
                 If(is_read, self.reads.eq(self.reads + 1)),
@@ -195,9 +199,7 @@ class HMCHostController(LiteXModule):
         self.splitter = splitter = PairSplitter()
         self.response_register = response_register = stream.PipeValid(packet_layout)
         self.comb += [link.source.connect(splitter.sink), splitter.source.connect(response_register.sink)]
-        if with_block_port:    # a pair of block answers goes up whole
-            self.comb += splitter.keep.eq(is_block_tag(RESPONSE_HEADER.get(link.source.header, "tag")) &
-                                          is_block_tag(RESPONSE_HEADER.get(link.source.second_header, "tag")))
+        self.comb += splitter.keep.eq(block_turn)    # a pair of block answers goes up whole
         response = response_register.source
         r_cmd, r_tag = Signal(6), Signal(hmc.TAG_BITS)
         own, block, block_ready = Signal(), Signal(), Signal()   # block: an answer to the block port
@@ -205,8 +207,8 @@ class HMCHostController(LiteXModule):
             r_cmd.eq(RESPONSE_HEADER.get(response.header, "cmd")),
             r_tag.eq(RESPONSE_HEADER.get(response.header, "tag")),
             own.eq((rmw_state == 2) & (r_tag == rmw.tag)),   # the read-modify-write's read
-            block.eq(is_block_tag(r_tag)) if with_block_port else block.eq(0),
-            laddr_r.adr.eq(r_tag[:TAG_BITS]),
+            block.eq(block_turn),
+            laddr_r.adr.eq(r_tag),
         ]
         # The read-modify-write's read comes back: merge and send the write (or answer the write's error).
         self.sync += If(response.valid & own,
@@ -243,10 +245,11 @@ class HMCHostController(LiteXModule):
                 response.ready.eq(source.ready),
             ),
         ]
-        # An error answer is gone when the line port took it: not in a cycle that a response of the link's
-        # (the read-modify-write's own read, the block port's) had instead.
+        # An error answer is gone when the line port took it: not in a cycle that the read-modify-write's own
+        # read had instead (the block port's answers never come beside one: the line port keeps the turn
+        # until its error answers are taken).
         errors_shown = Signal()
-        self.comb += errors_shown.eq(~(response.valid & (own | block)))
+        self.comb += errors_shown.eq(~(response.valid & own))
         self.sync += [
             If(rmw_error & source.ready & errors_shown, rmw_error.eq(0)),
             If(bad_pending & ~rmw_error & source.ready & errors_shown, bad_pending.eq(0)),
@@ -257,6 +260,8 @@ class HMCHostController(LiteXModule):
         if with_block_port:
             self.comb += block_ready.eq(self.block_source.ready)
             errors_now += self.block_responses(response, response.valid & block, r_cmd, r_tag)
+            self.take_turns(request, response, line_waiting=sink.valid,
+                            line_idle=(rmw_state == 0) & ~rmw_error & ~bad_pending)
         errors_last = Signal(len(errors_now))
         self.sync += [errors_last.eq(Cat(*errors_now)),
                       self.errors.eq(self.errors + sum(errors_last[i] for i in range(len(errors_now))))]
@@ -271,8 +276,6 @@ class HMCHostController(LiteXModule):
         self.block_writes = Signal(32)
         is_read, is_write = Signal(), Signal()
         self.bad_block = bad_block = Signal()   # a block request that is not a request, answered now
-        def tag(t):
-            return Cat(t, Constant(BLOCK_TAG >> BLOCK_TAG_BITS, 1))
 
         def adrs(laddr):
             return Cat(Constant(0, log2_int(BLOCK_BYTES)), laddr[1:])
@@ -282,10 +285,10 @@ class HMCHostController(LiteXModule):
             bad_block.eq(block_sink.valid & ~is_read & ~is_write),
             If(free & block_sink.valid & (is_read | is_write),
                 request.valid.eq(1),
-                *send_request(request, ~is_read, BLOCK_BYTES, tag(block_sink.tag), adrs(block_sink.laddr)),
+                *send_request(request, ~is_read, BLOCK_BYTES, block_sink.tag, adrs(block_sink.laddr)),
                 request.data.eq(block_sink.data),
                 request.second.eq(block_sink.second),
-                request.second_header.eq(read_request_header(BLOCK_BYTES, tag(block_sink.second_tag),
+                request.second_header.eq(read_request_header(BLOCK_BYTES, block_sink.second_tag,
                                                              adrs(block_sink.second_laddr))),
                 block_sink.ready.eq(request.ready),
             ),
@@ -302,11 +305,11 @@ class HMCHostController(LiteXModule):
         self.comb += If(from_link,
             block_source.valid.eq(1),
             block_source.type.eq(answer_type(r_cmd)),
-            block_source.tag.eq(r_tag[:BLOCK_TAG_BITS]),
+            block_source.tag.eq(r_tag),
             block_source.data.eq(response.data),
             block_source.second.eq(response.second),
             block_source.second_type.eq(answer_type(RESPONSE_HEADER.get(response.second_header, "cmd"))),
-            block_source.second_tag.eq(RESPONSE_HEADER.get(response.second_header, "tag")[:BLOCK_TAG_BITS]),
+            block_source.second_tag.eq(RESPONSE_HEADER.get(response.second_header, "tag")),
         ).Elif(self.bad_block,
             block_source.valid.eq(1),
             block_source.type.eq(T_ERR),
@@ -320,3 +323,15 @@ class HMCHostController(LiteXModule):
         answered = block_source.valid & block_source.ready
         return [answered & (block_source.type == T_ERR),
                 answered & block_source.second & (block_source.second_type == T_ERR)]
+
+    def take_turns(self, request, response, line_waiting, line_idle):
+        """The ports' turns on the HMC's tags: the packets out (sent, less answered; a pair counts two), and
+        `block_turn`, which may change only with none out and the line port `line_idle` (no read-modify-write
+        under way, no error answer waiting). The line port takes the turn whenever it has a request waiting;
+        the block port when it has one and the line port has not."""
+        packets_out = Signal(max=BLOCK_TAGS + 1)   # either port's tags bound it
+        sent = request.valid & request.ready
+        answered = response.valid & response.ready
+        count_strobes(self, packets_out, [sent, sent & request.second], [answered, answered & response.second])
+        self.sync += If((packets_out == 0) & line_idle,
+            self.block_turn.eq(~line_waiting & (self.block_turn | self.block_sink.valid)))

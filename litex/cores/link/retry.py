@@ -542,10 +542,21 @@ class ReorderStore(LiteXModule):
         self.comb += [If(w_valid, written.eq(Constant(1, depth) << w_at)),
                       If(issue, drained.eq(Constant(1, depth) << self.delivered[:index]))]
         # What still passes after this cycle: counted down from what the FIFO held when reordering began. Both
-        # counts are made from registers beside `begin`, which picks one last (a frame's commit is deep).
+        # counts are made from registers beside `begin`, which picks one last (a frame's commit is deep), and
+        # each count, less one or not, and whether it is 0, beside `fifo_valid`, which picks last too (a
+        # transaction leaves the commit FIFO late in the cycle: a repaired frame's injection holds it back).
         # While they pass, nothing goes around the FIFO.
         left_committed, left_run = Signal(8), Signal(8)
-        self.comb += [left_committed.eq(self.committed - self.fifo_valid), left_run.eq(run - self.fifo_valid)]
+        committed_left, run_left = Signal(), Signal()   # ... and is not 0
+        for left, more, count in ((left_committed, committed_left, self.committed), (left_run, run_left, run)):
+            less1 = Signal(8)
+            self.comb += [
+                less1.eq(count - 1),
+                # AND-OR rather than a multiplexer: Yosys would fold a multiplexer of the two into one subtractor
+                # of a multiplexed operand, behind `fifo_valid`.
+                left.eq((less1 & Replicate(self.fifo_valid, 8)) | (count & Replicate(~self.fifo_valid, 8))),
+                more.eq((less1 != 0) & self.fifo_valid | (count != 0) & ~self.fifo_valid),
+            ]
         done = Signal()   # everything received went out: stop reordering
         self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &
                              ~self.commit & (self.delivered == self.expected) & ~self.held_any &
@@ -556,9 +567,9 @@ class ReorderStore(LiteXModule):
             If(sink.valid & passing | issue, self.delivered.eq(self.delivered + 1)),
             If(begin, self.reordering.eq(1)).Elif(done, self.reordering.eq(0)),
             If(begin,
-                run.eq(left_committed), passing.eq(left_committed != 0),
+                run.eq(left_committed), passing.eq(committed_left),
             ).Elif(self.reordering & passing,
-                run.eq(left_run), passing.eq(left_run != 0),
+                run.eq(left_run), passing.eq(run_left),
             ).Elif(done,
                 passing.eq(1),
             ),

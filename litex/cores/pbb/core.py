@@ -22,7 +22,7 @@ port accepting a request to its response. Responses may
 come in any order (a DDR4 card answers lines in different banks as they complete): each request takes the
 free id (from a pair of free lists, common/freelist.py), freed by its response.
 
-Pipelining (issue 14; 8 logic levels with 256 outstanding, `monet board estimate`): a run starts
+Pipelining (issue 14; 8 logic levels with 512 outstanding, `monet board estimate`): a run starts
 START_CYCLES after `start` (the settings are read then; those that shape transactions are registered
 first; `cycles` counts from the run's start, as before); an answer frees its id, its room and counts as
 completed in its cycle,
@@ -52,7 +52,7 @@ from litex.soc.interconnect.csr import *
 from monet.cores.common.arith import add_in_two_words, count_strobes
 from monet.cores.common.csr import codes_text
 from monet.cores.common.freelist import PairedFreeList
-from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ, TAG_BITS
 from monet.cores.pbb.codes import MODE_MIXED, MODE_WRITE, MODES, PATTERN_RANDOM, PATTERN_STRIDE, PATTERNS
 
 GOLDEN = 0x9E3779B1
@@ -112,7 +112,10 @@ class PBB(LiteXModule):
     """port: a ReMAT master port (remat/port.py). block_port: optional (sink, source) stream endpoints of an
     HMC controller's block port (`block_txn_layout`), for direct mode."""
     def __init__(self, port, max_outstanding, buckets, block_port=None):
-        assert max_outstanding in (2**n for n in range(2, 9))
+        assert max_outstanding in (2**n for n in range(2, TAG_BITS + 1)), \
+            "max_outstanding: a power of two, 4 to ReMAT's tags"
+        self.max_outstanding = max_outstanding
+        count_bits = TAG_BITS + 1   # counts of transactions in flight, up to ReMAT's tags (the setting is clamped)
         # Settings (CSRs with add_control(), or drive directly in unit tests).
         self.start       = Signal()
         self.mode        = Signal(2)
@@ -123,7 +126,7 @@ class PBB(LiteXModule):
         self.span        = Signal(32)   # bytes; addresses wrap inside; a power of two for random.
         self.stride      = Signal(32)   # bytes, line multiple, below span.
         self.count       = Signal(32)   # transactions.
-        self.outstanding = Signal(9, reset=1)  # clamped to max_outstanding
+        self.outstanding = Signal(count_bits, reset=1)  # clamped to max_outstanding
         self.seed        = Signal(32)
         self.check       = Signal()
         self.shift       = Signal(4)
@@ -156,8 +159,8 @@ class PBB(LiteXModule):
         # issuing one or two is a test of a few bits. Ids never run out before room does: each transaction in
         # flight holds one.
         remaining = Signal(32)
-        room      = Signal(9)
-        inflight  = Signal(9)   # across runs: a run restarted with transactions out still waits for them
+        room      = Signal(count_bits)
+        inflight  = Signal(count_bits)   # across runs: a run restarted with transactions out still waits for them
         running   = Signal()    # from start to the last answer (`busy` also waits for its figures)
         # One or two less, made before `accepted` and `paired` choose.
         remaining_less1, remaining_less2 = Signal(32), Signal(32)
@@ -165,7 +168,7 @@ class PBB(LiteXModule):
         # A run starts START_CYCLES after `start`, once the settings' derived registers below hold the
         # settings (they may be written in the same cycle as `start`); `busy` is up from `start`.
         starting = Signal(START_CYCLES)
-        limit = Signal(9)       # the outstanding limit, clamped to max_outstanding
+        limit = Signal(count_bits)   # the outstanding limit, clamped to max_outstanding
         self.comb += limit.eq(Mux(self.outstanding > max_outstanding, max_outstanding, self.outstanding))
         go = Signal()
         self.sync += starting.eq(Cat(self.start, starting[:-1]))
@@ -547,7 +550,8 @@ class PBB(LiteXModule):
         self._span        = CSRStorage(32, description="Region size, bytes (a power of two for random).")
         self._stride      = CSRStorage(32, description="Strided: step in bytes (a line multiple).")
         self._count       = CSRStorage(32, description="Line transactions to issue (a 128 B access is two).")
-        self._outstanding = CSRStorage(9, reset=1, description="Transactions in flight at most (1..256).")
+        self._outstanding = CSRStorage(len(self.outstanding), reset=1,
+                                       description=f"Transactions in flight at most (1..{self.max_outstanding}).")
         self._seed        = CSRStorage(32, description="Seed of addresses and data.")
         self._check       = CSRStorage(1, description="Compare read data with the address-keyed pattern.")
         self._shift       = CSRStorage(4, description="Histogram bucket width: 2**shift cycles.")

@@ -37,7 +37,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import wishbone
 from litex.soc.interconnect.csr import *
 
-from monet.cores.common.layouts import LINE_BYTES, LINE_BITS
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, TAG_BITS
 
 WORDS = LINE_BITS // 32   # 32-bit words in a line
 WRITE_ID = 0x80           # the port's id of a posted write; reads carry their read-buffer entry
@@ -112,7 +112,7 @@ class CombiningWishbonePort(LiteXModule):
         byte_keep = Signal(LINE_BITS)    # 1 where the buffered line keeps its byte
         self.comb += [byte_keep[8*i:8*(i+1)].eq(Replicate(~word_mask[i], 8)) for i in range(LINE_BYTES)]
 
-        writes_in_flight = Signal(8)   # posted lines not yet answered (ReMAT's tags bound them: at most 128)
+        writes_in_flight = Signal(max=2**TAG_BITS + 1)   # posted lines not yet answered (ReMAT's tags bound them)
         fence_wanted = Signal()
         next_entry   = Signal(max=read_lines)   # where the next fetch goes (round robin, in pairs)
         fetch_entry  = Signal(max=read_lines)   # the entry the stalled read waits for

@@ -150,7 +150,7 @@ class ReMAT(LiteXModule):
         # What each tag in flight was for: written when its request is sent, read when it is answered (at the
         # answer's tag) and by the timeout scan (at the scanned tag): LUT RAM.
         port_bits = bits_for(max(n_ports - 1, 1))
-        tag_info_layout = [("port", port_bits), ("id", 8), ("time", 32), ("addr", 32)]
+        tag_info_layout = [("port", port_bits), ("id", TAG_BITS), ("time", 32), ("addr", 32)]
         tag_info = Memory(layout_len(tag_info_layout), tags)    # not an attribute: it is not for the CSR space
         info_write  = tag_info.get_port(write_capable=True)
         info_answer = tag_info.get_port(async_read=True)
@@ -277,7 +277,7 @@ class ReMAT(LiteXModule):
         rsp_valid = Signal()       # an answer for rsp_port ...
         rsp_late  = Signal()       # ... unless it is a zombie's late answer
         rsp_port  = Signal(port_bits)
-        rsp_id    = Signal(8)
+        rsp_id    = Signal(TAG_BITS)
         rsp_err   = Signal()
         rsp_data  = Signal(LINE_BITS)
         rsp_time  = Signal(32)     # when the access was taken
@@ -363,7 +363,7 @@ class ReMAT(LiteXModule):
         self._fault_kind  = CSRStatus(3,  description="1 unmapped/disabled, 2 no read, 3 no write, 4 no target, 5 remote, "
                                                "6 timeout.")
         self._requests    = CSRStatus(32, description="Requests sent on the link.")
-        self._outstanding = CSRStatus(8,  description="Requests in flight now.")
+        self._outstanding = CSRStatus(len(self.outstanding), description="Requests in flight now.")
         self._lat_last    = CSRStatus(32, description="Latency of the last remote access, cycles, port to port.")
         self._lat_min     = CSRStatus(32)
         self._lat_max     = CSRStatus(32)

@@ -10,19 +10,19 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream, wishbone
 
-from monet.cores.common.layouts import LINE_BYTES, LINE_BITS
+from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, TAG_BITS
 
 port_req_layout = [
     ("addr", 32),          # byte address inside the ReMAT window.
     ("we",   1),
     ("mask", LINE_BYTES),  # byte enables of the line (writes).
     ("data", LINE_BITS),
-    ("id",   8),           # echoed in the response: responses may come back out of order.
+    ("id",   TAG_BITS),    # echoed in the response: responses may come back out of order.
 ]
 port_rsp_layout = [
     ("data", LINE_BITS),
     ("err",  1),           # BFCT fault or remote error: data is all ones.
-    ("id",   8),
+    ("id",   TAG_BITS),
 ]
 
 

@@ -161,8 +161,8 @@ def test_unloaded_read_latency(rate):
 
 def test_blocks_read_back_what_was_written():
     """128 B blocks on the block port: writes then reads of the same blocks return what was written, as
-    WR128 and RD128 of the block's byte address under tags 256-511; a request that is not one is answered
-    an error."""
+    WR128 and RD128 of the block's byte address under the block's own tags; a request that is not one is
+    answered an error."""
     blocks = random.Random(3).sample(range(STORAGE // 128), 40)
     data = {b: random.Random(b).getrandbits(1024) for b in blocks}
     txns = [(T_WR_REQ, i, 2 * b, data[b]) for i, b in enumerate(blocks)]
@@ -175,8 +175,48 @@ def test_blocks_read_back_what_was_written():
     assert counters[4:] == [40, 40] and counters[:3] == [0, 0, 0]
     requests = [(REQUEST_HEADER.value(h, "cmd"), REQUEST_HEADER.value(h, "tag"), REQUEST_HEADER.value(h, "adrs"))
                 for h in headers if REQUEST_HEADER.value(h, "cmd") in (read_cmd(128), write_cmd(128))]
-    assert requests == [(write_cmd(128), 256 + i, 128 * b) for i, b in enumerate(blocks)] + \
-        [(read_cmd(128), 256 + i, 128 * b) for i, b in enumerate(blocks)]
+    assert requests == [(write_cmd(128), i, 128 * b) for i, b in enumerate(blocks)] + \
+        [(read_cmd(128), i, 128 * b) for i, b in enumerate(blocks)]
+
+
+def test_both_ports_use_the_same_tags_in_turn():
+    """The line port and the block port, offered at once, write and read back 40 lines and 40 blocks under the
+    same tag numbers (256 to 335, above what a byte would hold): each answer reaches its own port with its own
+    data, once."""
+    rng = random.Random(11)
+    lines = {256 + i: rng.getrandbits(512) for i in range(40)}        # tag: the line written, line i
+    blocks = {256 + i: rng.getrandbits(1024) for i in range(40)}      # tag: the block written, block 40 + i
+    line_txns = ([(T_WR_REQ, tag, tag - 256, FULL, data) for tag, data in lines.items()] +
+                 [(T_RD_REQ, tag + 40, tag - 256, 0, 0) for tag in lines])
+    block_txns = ([dict(type=T_WR_REQ, tag=tag, laddr=2 * (tag - 256 + 40), data=data, second=0)
+                   for tag, data in blocks.items()] +
+                  [dict(type=T_RD_REQ, tag=tag + 40, laddr=2 * (tag - 256 + 40), data=0, second=0) for tag in blocks])
+    answers = {"line": [], "block": []}
+
+    def line():
+        yield from link_up(10, 16, 150)
+        yield from send_transactions(DUT.sink, line_txns)
+
+    def block():
+        for _ in range(150):
+            yield
+        yield from offer(DUT.block_sink, block_txns)
+
+    def watch():
+        yield DUT.source.ready.eq(1)
+        yield DUT.block_source.ready.eq(1)
+        for _ in range(2500):
+            yield
+            for name, source in (("line", DUT.source), ("block", DUT.block_source)):
+                if (yield source.valid):
+                    answers[name].append(((yield source.type), (yield source.tag), (yield source.data)))
+
+    run_simulation(DUT, [line(), block(), watch()], max_cycles=2510)
+    for name, written in (("line", lines), ("block", blocks)):
+        got = answers[name]
+        assert sorted((t, tag) for t, tag, _ in got if t == T_WR_ACK) == [(T_WR_ACK, tag) for tag in written], name
+        assert {tag - 40: data for t, tag, data in got if t == T_RD_RSP} == written, name
+        assert len(got) == 80, name
 
 
 @pytest.mark.parametrize("lanes,rate,op", [(16, 15, T_RD_REQ), (8, 15, T_WR_REQ)])
@@ -207,7 +247,7 @@ def test_a_block_read_goes_beside_a_block_request_and_answers_come_in_pairs():
     pairs = [(REQUEST_HEADER.value(h1, "cmd"), REQUEST_HEADER.value(h2, "cmd"), REQUEST_HEADER.value(h2, "tag"))
              for h1, h2 in zip(headers, headers[1:])
              if REQUEST_HEADER.value(h1, "cmd") == write_cmd(128) and REQUEST_HEADER.value(h2, "cmd") == read_cmd(128)]
-    assert pairs == [(write_cmd(128), read_cmd(128), 256 + 64 + i) for i in range(40)]
+    assert pairs == [(write_cmd(128), read_cmd(128), 64 + i) for i in range(40)]
     cycles = [a[0] for a in answers]
     assert len(cycles) - len(set(cycles)) >= 10, "a WR_RS should come back beside a read's data"
 
@@ -230,35 +270,39 @@ def test_a_masked_write_whose_read_fails_is_answered_an_error(ready_every):
     assert writes == [5]
 
 
-def test_the_line_ports_error_answers_wait_out_the_block_ports_answers():
-    """While the block port's read answers stream, the line port's error answers (a byte-masked write whose
-    read fails, a request that is not one) are each taken once, the line port's answers taken a cycle in
-    three: an error answer is dropped only when the line port took it."""
+def test_the_line_port_keeps_the_tags_until_its_error_answers_are_taken():
+    """The ports take the HMC's tags in turn. The line port's last requests end in error answers (a byte-masked
+    write whose read fails, then a request that is not one) with no packet out, and the line port takes its
+    answers only at cycles 300 and 400: the block port's reads, waiting since cycle 160, leave only after the
+    second error answer is taken, each answered once under its own tags."""
     bad = 9
     reads = [dict(type=T_RD_REQ, tag=i, laddr=2 * (20 + i), data=0, second=0) for i in range(80)]
-    lines = [dict(type=T_WR_REQ, tag=3, laddr=bad, mask=0xff, data=1), dict(type=T_RD_RSP, tag=4, laddr=5),
-             dict(type=T_RD_REQ, tag=5, laddr=10)]
-    line_answers, block_answers = [], []
+    lines = [dict(type=T_WR_REQ, tag=3, laddr=bad, mask=0xff, data=1), dict(type=T_RD_RSP, tag=4, laddr=5)]
+    line_answers, block_answers, block_sent = [], [], []
 
     def block():
-        yield from link_up(10, 16, 150, poison_line=bad)
+        yield from link_up(10, 16, 160, poison_line=bad)
         yield from offer(DUT.block_sink, reads)
 
     def line():
-        for _ in range(175):
+        for _ in range(150):
             yield
         yield from offer(DUT.sink, lines)
 
     def watch():
         yield DUT.block_source.ready.eq(1)
         for cycle in range(700):
-            yield DUT.source.ready.eq(cycle % 3 == 0)
+            yield DUT.source.ready.eq(cycle in (300, 400))
             yield
             if (yield DUT.source.valid) and (yield DUT.source.ready):
-                line_answers.append(((yield DUT.source.type), (yield DUT.source.tag)))
+                line_answers.append((cycle, (yield DUT.source.type), (yield DUT.source.tag)))
             if (yield DUT.block_source.valid):
                 block_answers.append((yield DUT.block_source.tag))
+            if (yield DUT.host.tx.valid) and (yield DUT.host.tx.ready) and \
+                    REQUEST_HEADER.value((yield DUT.host.tx.header), "cmd") == read_cmd(128):
+                block_sent.append(cycle)
 
     run_simulation(DUT, [block(), line(), watch()], max_cycles=710)
+    assert [a[1:] for a in line_answers] == [(T_ERR, 3), (T_ERR, 4)]
     assert sorted(block_answers) == list(range(80))
-    assert sorted(line_answers) == sorted([(T_ERR, 3), (T_ERR, 4), (T_RD_RSP, 5)])
+    assert line_answers[-1][0] == 400 < block_sent[0]

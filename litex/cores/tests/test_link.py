@@ -10,7 +10,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
-    T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
+    REQUESTS_PER_CREDIT, T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.common.stages import StageTimer
 from monet.cores.link.core import LinkEndpoint
 from monet.cores.phy.channel import SimChannel
@@ -221,11 +221,12 @@ def test_a_link_down_interval_reinitializes_both_ends_and_loses_nothing():
 
 
 def test_credits_hold_requests_until_the_peer_frees_them():
-    a2b = transactions(20, seed=9, types=[RD_REQ])
-    got, stats = exchange(a2b, [], credit_limit=4, hold_credits_until=600, cycles=1200)
+    limit = REQUESTS_PER_CREDIT     # the smallest limit: one credit's requests
+    a2b = transactions(limit + 8, seed=9, types=[RD_REQ])
+    got, stats = exchange(a2b, [], credit_limit=limit, hold_credits_until=600, cycles=1200)
     assert delivered(got["b"]) == a2b
-    # Four requests cross at once; the rest wait for credits that come back only from cycle 600 on.
-    assert [g[5] for g in got["b"]][4] > 600 > [g[5] for g in got["b"]][3]
+    # A limit's requests cross at once; the rest wait for credits that come back only from cycle 600 on.
+    assert [g[5] for g in got["b"]][limit] > 600 > [g[5] for g in got["b"]][limit - 1]
     assert stats["a"]["credit_stalls"] > 500
 
 

@@ -378,11 +378,11 @@ def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
     sent_past, lone = 10, []   # one past the last transaction's sequence number, on the wire so far
     for k, (block, ctrl) in enumerate(blocks):
         if ctrl and block & 0xF == T_TRAILER:
-            seq = block >> 4 & 0x3FF
+            seq = block >> 4 & 0x7FF
             if k == 0 or blocks[k - 1][1] and blocks[k - 1][0] & 0xF == T_TRAILER:
                 lone.append((seq, sent_past))
         elif ctrl:
-            sent_past = 10 + (block >> 4 & 0xFF) + 1    # a header: its tag is its transaction's index
+            sent_past = 10 + (block >> 4 & 0x1FF) + 1    # a header: its tag is its transaction's index
     assert len(lone) >= 2 and all(seq >= past for seq, past in lone), lone
     assert lone[-1] == (18, 18)
     # Each trailer on the wire was reported made, once (the checker's nak and ack are marked sent by it).
@@ -391,18 +391,20 @@ def test_a_trailer_alone_carries_the_next_sequence_number_to_send():
 
 def documented_frame(units, seq, ack, nak, credits):
     """A frame as packing.py's docstring lays it out, built here from that text: each unit's blocks as
-    given, then the trailer [3:0] 0xF, [13:4] seq, [23:14] ack, [24] nak, [31:25] credits, [63:32] the
+    given, then the trailer [3:0] 0xF, [14:4] seq, [25:15] ack, [26] nak, [31:27] credits, [63:32] the
     CRC-32/MPEG-2 (from zlib) of the units' blocks, block 0 first and each most significant byte first,
     followed by the trailer's bits [31:0]."""
     blocks = [b for unit in units for b in unit]
-    low = 0xF | seq << 4 | ack << 14 | nak << 24 | credits << 25
+    low = 0xF | seq << 4 | ack << 15 | nak << 26 | credits << 27
     crc = crc32_mpeg2(b"".join(block.to_bytes(8, "big") for block, _ in blocks) + low.to_bytes(4, "big"))
     return blocks + [(low | crc << 32, 1)]
 
 
 def header(typ, tag, laddr, has_mask=0, pair_tag=None):
-    pair = 0 if pair_tag is None else 1 << 49 | pair_tag << 50
-    return (typ | tag << 4 | laddr << 12 | has_mask << 48 | pair, 1)
+    """A header block as doc/wire-format.md lays it out: [3:0] type, [12:4] tag, [48:13] laddr, [49] has_mask,
+    [50] pair, [59:51] tag2."""
+    pair = 0 if pair_tag is None else 1 << 50 | pair_tag << 51
+    return (typ | tag << 4 | laddr << 13 | has_mask << 49 | pair, 1)
 
 
 def words(line):
@@ -419,18 +421,18 @@ def test_the_wire_format_is_the_documented_one():
     # it each in a frame of its own, and so the two of a replay from sequence 12.
     line = random.Random(3).getrandbits(512)
     other = line ^ (1 << 511) ^ 1
-    lone = [read(0x5A, 0x9_8765_4321, 0x3FF)]
+    lone = [read(0x15A, 0x9_8765_4321, 0x7FF)]
     stream = ([dict(type=T_WR_REQ, tag=0x11, laddr=0x40, mask=0xF0F0_0000_0000_00FF, data=line, seq=7),
                dict(type=T_RD_RSP, tag=0x22, laddr=0x80, mask=FULL, data=line, seq=8),
-               dict(type=T_RD_RSP, tag=0x33, laddr=0x81, mask=FULL, data=other, seq=9)]
+               dict(type=T_RD_RSP, tag=0x133, laddr=0x81, mask=FULL, data=other, seq=9)]
               + [read(0x40 + n, 0x100 + n, 10 + n) for n in range(8)]
               + [read(0x60, 0x200, 12), read(0x61, 0x201, 13)])
-    assert framed_blocks(lone, ack=0x2A5, nak=1, credits=0x55) == documented_frame(
-        [[header(T_RD_REQ, 0x5A, 0x9_8765_4321)]], seq=0x3FF, ack=0x2A5, nak=1, credits=0x55)
-    fields = dict(ack=0x15A, nak=0, credits=0x7F)
+    assert framed_blocks(lone, ack=0x4A5, nak=1, credits=0x15) == documented_frame(
+        [[header(T_RD_REQ, 0x15A, 0x9_8765_4321)]], seq=0x7FF, ack=0x4A5, nak=1, credits=0x15)
+    fields = dict(ack=0x55A, nak=0, credits=0x1F)
     assert framed_blocks(stream, **fields) == (
         documented_frame([[header(T_WR_REQ, 0x11, 0x40, has_mask=1), (0xF0F0_0000_0000_00FF, 0)] + words(line),
-                          [header(T_RD_RSP, 0x22, 0x80, pair_tag=0x33)] + words(line) + words(other),
+                          [header(T_RD_RSP, 0x22, 0x80, pair_tag=0x133)] + words(line) + words(other),
                           [header(T_RD_REQ, 0x40, 0x100)]], seq=7, **fields)
         + sum((documented_frame([[header(T_RD_REQ, 0x40 + n, 0x100 + n)]], seq=10 + n, **fields)
                for n in range(1, 8)), [])
@@ -565,7 +567,7 @@ def deframe(frames):
 def test_malformed_frames_with_good_crcs_are_dropped_and_the_next_one_delivered():
     line = random.Random(8).getrandbits(512)
     good = documented_frame([[header(T_RD_REQ, 1, 0x10)]], seq=0, ack=0, nak=0, credits=0)
-    unknown_type = documented_frame([[(6 | 2 << 4 | 0x11 << 12, 1)], [header(T_RD_REQ, 3, 0x12)]],
+    unknown_type = documented_frame([[(6 | 2 << 4 | 0x11 << 13, 1)], [header(T_RD_REQ, 3, 0x12)]],
                                     seq=1, ack=0, nak=0, credits=0)
     stray_ctrl = documented_frame([[header(T_WR_REQ, 4, 0x13)] + words(line)[:3] + [(line & 0xFF, 1)]
                                    + words(line)[4:]], seq=2, ack=0, nak=0, credits=0)
@@ -583,7 +585,7 @@ def test_a_junk_pair_behind_a_backlog_is_skipped_nine_then_eight_blocks():
     # then the 8 before the trailer, keeping every block behind them; the frame after it is delivered.
     rng = random.Random(9)
     reads = documented_frame([[header(T_RD_REQ, t, 0x20 + t)] for t in range(4)], seq=0, ack=0, nak=0, credits=0)
-    junk = documented_frame([[(6 | 7 << 4 | 0x30 << 12, 1)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))],
+    junk = documented_frame([[(6 | 7 << 4 | 0x30 << 13, 1)] + words(rng.getrandbits(512)) + words(rng.getrandbits(512))],
                             seq=4, ack=0, nak=0, credits=0)
     after = documented_frame([[header(T_RD_REQ, 9, 0x40)]], seq=5, ack=0, nak=0, credits=0)
     out, stats = deframe([reads, junk, after])
@@ -592,13 +594,13 @@ def test_a_junk_pair_behind_a_backlog_is_skipped_nine_then_eight_blocks():
 
 
 def test_the_trailer_fields_reach_the_checker_whole():
-    # Every field at its widest (seq and ack 10 bits, credits 7), then each with only its top bit set.
-    frames = [documented_frame([[header(T_RD_REQ, 1, 0x10)]], seq=0x3FF, ack=0x3FF, nak=1, credits=0x7F),
-              documented_frame([[header(T_RD_REQ, 2, 0x11)]], seq=0x200, ack=0x200, nak=0, credits=0x40),
-              documented_frame([], seq=0x155, ack=0x2AA, nak=1, credits=0x2A)]        # a trailer alone
+    # Every field at its widest (seq and ack 11 bits, credits 5), then each with only its top bit set.
+    frames = [documented_frame([[header(T_RD_REQ, 1, 0x10)]], seq=0x7FF, ack=0x7FF, nak=1, credits=0x1F),
+              documented_frame([[header(T_RD_REQ, 2, 0x11)]], seq=0x400, ack=0x400, nak=0, credits=0x10),
+              documented_frame([], seq=0x555, ack=0x2AA, nak=1, credits=0x0A)]        # a trailer alone
     out, stats = deframe(frames)
     assert out == [(T_RD_REQ, 1, 0x10), (T_RD_REQ, 2, 0x11)]
-    assert stats["trailers"] == [(0x3FF, 0x3FF, 1, 0x7F), (0x200, 0x200, 0, 0x40), (0x155, 0x2AA, 1, 0x2A)]
+    assert stats["trailers"] == [(0x7FF, 0x7FF, 1, 0x1F), (0x400, 0x400, 0, 0x10), (0x555, 0x2AA, 1, 0x0A)]
 
 
 def test_a_pair_from_a_rows_last_block_is_read_whole_with_its_trailer():

@@ -139,11 +139,12 @@ class Credits(Module):
         self.submodules.back = CreditReturn()
 
 
-@pytest.mark.parametrize("limit,lose,n", [(4, 0.0, 60), (6, 0.5, 60), (MAX_CREDIT_LIMIT, 0.5, 600)])
+@pytest.mark.parametrize("limit,lose,n", [(REQUESTS_PER_CREDIT, 0.0, 60), (REQUESTS_PER_CREDIT + 2, 0.5, 60),
+                                          (MAX_CREDIT_LIMIT, 0.5, 1200)])
 def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose, n):
-    """Requests pass the gate into a slow consumer; each pair it takes returns a credit as a cumulative count
-    in 'trailers', some of which are lost. No more than `limit` requests are ever past the gate, and at the
-    largest limit the 7-bit count wraps several times."""
+    """Requests pass the gate into a slow consumer; each REQUESTS_PER_CREDIT it takes return a credit as a
+    cumulative count in 'trailers', some of which are lost. No more than `limit` requests are ever past the
+    gate, and at the largest limit the count (CREDIT_BITS) wraps twice."""
     rng = random.Random(limit)
     dut = Credits(limit)
     peak, passed, waited = [0], [], [0]
@@ -182,6 +183,7 @@ def test_credits_for_requests_sent_without_a_limit_do_not_block_a_limit_set_late
     forever)."""
     dut = Credits(0)
     passed = []
+    first = 2 * REQUESTS_PER_CREDIT     # requests sent before the limit is set (whole credits' worth)
 
     def bench():
         queue, sent = [], 0
@@ -189,7 +191,7 @@ def test_credits_for_requests_sent_without_a_limit_do_not_block_a_limit_set_late
         yield dut.gate.sink.type.eq(T_RD_REQ)
         for cycle in range(400):
             if cycle == 200:
-                yield dut.gate.limit.eq(4)       # every request of the first 30 is taken by now
+                yield dut.gate.limit.eq(REQUESTS_PER_CREDIT)    # every request sent before is taken by now
             if (yield dut.gate.sink.valid) and (yield dut.gate.sink.ready):
                 passed.append(cycle)
                 queue.append(cycle)
@@ -200,12 +202,12 @@ def test_credits_for_requests_sent_without_a_limit_do_not_block_a_limit_set_late
             yield dut.back.freed.eq(taken)
             yield dut.gate.returned_valid.eq(cycle % 3 == 0)
             yield dut.gate.returned.eq((yield dut.back.count))
-            yield dut.gate.sink.valid.eq((sent < 30) | (cycle >= 200) & (sent < 60))
+            yield dut.gate.sink.valid.eq((sent < first) | (cycle >= 200) & (sent < 2 * first))
             yield
-        assert (yield dut.gate.in_use) <= 4
+        assert (yield dut.gate.in_use) <= REQUESTS_PER_CREDIT
 
     run_simulation(dut, bench())
-    assert len(passed) == 60 and passed[29] < 200 <= passed[30]
+    assert len(passed) == 2 * first and passed[first - 1] < 200 <= passed[first]
 
 
 def trace(dut, script, cycles, watch):
@@ -354,8 +356,10 @@ def test_an_idle_checker_and_credit_return_send_nothing():
             self.submodules.back = CreditReturn()
     dut = Both()
     rx = dut.rx
-    # A request taken alone (cycle 5) makes no credit; the second (cycle 20) makes one.
-    script = {5: {dut.back.freed: 1}, 6: {dut.back.freed: 0}, 20: {dut.back.freed: 1}, 21: {dut.back.freed: 0},
+    # A credit's requests but one, taken from cycle 5, make no credit; the last of them (cycle 20) makes one.
+    assert REQUESTS_PER_CREDIT <= 16
+    script = {5: {dut.back.freed: 1}, 4 + REQUESTS_PER_CREDIT: {dut.back.freed: 0}, 20: {dut.back.freed: 1},
+              21: {dut.back.freed: 0},
               60: {dut.back.ctrl_sent: 1}, 61: {dut.back.ctrl_sent: 0},
               # A trailer leaves with nothing new to ack as a frame arrives: the frame's ack still waits
               # its full CONTROL_DELAY.
@@ -657,9 +661,11 @@ def test_a_replay_leaves_a_transaction_every_cycle_while_new_ones_come_in():
 def test_a_response_passes_the_credit_gate_when_requests_have_used_every_credit():
     """Credits count requests only: with credits left, or with the limit reached and a request held back, a read
     response or a write ack goes."""
-    gate = CreditGate(limit=4)
+    limit = REQUESTS_PER_CREDIT
+    gate = CreditGate(limit=limit)
     script = {0: {gate.source.ready: 1, gate.sink.valid: 1, gate.sink.type: T_RD_RSP},
-              1: {gate.sink.type: T_RD_REQ}, 7: {gate.sink.type: T_RD_RSP}, 9: {gate.sink.type: T_WR_ACK},
-              11: {gate.sink.valid: 0}}
-    rows = trace(gate, script, 13, {"out": gate.source.valid, "in_use": gate.in_use})
-    assert cycles_where(rows, "out") == [0, 1, 2, 3, 4, 7, 8, 9, 10] and rows[5]["in_use"] == 4
+              1: {gate.sink.type: T_RD_REQ}, limit + 3: {gate.sink.type: T_RD_RSP},
+              limit + 5: {gate.sink.type: T_WR_ACK}, limit + 7: {gate.sink.valid: 0}}
+    rows = trace(gate, script, limit + 9, {"out": gate.source.valid, "in_use": gate.in_use})
+    assert cycles_where(rows, "out") == list(range(limit + 1)) + [limit + 3, limit + 4, limit + 5, limit + 6]
+    assert rows[limit + 1]["in_use"] == limit
