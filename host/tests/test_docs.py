@@ -35,11 +35,11 @@ def test_the_command_line_reference_is_generated_from_the_registry():
 
 def test_the_field_tables_put_each_field_at_its_bits():
     # Written out bit by bit, independently of the tables: a header of a masked write and a trailer.
-    assert HEADER.word(type=2, tag=0xA5, laddr=0x9_8765_4321, has_mask=1, pair=0, tag2=0) == \
-        2 | 0xA5 << 4 | 0x9_8765_4321 << 12 | 1 << 48
-    assert HEADER.word(pair=1, tag2=0xFF) == 1 << 49 | 0xFF << 50
-    assert TRAILER.word(type=0xF, seq=0x3FF, ack=0x155, nak=1, credits=0x7F, crc=0xDEADBEEF) == \
-        0xF | 0x3FF << 4 | 0x155 << 14 | 1 << 24 | 0x7F << 25 | 0xDEADBEEF << 32
+    assert HEADER.word(type=2, tag=0x1A5, laddr=0x9_8765_4321, has_mask=1, pair=0, tag2=0) == \
+        2 | 0x1A5 << 4 | 0x9_8765_4321 << 13 | 1 << 49
+    assert HEADER.word(pair=1, tag2=0x1FF) == 1 << 50 | 0x1FF << 51
+    assert TRAILER.word(type=0xF, seq=0x7FF, ack=0x555, nak=1, credits=0x1F, crc=0xDEADBEEF) == \
+        0xF | 0x7FF << 4 | 0x555 << 15 | 1 << 26 | 0x1F << 27 | 0xDEADBEEF << 32
     assert TRAILER["crc"].offset == 32 and MASK["enables"].width == 64
     assert [HEADER.value(HEADER.word(laddr=5, tag=9), k) for k in ("laddr", "tag", "type")] == [5, 9, 0]
 

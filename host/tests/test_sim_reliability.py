@@ -190,11 +190,11 @@ def test_a_dead_link_ends_accesses_with_a_bus_error_and_the_cpu_goes_on(sim):
 
 def test_credits_bound_the_requests_toward_the_memory_card(sim):
     free = bandwidth_bench.measure(sim, "read", 128, LinkSettings(36, 8, 15.0), count=4000)
-    sim.fw.retry(credits=4)
+    sim.fw.retry(credits=16)     # the smallest limit: one credit's requests
     before = sim.fw.retry()["compute"]["credit_stalls"]
     bandwidth_bench.measure(sim, "write", 128, LinkSettings(36, 8, 15.0), count=2000, seed=4)
     held = bandwidth_bench.measure(sim, "read", 128, LinkSettings(36, 8, 15.0), count=2000, seed=4, check=True)
     stalls = sim.fw.retry()["compute"]["credit_stalls"] - before
     assert held["errors"] == 0 and held["transactions"] == 2000 and stalls > 0
-    # Four requests per credit round trip instead of the whole tag pool.
+    # Sixteen requests per credit round trip instead of the whole tag pool.
     assert held["bandwidth_GBps"] < free["bandwidth_GBps"] / 4

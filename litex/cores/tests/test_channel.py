@@ -211,7 +211,7 @@ def test_the_channels_registers_are_the_documented_ones():
         "down_after": 32, "down": 32, "down_total": 32, "blocks_a2b": 48, "blocks_b2a": 48, "hits_a2b": 32,
         "hits_b2a": 32, "lane_losses_a2b": 64, "lane_losses_b2a": 64, "inject_at": 32, "inject_copies": 16,
         "inject_cycles": 32, "inject": 8, "injected": 32,
-        "injector": 1 + 6 + 10}
+        "injector": 1 + 6 + 11}
     resets = {c.name: c.storage.reset.value for c in channel.get_csrs() if hasattr(c, "storage")}
     assert {k: resets[k] for k in ("lanes_log2", "block_ps", "delay", "ber_burst", "inject_copies")} == {
         "lanes_log2": 3, "block_ps": 4400, "delay": 10, "ber_burst": 1, "inject_copies": 64}
