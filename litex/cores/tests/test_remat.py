@@ -16,9 +16,10 @@ from .link_responder import link_responder, offer, program_bfct
 FULL = 2**LINE_BYTES - 1
 
 
-def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=()):
-    """requests: {port: [(addr, we, data)]}; returns per-port responses, link requests and peak outstanding.
-    The link refuses (answers T_ERR to) the lines in `refuse`; `also`: more generators to run alongside."""
+def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=(), first_id=0):
+    """requests: {port: [(addr, we, data)]}, sent with ids from `first_id` on; returns per-port responses, link
+    requests and peak outstanding. The link refuses (answers T_ERR to) the lines in `refuse`; `also`: more
+    generators to run alongside."""
     responses = {p: [] for p in requests}
     on_link = []
     peak = [0]
@@ -26,7 +27,7 @@ def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=()):
     def issue(port, reqs):
         for _ in range(8):  # after the BFCT is programmed
             yield
-        yield from offer(dut.ports[port].req, [dict(addr=addr, we=we, data=data, mask=FULL, id=i)
+        yield from offer(dut.ports[port].req, [dict(addr=addr, we=we, data=data, mask=FULL, id=first_id + i)
                                                for i, (addr, we, data) in enumerate(reqs)])
 
     def collect(port):
@@ -50,9 +51,11 @@ def test_two_ports_round_robin_and_many_outstanding(tags):
     size = 1 << 12
     # Port p uses section p only, so the link address tells which port a request came from.
     reqs = {p: [(p * size + 64 * rng.randrange(64), 0, 0) for _ in range(20)] for p in (0, 1)}
-    responses, on_link, peak = run(dut, reqs, responder_delay=40)
+    # The ports' ids are the highest a port has (the top bit of TAG_BITS set): each comes back whole.
+    first_id = 2**TAG_BITS - 20
+    responses, on_link, peak = run(dut, reqs, responder_delay=40, first_id=first_id)
     for p in (0, 1):
-        assert [r[0] for r in sorted(responses[p])] == list(range(20))
+        assert [r[0] for r in sorted(responses[p])] == list(range(first_id, 2**TAG_BITS))
         assert not any(err for _, err, _ in responses[p])
         # A read of a never-written line returns its remote line address: BFCT moved section s to s + 8.
         for (addr, _, _), (_, _, data) in zip(reqs[p], sorted(responses[p])):

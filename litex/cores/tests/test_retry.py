@@ -383,9 +383,11 @@ def test_windows_and_limits_the_sequence_numbers_cannot_cover_are_refused():
         CreditGate(limit=REQUESTS_PER_CREDIT - 1)                 # a request alone is never credited back
     with pytest.raises(AssertionError):
         ReorderStore(depth=2**SEQ_BITS)           # more than half the sequence space: ahead and behind alias
+    with pytest.raises(AssertionError):
+        ReorderStore(depth=96)                    # not a power of two
     RetryBuffer(depth=2**(SEQ_BITS - 2))
     ReorderStore(depth=2**(SEQ_BITS - 1))
-    CreditGate(limit=MAX_CREDIT_LIMIT)
+    CreditGate(limit=2**CREDIT_BITS * REQUESTS_PER_CREDIT - 1)   # the most the count of credits covers
     CreditGate(limit=REQUESTS_PER_CREDIT)
 
 
