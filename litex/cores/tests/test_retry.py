@@ -356,10 +356,10 @@ def test_an_idle_checker_and_credit_return_send_nothing():
             self.submodules.back = CreditReturn()
     dut = Both()
     rx = dut.rx
-    # A credit's requests but one, taken from cycle 5, make no credit; the last of them (cycle 20) makes one.
+    # A credit's requests, taken one a cycle up to cycle 20: those before the last make no credit, the last
+    # (cycle 20) makes one.
     assert REQUESTS_PER_CREDIT <= 16
-    script = {5: {dut.back.freed: 1}, 4 + REQUESTS_PER_CREDIT: {dut.back.freed: 0}, 20: {dut.back.freed: 1},
-              21: {dut.back.freed: 0},
+    script = {21 - REQUESTS_PER_CREDIT: {dut.back.freed: 1}, 21: {dut.back.freed: 0},
               60: {dut.back.ctrl_sent: 1}, 61: {dut.back.ctrl_sent: 0},
               # A trailer leaves with nothing new to ack as a frame arrives: the frame's ack still waits
               # its full CONTROL_DELAY.
