@@ -44,11 +44,14 @@ class DelayLine(LiteXModule):
             sink.connect(fifo.sink, omit={"due"}),
             fifo.sink.due.eq(now + self.delay),
         ]
-        # Released when due: (now - due) wraps to a small non-negative value once due has passed.
+        # Released when due: (now - due) wraps to a small non-negative value once due has passed. The age is
+        # the oldest held element's: one going around is due whatever its stamp, so the subtraction starts
+        # from the FIFO's memory and not from the bypass's multiplexer behind the FIFO's level.
+        held = fifo.fifo.source if with_bypass else fifo.source
         age = Signal(delay_bits)
         due = Signal()
         self.comb += [
-            age.eq(now - fifo.source.due),
+            age.eq(now - held.due),
             due.eq(passing | (age[-1] == 0)),   # an element going around is due: the delay is 0
             fifo.source.connect(source, omit={"due", "valid", "ready"}),
             source.valid.eq(fifo.source.valid & due),
