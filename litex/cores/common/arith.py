@@ -52,6 +52,13 @@ def add_in_two_words(module, total, addend, clear):
     return carry
 
 
+def pick(select, if_set, if_clear):
+    """`if_set` where `select` is set, else `if_clear`, as an AND-OR of the two: Yosys folds a multiplexer of two
+    sums (or differences) into one adder of multiplexed operands, behind `select`, where an AND-OR picks last."""
+    width = max(len(if_set), len(if_clear))
+    return (if_set & Replicate(select, width)) | (if_clear & Replicate(~select, width))
+
+
 def plus_one(value):
     """`value` + 1 (modulo its width) as bitwise logic: bit i flips when every bit below it is set. A few
     LUT levels, where an adder's carry chain over a line address is five."""

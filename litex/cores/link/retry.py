@@ -26,6 +26,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from monet.cores.common.arith import pick
 from monet.cores.common.csr import async_memory
 from monet.cores.common.fifo import LevelFIFO
 from monet.cores.common.layouts import *
@@ -552,10 +553,8 @@ class ReorderStore(LiteXModule):
             less1 = Signal(8)
             self.comb += [
                 less1.eq(count - 1),
-                # AND-OR rather than a multiplexer: Yosys would fold a multiplexer of the two into one subtractor
-                # of a multiplexed operand, behind `fifo_valid`.
-                left.eq((less1 & Replicate(self.fifo_valid, 8)) | (count & Replicate(~self.fifo_valid, 8))),
-                more.eq((less1 != 0) & self.fifo_valid | (count != 0) & ~self.fifo_valid),
+                left.eq(pick(self.fifo_valid, less1, count)),
+                more.eq(pick(self.fifo_valid, less1 != 0, count != 0)),
             ]
         done = Signal()   # everything received went out: stop reordering
         self.comb += done.eq(self.reordering & ~passing & ~queue.source.valid & ~w_valid & ~issue & ~sink.valid &

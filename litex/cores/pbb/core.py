@@ -49,7 +49,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import *
 
-from monet.cores.common.arith import add_in_two_words, count_strobes
+from monet.cores.common.arith import add_in_two_words, count_strobes, pick
 from monet.cores.common.csr import codes_text
 from monet.cores.common.freelist import PairedFreeList
 from monet.cores.common.layouts import LINE_BYTES, LINE_BITS, T_ERR, T_RD_REQ, T_WR_REQ, TAG_BITS
@@ -101,9 +101,7 @@ def wrapped_add(module, value, step, limit, name):
         total.eq(value + step),
         wrapped.eq(value - limit),
         wraps.eq(value >= limit),
-        # AND-OR rather than a multiplexer: Yosys would fold a multiplexer of the two sums into one adder of
-        # multiplexed operands, behind the comparison.
-        out.eq((wrapped & Replicate(wraps, 32)) | (total & Replicate(~wraps, 32))),
+        out.eq(pick(wraps, wrapped, total)),     # the comparison picks last
     ]
     return out
 
