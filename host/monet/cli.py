@@ -419,7 +419,8 @@ def make_parser():
     board = sub.add_parser("board", help="the board targets").add_subparsers(dest="board", required=True)
     be = board.add_parser("estimate", help="Yosys resources and logic depth of a card's cores (UltraScale+), "
                           "against the goal of 8 levels at 250 MHz; exit 1 when a core is deeper")
-    be.add_argument("--card", choices=("compute", "memory"), default="compute", help="the card (default compute)")
+    be.add_argument("--card", choices=("compute", "memory", "pooled"), default="compute",
+                    help="the card (default compute; pooled: the memory card core behind its ports)")
     be.add_argument("--cores", default=None, metavar="NAME,...", help="only these cores (default: all the card's); "
                     "core.part for one part of a core alone, e.g. link.deframer")
     be.add_argument("--json", action="store_true", help="print one JSON object")

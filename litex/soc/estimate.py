@@ -378,7 +378,25 @@ def _memory_card():
     }
 
 
-CARDS = {"compute": _compute_card, "memory": _memory_card}
+def _pooled_memcard():
+    """The pooled memory card's core: the board's memory card core (`_memcard`) behind POOLED_PORTS link ports
+    (MemoryPorts: as many requests a port as a requester has tags, as many at the card as ReMAT has), the ports'
+    settings, counters and link ends as its ports. `memcard.ports` is the ports alone."""
+    from monet.cores.memcard.ports import MemoryPorts
+    from monet.soc.facts import POOLED_PORTS, REMOTE_TAGS
+    card = _memcard()
+    card.ports = ports = MemoryPorts(n_ports=POOLED_PORTS, max_outstanding=REMOTE_TAGS, tags=REMOTE_TAGS)
+    card.comb += [ports.source.connect(card.sink), card.source.connect(ports.sink)]
+    return _with_ports(card, pooled=[value for name, value in vars(ports).items()
+                                     if not name.startswith("_") and not isinstance(value, Module)])
+
+
+def _pooled_memory_card():
+    # Its links, lanes and DDR4 front are the memory card's, one link and lanes a port.
+    return {"memcard": _pooled_memcard}
+
+
+CARDS = {"compute": _compute_card, "memory": _memory_card, "pooled": _pooled_memory_card}
 
 
 def card_cores(card):

@@ -32,6 +32,7 @@ REMOTE_SECTION_BITS = 20            # 1 MiB sections
 REMOTE_TAGS         = 2**TAG_BITS   # ReMAT's outstanding requests (512: a round trip at 100 m)
 MEMCARD_SIZE        = 4*1024*1024
 PBB_BUCKETS         = 64            # the benchmark block's latency histogram; the last bucket takes the overflow
+POOLED_PORTS        = 4             # link ports of a pooled memory card (the compute card and 3 traffic cards)
 
 # A board's link: the lane rates our cards configure its transceivers for (one quad PLL from every cage's
 # 156.25 MHz reference) and its bonded lanes (litex/soc/cards.py checks a build's settings against them).

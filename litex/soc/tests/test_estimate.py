@@ -116,7 +116,7 @@ def test_an_unknown_core_or_card_is_refused_with_the_accepted_names():
     assert "card 'memory' has no core 'hmc_device': accepted are link, lanes, memcard, stages, ddr4 (and their parts" in run.stderr
     assert "Traceback" not in run.stderr
     run = _monet("--card", "storage")
-    assert run.returncode == 2 and "invalid choice: 'storage' (choose from 'compute', 'memory')" in run.stderr
+    assert run.returncode == 2 and "invalid choice: 'storage' (choose from 'compute', 'memory', 'pooled')" in run.stderr
 
 
 def test_the_cli_prints_a_core_s_figures_and_its_verdict_in_json():

@@ -1,0 +1,217 @@
+"""Memory card ports (litex/cores/memcard/ports.py, MemoryPorts) in front of a memory card's SRAM, on the
+generated Verilog: requesters that use the same tag numbers each get their own answers; the arbiter's
+turns follow the shares (round robin when equal, 4:2:1:1); a request outside its port's range is answered
+with an error and leaves the owner's line as it was; the latency each answer is counted with, through the
+control block as the firmware reads it."""
+
+import random
+
+import pytest
+from migen import *
+
+from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
+    T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
+from monet.cores.memcard.core import MemoryCard
+from monet.cores.memcard.ports import MemoryPorts
+from monet.cores.tests.verilog_sim import run_simulation
+
+from .csr_bank import ControlBank, csr_read, csr_write
+
+FULL = (1 << 64) - 1
+LINES = 64
+TAGS = 4            # the card's tags (its max_outstanding): fewer than one requester keeps in flight
+PORT_TAGS = 8       # each requester's: every port uses tags 0-7
+ROUND_TRIP = 4      # a lone read, offered at a port to answered there: 1 in, the card's 2, 1 out
+
+
+class Top(Module):
+    """The ports on a card's SRAM; `with_control`: behind their control block, as the firmware sees them."""
+    def __init__(self, n_ports, with_control=False):
+        self.ports = ports = MemoryPorts(n_ports=n_ports, max_outstanding=PORT_TAGS, tags=TAGS)
+        self.submodules.card = card = MemoryCard(size=LINES * 64, max_outstanding=TAGS)
+        if with_control:
+            self.submodules.bank = ControlBank(ports)
+        else:
+            self.submodules += ports
+        self.comb += [ports.source.connect(card.sink), card.source.connect(ports.sink)]
+
+
+DUTS = {}   # one model a variant: its Verilog is converted once
+
+
+def dut(n_ports, with_control=False):
+    key = (n_ports, with_control)
+    if key not in DUTS:
+        DUTS[key] = Top(n_ports, with_control)
+    return DUTS[key]
+
+
+def words(core):
+    """{CSR name: its first word address} in the order the bank maps them (one word a 32 bits)."""
+    found, word = {}, 0
+    for csr in core.get_csrs():
+        found[csr.name] = word
+        word += (csr.size + 31) // 32
+    return found
+
+
+def line(seed):
+    return random.Random(seed).getrandbits(512)
+
+
+def requester(top, i, script, answers, taken, cycles, gap=0):
+    """Generator: port i's requester. Sends the (type, laddr, data) requests of `script` with its own tags
+    (0 to PORT_TAGS - 1) one a cycle while a tag is free, `gap` idle cycles after each (a number in
+    `script`: that many idle cycles); appends each answer as (port, cycle, request, answer type, laddr, data)
+    to `answers` and the cycles port i's requests went to the card to `taken`."""
+    sink, source = top.ports.sinks[i], top.ports.sources[i]
+    free, in_flight, queue, wait = list(range(PORT_TAGS)), {}, list(script), 0
+    yield source.ready.eq(1)
+    for cycle in range(cycles):
+        if (yield source.valid):
+            tag = yield source.tag
+            assert tag in in_flight, f"port {i} answered tag {tag}, not in flight"
+            answers.append((i, cycle, in_flight.pop(tag), (yield source.type), (yield source.laddr),
+                            (yield source.data)))
+            free.append(tag)
+        if (yield top.ports.taken) >> i & 1:
+            taken.append(cycle)
+        if (yield sink.valid):
+            assert (yield sink.ready), "a port's sink stalled"
+        if queue and isinstance(queue[0], int):
+            wait += queue.pop(0)
+        if queue and free and not wait:
+            request, tag = queue.pop(0), free.pop(0)
+            in_flight[tag] = request
+            typ, laddr, data = request
+            for name, value in (("valid", 1), ("type", typ), ("tag", tag), ("laddr", laddr), ("mask", FULL),
+                                ("data", data)):
+                yield getattr(sink, name).eq(value)
+            wait = gap
+        else:
+            yield sink.valid.eq(0)
+            wait = max(wait - 1, 0)
+        yield
+    assert not queue and not in_flight, f"port {i}: {len(queue)} not sent, {len(in_flight)} not answered"
+
+
+def run(top, scripts, cycles=300, gap=0, before=None, after=None):
+    """Runs each port's requests (`scripts[i]`) at once, with `before` (a generator of settings, which the
+    scripts wait for with a number of idle cycles first) and `after` (a generator reading counters at the
+    end) beside them. Returns the answers in order and each port's taken cycles."""
+    answers, taken = [], [[] for _ in scripts]
+    generators = [requester(top, i, script, answers, taken[i], cycles, gap) for i, script in enumerate(scripts)]
+    run_simulation(top, generators + [g for g in (before, after) if g is not None])
+    return answers, taken
+
+
+def settings(statements):
+    """Generator: the statements in one cycle."""
+    for statement in statements:
+        yield statement
+    yield
+
+
+@pytest.mark.parametrize("n_ports", [2, 4])
+def test_ports_with_the_same_tags_get_their_own_answers(n_ports):
+    """Every port writes six lines of its own and reads them back with tags 0-3: each answer reaches its own
+    port, with its own tag and its own line's data; each request went to the card once."""
+    top = dut(n_ports)
+    scripts = []
+    for i in range(n_ports):
+        mine = [8 * i + k for k in range(6)]
+        scripts.append([(WR_REQ, laddr, line(laddr)) for laddr in mine] + [(RD_REQ, laddr, 0) for laddr in mine])
+    answers, taken = run(top, scripts)
+    for i in range(n_ports):
+        got = [(request, typ, laddr, data) for port, _, request, typ, laddr, data in answers if port == i]
+        expected = [((WR_REQ, laddr, line(laddr)), WR_ACK, laddr, 0) for laddr in range(8 * i, 8 * i + 6)] + \
+                   [((RD_REQ, laddr, 0), RD_RSP, laddr, line(laddr)) for laddr in range(8 * i, 8 * i + 6)]
+        assert sorted(got) == sorted(expected)
+        assert len(taken[i]) == 12
+
+
+@pytest.mark.parametrize("shares", [(1, 1, 1, 1), (4, 2, 1, 1), (0, 3, 1, 1)])
+def test_turns_follow_the_shares(shares):
+    """Four saturating ports (each keeps more in flight than the card has tags): in eight rounds of turns
+    each port's count of requests to the card is eight times its share (a share of 0 counts as 1), one
+    request a cycle at most; every port waited and counted stalls."""
+    top = dut(4)
+    scripts = [[4] + [(RD_REQ, 8 * i + k % 8, 0) for k in range(60)] for i in range(4)]
+    stalls = []
+
+    def count_stalls():
+        for _ in range(330):
+            yield
+        for counter in top.ports.stalls:
+            stalls.append((yield counter))
+
+    answers, taken = run(top, scripts, cycles=320, before=settings(
+        [top.ports.share[i].eq(share) for i, share in enumerate(shares)]), after=count_stalls())
+    assert len(answers) == 240
+    order = sorted((cycle, i) for i, cycles in enumerate(taken) for cycle in cycles)
+    assert len({cycle for cycle, _ in order}) == len(order)
+    rounds = [max(share, 1) for share in shares]
+    window = [i for _, i in order[16:16 + 8 * sum(rounds)]]     # from when every port has requests waiting
+    assert [window.count(i) for i in range(4)] == [8 * r for r in rounds]
+    assert all(s > 0 for s in stalls)
+
+
+def test_a_request_outside_its_range_is_refused():
+    """Port 0 owns lines 0-15, port 1 lines 16-31 (programmed through the control block): port 1's write
+    and read of port 0's line 3 and its write beyond its range are answered with errors, counted as
+    refused; port 0 reads its line as it wrote it; each port's own lines work."""
+    top = dut(2, with_control=True)
+    at = words(top.ports)
+    bank = top.bank
+
+    def program():
+        for name, value in (("first0", 0), ("last0", 15), ("first1", 16), ("last1", 31)):
+            yield from csr_write(bank, at[name] + 1, value)     # the low word (36 bits: two words)
+            yield from csr_write(bank, at[name], 0)
+    counters = {}
+
+    def read_counters():
+        for _ in range(260):
+            yield
+        for name in ("refused0", "refused1", "reads0", "reads1", "writes0", "writes1"):
+            counters[name] = yield from csr_read(bank, at[name])
+        counters["errors"] = yield top.card.errors
+
+    scripts = [[30, (WR_REQ, 3, line(3)), (RD_REQ, 3, 0), (WR_REQ, 15, line(15))],
+               [30, (WR_REQ, 20, line(20)), (WR_REQ, 3, line(99)), (RD_REQ, 3, 0), (RD_REQ, 16, 0),
+                (WR_REQ, 32, 1)]]
+    answers, _ = run(top, scripts, cycles=250, gap=20, before=program(), after=read_counters())
+    by_port = {i: [(request, typ, data) for port, _, request, typ, _, data in answers if port == i] for i in (0, 1)}
+    assert by_port[0] == [((WR_REQ, 3, line(3)), WR_ACK, 0), ((RD_REQ, 3, 0), RD_RSP, line(3)),
+                          ((WR_REQ, 15, line(15)), WR_ACK, 0)]
+    assert [(request, typ) for request, typ, _ in by_port[1]] == [
+        ((WR_REQ, 20, line(20)), WR_ACK), ((WR_REQ, 3, line(99)), ERR), ((RD_REQ, 3, 0), ERR),
+        ((RD_REQ, 16, 0), RD_RSP), ((WR_REQ, 32, 1), ERR)]
+    assert counters == {"refused0": 0, "refused1": 3, "reads0": 1, "reads1": 1, "writes0": 2, "writes1": 1,
+                        "errors": 3}
+
+
+def test_latency_is_counted_per_port():
+    """A lone read is answered ROUND_TRIP cycles after its port offered it, counted in its port's sum, count
+    and histogram bucket (1-cycle buckets); reads of two ports offered in the same cycles wait for each
+    other's and count more."""
+    top = dut(4)
+    seen = {}
+
+    def read_latency():
+        for _ in range(120):
+            yield
+        for i in (1, 2, 3):
+            hist = []
+            for bucket in top.ports.hist[i]:
+                hist.append((yield bucket))
+            seen[i] = ((yield top.ports.latency_sum[i]), (yield top.ports.latency_count[i]), hist)
+
+    answers, _ = run(top, [[], [4, (RD_REQ, 5, 0)], [40] + [(RD_REQ, 6, 0)] * 6, [40] + [(RD_REQ, 7, 0)] * 6],
+                     cycles=100,
+                     before=settings([top.ports.hist_shift.eq(0)]), after=read_latency())
+    assert len([a for a in answers if a[0] == 1]) == 1
+    assert seen[1] == (ROUND_TRIP, 1, [0] * ROUND_TRIP + [1] + [0] * (top.ports.buckets - ROUND_TRIP - 1))
+    for i in (2, 3):
+        assert seen[i][1] == sum(seen[i][2]) == 6 and seen[i][2][:ROUND_TRIP] == [0] * ROUND_TRIP
+    assert seen[2][0] + seen[3][0] > 12 * ROUND_TRIP
