@@ -146,6 +146,28 @@ def test_error_answers_of_both_ports_in_one_cycle_count_twice():
     assert seen[:-1] == [(2, "line"), (2, "block")] and seen[-1] == 2
 
 
+def test_an_idle_line_sink_writes_no_line_address():
+    """What an idle line sink holds (valid low) is not a request, even when it looks like one: a read's
+    fields left there with another line address while the read is in flight leave its answer's address
+    as it was sent."""
+    seen = []
+
+    def send():
+        yield from link_up(10, 16, 150)
+        yield from send_transactions(DUT.sink, [(T_RD_REQ, 9, 40, 0, 0)])
+        yield DUT.sink.laddr.eq(77)     # the read's type and tag, valid low
+
+    def watch():
+        yield DUT.source.ready.eq(1)
+        for _ in range(260):
+            if (yield DUT.source.valid):
+                seen.append(((yield DUT.source.type), (yield DUT.source.tag), (yield DUT.source.laddr)))
+            yield
+
+    run_simulation(DUT, [send(), watch()])
+    assert seen == [(T_RD_RSP, 9, 40)]
+
+
 @pytest.mark.parametrize("rate", [10, 12.5])
 def test_unloaded_read_latency(rate):
     """The host's request register (1), host link out (1) and channel (serialization + delay), device link
