@@ -13,7 +13,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.csr import *
 
 from monet.cores.common.arith import add_in_two_words
-from monet.cores.common.csr import add_status
+from monet.cores.common.csr import add_status, async_memory
 from monet.cores.common.fifo import BypassFIFO
 from monet.cores.common.freelist import FreeList
 from monet.cores.common.layouts import *
@@ -37,9 +37,9 @@ class MemoryPorts(LiteXModule):
     this is round robin, with shares 4:2:1:1 saturating ports get the card in those proportions. One request
     a cycle goes to the card while it has room and a tag is free.
 
-    Ranges: port i reaches lines `first_line[i]` to `last_line[i]` (default: all). A request outside goes to the card
-    with no request type, so the card answers it with an error without touching its memory, and the port's
-    `refused` counts it.
+    Ranges: port i reaches lines `first_line[i]` to `last_line[i]` (default: all), decided as a request
+    arrives. A request outside goes to the card with no request type, so the card answers it with an error
+    without touching its memory, and the port's `refused` counts it.
 
     Each port's FIFO holds `max_outstanding` requests, the most its requester's credits allow, so a port's
     sink is never stalled; `taken[i]` strobes as port i's request goes to the card (its credit back).
@@ -50,7 +50,7 @@ class MemoryPorts(LiteXModule):
     holds an answer the ports cannot take yet, so the card's `ready` comes from a register).
 
     Counters, per port: reads and writes taken, requests refused, stall cycles (a request waiting at the
-    FIFO's register and another port's taken, or none taken), and the latency of each answer, from the
+    port, arriving or held, and another port's taken, or none), and the latency of each answer, from the
     request arriving at the port to its answer leaving it: a 64-bit sum, a count and a histogram of
     `buckets` buckets of 2**`hist_shift` cycles (the last collects everything above), counted 3 cycles
     after the answer leaves.
@@ -154,9 +154,7 @@ class MemoryPorts(LiteXModule):
 
         # The card's tag -> the port, the port's tag and its arrival, written as the request goes.
         origin_layout = [("port", len(turn)), ("tag", TAG_BITS), ("arrived", 32)]
-        origin = Memory(layout_len(origin_layout), tags)
-        origin_w, origin_r = origin.get_port(write_capable=True), origin.get_port(async_read=True)
-        self.specials += origin, origin_w, origin_r
+        origin_w, origin_r = async_memory(self, layout_len(origin_layout), tags)
         written, found = Record(origin_layout), Record(origin_layout)
         self.comb += [
             written.port.eq(chosen), written.tag.eq(offered.tag), written.arrived.eq(offered.arrived),
