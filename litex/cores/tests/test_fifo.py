@@ -161,6 +161,29 @@ def test_the_delay_line_keeps_every_element_under_back_pressure(delay):
     assert all(c_out - c_in >= delay for (_, c_in), (_, c_out) in zip(log["in"], log["out"]))
 
 
+LONG_DELAY = 30_000     # above 2**14: only the 16-bit age's top bit tells it (a 15-bit age, or the bit below, would not)
+
+
+@pytest.mark.parametrize("line", ["line", "plain_line"])
+def test_a_long_delay_is_kept_to_the_cycle(line):
+    """Near the longest delay the line's 16-bit stamps allow (below 2**15), with and without the bypass:
+    elements offered in cycles 0, 1 and 5 come out LONG_DELAY cycles after each."""
+    dut, out = getattr(DUTS, line), []
+
+    def run():
+        yield dut.delay.eq(LONG_DELAY)
+        yield dut.source.ready.eq(1)
+        for cycle in range(LONG_DELAY + 8):
+            yield dut.sink.valid.eq(int(cycle in (0, 1, 5)))
+            yield dut.sink.data.eq(cycle + 1)
+            yield
+            if (yield dut.source.valid):
+                out.append(((yield dut.source.data), cycle))
+
+    run_simulation(DUTS, run(), max_cycles=LONG_DELAY + 100)
+    assert out == [(1, LONG_DELAY), (2, LONG_DELAY + 1), (6, LONG_DELAY + 5)]
+
+
 def test_a_level_fifo_is_a_power_of_two_deep_and_two_at_least():
     for depth in (1, 3, 6):
         with pytest.raises(AssertionError):

@@ -9,7 +9,7 @@ import random
 import pytest
 from migen import *
 
-from monet.cores.common.layouts import T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
+from monet.cores.common.layouts import TAG_BITS, T_ERR as ERR, T_RD_REQ as RD_REQ, T_RD_RSP as RD_RSP, \
     T_WR_ACK as WR_ACK, T_WR_REQ as WR_REQ
 from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ports import MemoryPorts
@@ -62,8 +62,9 @@ def line(seed):
 def requester(top, i, script, answers, taken, cycles, gap=0):
     """Generator: port i's requester. Sends the (type, laddr, data) requests of `script` with its own tags
     (0 to PORT_TAGS - 1) one a cycle while a tag is free, `gap` idle cycles after each (a number in
-    `script`: that many idle cycles); appends each answer as (port, cycle, request, answer type, laddr, data)
-    to `answers` and the cycles port i's requests went to the card to `taken`."""
+    `script`: that many idle cycles); appends each answer as (port, cycle, request, answer type, laddr, data,
+    cycles from the request offered to its answer) to `answers` and the cycles port i's requests went to
+    the card to `taken`."""
     sink, source = top.ports.sinks[i], top.ports.sources[i]
     free, in_flight, queue, wait = list(range(PORT_TAGS)), {}, list(script), 0
     yield source.ready.eq(1)
@@ -71,8 +72,9 @@ def requester(top, i, script, answers, taken, cycles, gap=0):
         if (yield source.valid):
             tag = yield source.tag
             assert tag in in_flight, f"port {i} answered tag {tag}, not in flight"
-            answers.append((i, cycle, in_flight.pop(tag), (yield source.type), (yield source.laddr),
-                            (yield source.data)))
+            request, offered = in_flight.pop(tag)
+            answers.append((i, cycle, request, (yield source.type), (yield source.laddr), (yield source.data),
+                            cycle - offered))
             free.append(tag)
         if (yield top.ports.taken) >> i & 1:
             taken.append(cycle)
@@ -82,7 +84,7 @@ def requester(top, i, script, answers, taken, cycles, gap=0):
             wait += queue.pop(0)
         if queue and free and not wait:
             request, tag = queue.pop(0), free.pop(0)
-            in_flight[tag] = request
+            in_flight[tag] = (request, cycle + 1)      # offered from the next cycle
             typ, laddr, data = request
             for name, value in (("valid", 1), ("type", typ), ("tag", tag), ("laddr", laddr), ("mask", FULL),
                                 ("data", data)):
@@ -123,7 +125,7 @@ def test_ports_with_the_same_tags_get_their_own_answers(n_ports):
         scripts.append([(WR_REQ, laddr, line(laddr)) for laddr in mine] + [(RD_REQ, laddr, 0) for laddr in mine])
     answers, taken = run(top, scripts)
     for i in range(n_ports):
-        got = [(request, typ, laddr, data) for port, _, request, typ, laddr, data in answers if port == i]
+        got = [(request, typ, laddr, data) for port, _, request, typ, laddr, data, _ in answers if port == i]
         expected = [((WR_REQ, laddr, line(laddr)), WR_ACK, laddr, 0) for laddr in range(8 * i, 8 * i + 6)] + \
                    [((RD_REQ, laddr, 0), RD_RSP, laddr, line(laddr)) for laddr in range(8 * i, 8 * i + 6)]
         assert sorted(got) == sorted(expected)
@@ -164,7 +166,11 @@ def test_a_request_outside_its_range_is_refused():
     at = words(top.ports)
     bank = top.bank
 
+    resets = []
+
     def program():
+        for word in (at["last0"], at["last0"] + 1, at["share0"]):
+            resets.append((yield from csr_read(bank, word)))
         for name, value in (("first0", 0), ("last0", 15), ("first1", 16), ("last1", 31)):
             yield from csr_write(bank, at[name] + 1, value)     # the low word (36 bits: two words)
             yield from csr_write(bank, at[name], 0)
@@ -181,7 +187,8 @@ def test_a_request_outside_its_range_is_refused():
                [30, (WR_REQ, 20, line(20)), (WR_REQ, 3, line(99)), (RD_REQ, 3, 0), (RD_REQ, 16, 0),
                 (WR_REQ, 32, 1)]]
     answers, _ = run(top, scripts, cycles=250, gap=20, before=program(), after=read_counters())
-    by_port = {i: [(request, typ, data) for port, _, request, typ, _, data in answers if port == i] for i in (0, 1)}
+    by_port = {i: [(request, typ, data) for port, _, request, typ, _, data, _ in answers if port == i]
+               for i in (0, 1)}
     assert by_port[0] == [((WR_REQ, 3, line(3)), WR_ACK, 0), ((RD_REQ, 3, 0), RD_RSP, line(3)),
                           ((WR_REQ, 15, line(15)), WR_ACK, 0)]
     assert [(request, typ) for request, typ, _ in by_port[1]] == [
@@ -189,12 +196,20 @@ def test_a_request_outside_its_range_is_refused():
         ((RD_REQ, 16, 0), RD_RSP), ((WR_REQ, 32, 1), ERR)]
     assert counters == {"refused0": 0, "refused1": 3, "reads0": 1, "reads1": 1, "writes0": 2, "writes1": 1,
                         "errors": 3}
+    assert resets == [0xF, 0xFFFF_FFFF, 1]      # every line (36-bit line addresses), one request a turn
+
+
+def test_the_defaults_are_a_requester_s_tags_a_port():
+    """Built with its defaults: four ports, each FIFO and the card's tags as many as a requester's tags."""
+    ports = MemoryPorts()
+    assert len(ports.sinks) == len(ports.sources) == 4
+    assert ports.fifo0.fifo.depth == 2**TAG_BITS and ports.tags.head.nbits == TAG_BITS
 
 
 def test_latency_is_counted_per_port():
     """A lone read is answered ROUND_TRIP cycles after its port offered it, counted in its port's sum, count
     and histogram bucket (1-cycle buckets); reads of two ports offered in the same cycles wait for each
-    other's and count more."""
+    other's: each port's sum and histogram are its own answers' latencies as the requester saw them."""
     top = dut(4)
     seen = {}
 
@@ -210,8 +225,10 @@ def test_latency_is_counted_per_port():
     answers, _ = run(top, [[], [4, (RD_REQ, 5, 0)], [40] + [(RD_REQ, 6, 0)] * 6, [40] + [(RD_REQ, 7, 0)] * 6],
                      cycles=100,
                      before=settings([top.ports.hist_shift.eq(0)]), after=read_latency())
-    assert len([a for a in answers if a[0] == 1]) == 1
+    assert [a[-1] for a in answers if a[0] == 1] == [ROUND_TRIP]
     assert seen[1] == (ROUND_TRIP, 1, [0] * ROUND_TRIP + [1] + [0] * (top.ports.buckets - ROUND_TRIP - 1))
     for i in (2, 3):
-        assert seen[i][1] == sum(seen[i][2]) == 6 and seen[i][2][:ROUND_TRIP] == [0] * ROUND_TRIP
-    assert seen[2][0] + seen[3][0] > 12 * ROUND_TRIP
+        mine = [a[-1] for a in answers if a[0] == i]
+        hist = [sum(min(latency, top.ports.buckets - 1) == b for latency in mine) for b in range(top.ports.buckets)]
+        assert seen[i] == (sum(mine), 6, hist)
+    assert sum(a[-1] for a in answers if a[0] in (2, 3)) > 12 * ROUND_TRIP
