@@ -116,7 +116,7 @@ def settings(statements):
 
 @pytest.mark.parametrize("n_ports", [2, 4])
 def test_ports_with_the_same_tags_get_their_own_answers(n_ports):
-    """Every port writes six lines of its own and reads them back with tags 0-3: each answer reaches its own
+    """Every port writes six lines of its own and reads them back with tags 0-7: each answer reaches its own
     port, with its own tag and its own line's data; each request went to the card once."""
     top = dut(n_ports)
     scripts = []
