@@ -6,7 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.remat.codes import FAULT_REMOTE, FAULT_TARGET, TARGET_LOCAL
+from monet.cores.remat.codes import FAULT_REMOTE, FAULT_TARGET, FAULT_TIMEOUT, TARGET_LOCAL
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
@@ -146,18 +146,52 @@ def test_unanswered_requests_end_with_a_timeout_error_and_late_answers_are_dropp
     # cycles, and the late answers free their tags without reaching the port a second time.
     dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, timeout=60)
     reqs = {0: [(64 * i, i % 2, i) for i in range(6)]}
-    responses, on_link, _ = run(dut, reqs, responder_delay=150, cycles=600)
+    latched = {}
+
+    def at_the_end():
+        for _ in range(599):
+            yield
+        latched["kind"], latched["timeouts"] = (yield dut.fault_kind), (yield dut.timeouts)
+
+    responses, on_link, _ = run(dut, reqs, responder_delay=150, cycles=600, also=[at_the_end()])
     assert sorted(i for i, _, _ in responses[0]) == list(range(6))   # each once
     assert all(err == 1 for _, err, _ in responses[0])
+    assert latched == {"kind": FAULT_TIMEOUT, "timeouts": 6}
     assert [laddr for _, _, laddr in on_link] == list(range(512, 518))   # each went out once
+
+
+def test_the_timeout_scan_covers_every_group_of_tags():
+    # 32 tags are scanned in two groups of 16: twenty unanswered reads hold tags of both, and every one ends
+    # with a timeout error before its answer comes (a scan of the first group only would let four through).
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=32, timeout=60)
+    responses, _, _ = run(dut, {0: [(64 * i, 0, 0) for i in range(20)]}, responder_delay=300, cycles=700)
+    assert sorted(i for i, _, _ in responses[0]) == list(range(20))
+    assert all(err == 1 for _, err, _ in responses[0])
+
+
+def test_the_defaults_are_two_ports_and_the_link_first():
+    dut = ReMAT(n_sections=8, section_bits=12, tags=16, n_targets=2)
+    assert len(dut.ports) == 2 and dut.source is dut.sources[0] and dut.sink is dut.sinks[0]
 
 
 def test_late_answers_free_the_tags():
     dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=4, timeout=40)
     # More accesses than tags: the later ones can only go out once late answers freed the zombie tags.
     reqs = {0: [(64 * i, 0, 0) for i in range(8)]}
-    responses, on_link, _ = run(dut, reqs, responder_delay=100, cycles=1500)
+    kinds = []
+
+    def watch_faults():
+        faults = 0
+        for _ in range(1500):
+            if (yield dut.faults) != faults:
+                faults = yield dut.faults
+                kinds.append((yield dut.fault_kind))
+            yield
+
+    responses, on_link, _ = run(dut, reqs, responder_delay=100, cycles=1500, also=[watch_faults()])
     assert sorted(i for i, _, _ in responses[0]) == list(range(8))
+    # Every access times out (the answers come at 100 cycles): the six sent and the two that waited for a tag.
+    assert kinds == [FAULT_TIMEOUT] * 8
     # Accesses 0-3 take the 4 tags and expire at 40 cycles; 4 and 5 expire waiting for a tag; the late
     # answers (about 100 cycles) free the tags in time for 6 and 7 (section 0 is remote section 8: line
     # 512 + i). A ReMAT that never frees a late answer's tag sends only the first 4.
@@ -230,6 +264,7 @@ def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
     accepted, answered, on_link, regs = [], [], [], {}
 
     def cpu():
+        regs["lat_min_reset"] = yield from csr_read(top, LAT_MIN)
         yield from csr_write(top, BFCT_INDEX, 0)
         yield from csr_write(top, BFCT_ENTRY, 0b111 | 8 << 8)
         yield from csr_write(top, BFCT_COMMIT, 1)
@@ -250,6 +285,8 @@ def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
             regs[name] = yield from csr_read(top, word)
         yield from csr_write(top, TIMEOUT, 2**32 - 1)       # the whole word: about 17 s at 250 MHz
         regs["timeout_max"] = yield from csr_read(top, TIMEOUT)
+        yield dut.fault_kind.eq(FAULT_TIMEOUT)             # the highest kind: the register shows all its bits
+        regs["fault_kind_timeout"] = yield from csr_read(top, FAULT_KIND)
         yield from csr_write(top, LAT_CLEAR, 1)
         regs["cleared"] = []
         for word in (LAT_MIN, LAT_MAX, LAT_SUM_LO, LAT_COUNT):
@@ -305,6 +342,7 @@ def test_the_cpu_paces_requests_and_reads_the_counters_and_latency_statistics():
     assert regs["lat_count"] == 2**31 - 1 + 8
     assert (regs["timeout"], regs["timeouts"]) == (4_000_000, 0)
     assert regs["cleared"] == [2**32 - 1, 0, 0, 0]
+    assert (regs["lat_min_reset"], regs["fault_kind_timeout"]) == (2**32 - 1, FAULT_TIMEOUT)
 
 
 def bucket_sends(rate, n):
