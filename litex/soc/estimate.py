@@ -387,8 +387,7 @@ def _pooled_memcard():
     card = _memcard()
     card.ports = ports = MemoryPorts(n_ports=POOLED_PORTS, max_outstanding=REMOTE_TAGS, tags=REMOTE_TAGS)
     card.comb += [ports.source.connect(card.sink), card.source.connect(ports.sink)]
-    return _with_ports(card, pooled=[value for name, value in vars(ports).items()
-                                     if not name.startswith("_") and not isinstance(value, Module)])
+    return _with_ports(card, pooled=list(interface_signals(ports)))
 
 
 def _pooled_memory_card():

@@ -199,10 +199,11 @@ class MemoryPorts(LiteXModule):
             bucket.eq(Mux(shifted >= buckets - 1, buckets - 1, shifted)),
         ]
         for i in range(n_ports):
+            measured_here = measured & (measured_port == i)
             mine, addend = Signal(name=f"counted{i}"), Signal(32, name=f"latency{i}")
             self.sync += [
-                mine.eq(measured & (measured_port == i)),
-                addend.eq(Mux(measured & (measured_port == i), latency, 0)),
+                mine.eq(measured_here),
+                addend.eq(Mux(measured_here, latency, 0)),
             ]
             add_in_two_words(self, self.latency_sum[i], addend, 0)
             self.sync += If(mine,

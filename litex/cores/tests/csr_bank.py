@@ -16,6 +16,15 @@ class ControlBank(Module):
         self.submodules.bank = csr_bus.CSRBank(core.get_csrs(), bus=self.bus)
 
 
+def word_addresses(core):
+    """{CSR name: its first word address} of a core behind a ControlBank, in the order the bank maps them."""
+    found, word = {}, 0
+    for csr in core.get_csrs():
+        found[csr.name] = word
+        word += (csr.size + 31) // 32
+    return found
+
+
 def csr_write(bank, word, value):
     """Generator: writes `value` at word address `word`, as the CPU's store does (one cycle)."""
     yield bank.bus.adr.eq(word)

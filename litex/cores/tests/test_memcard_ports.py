@@ -15,7 +15,7 @@ from monet.cores.memcard.core import MemoryCard
 from monet.cores.memcard.ports import MemoryPorts
 from monet.cores.tests.verilog_sim import run_simulation
 
-from .csr_bank import ControlBank, csr_read, csr_write
+from .csr_bank import ControlBank, csr_read, csr_write, word_addresses
 
 FULL = (1 << 64) - 1
 LINES = 64
@@ -44,15 +44,6 @@ def dut(n_ports, with_control=False):
     if key not in DUTS:
         DUTS[key] = Top(n_ports, with_control)
     return DUTS[key]
-
-
-def words(core):
-    """{CSR name: its first word address} in the order the bank maps them (one word a 32 bits)."""
-    found, word = {}, 0
-    for csr in core.get_csrs():
-        found[csr.name] = word
-        word += (csr.size + 31) // 32
-    return found
 
 
 def line(seed):
@@ -163,7 +154,7 @@ def test_a_request_outside_its_range_is_refused():
     and read of port 0's line 3 and its write beyond its range are answered with errors, counted as
     refused; port 0 reads its line as it wrote it; each port's own lines work."""
     top = dut(2, with_control=True)
-    at = words(top.ports)
+    at = word_addresses(top.ports)
     bank = top.bank
 
     resets = []
