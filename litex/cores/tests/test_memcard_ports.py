@@ -197,6 +197,15 @@ def test_the_defaults_are_a_requester_s_tags_a_port():
     assert ports.fifo0.fifo.depth == 2**TAG_BITS and ports.tags.head.nbits == TAG_BITS
 
 
+def test_a_port_whose_first_line_is_above_its_last_reaches_nothing():
+    """Lines 20..10 are no lines: a read of line 15, inside neither bound's side, is refused like any other."""
+    top = dut(2)
+    answers, _ = run(top, [[4, (RD_REQ, 15, 0), (RD_REQ, 25, 0)], [4, (RD_REQ, 15, 0)]], cycles=60,
+                     before=settings([top.ports.first_line[0].eq(20), top.ports.last_line[0].eq(10)]))
+    assert sorted((port, request[1], typ) for port, _, request, typ, *_ in answers) == [
+        (0, 15, ERR), (0, 25, ERR), (1, 15, RD_RSP)]
+
+
 def test_latency_is_counted_per_port():
     """A lone read is answered ROUND_TRIP cycles after its port offered it, counted in its port's sum, count
     and histogram bucket (1-cycle buckets); reads of two ports offered in the same cycles wait for each
