@@ -285,13 +285,13 @@ static void cmd_prbs(struct args *a) {
 }
 
 #ifdef LINK_SIM_CHANNEL
-define_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat=0..32767 max_units=1..8 pairing=0|1 issue_rate=0..65535]");
-define_command(inject, cmd_inject, "[kind=none|crc|type|truncated|duplicate|skip|flood|lane|down|slip|lane_down toward=a2b|b2a at=cycles copies=1..65535 lane=0..7 cycles=]");
-define_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
+define_card_command(link, cmd_link, "[lanes= block_ps= delay= skew=a,b,.. memory=0|1|2 memlat=0..32767 max_units=1..8 pairing=0|1 issue_rate=0..65535]");
+define_card_command(inject, cmd_inject, "[kind=none|crc|type|truncated|duplicate|skip|flood|lane|down|slip|lane_down toward=a2b|b2a at=cycles copies=1..65535 lane=0..7 cycles=]");
+define_card_command(errinj, cmd_errinj, "[ber=T|T0,..,T7 (block hit /2**40) burst=1..32 seed= down=cycles down_after=cycles]");
 #else
-define_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
+define_card_command(link, cmd_link, "[lanes=" XSTR(LINK_LANES) " delay= max_units=1..8 pairing=0|1 issue_rate=0..65535]: this card's end and lanes");
 #endif
-define_command(retry, cmd_retry,
+define_card_command(retry, cmd_retry,
                "[timeout=16..65535 nak=0|1 selective=0|1 repair=0|1 request_timeout=cycles credits=0|"
                XSTR(LINK_REQUESTS_PER_CREDIT) ".." XSTR(LINK_MAX_CREDITS) "] and counters");
-define_command(prbs, cmd_prbs, "cycles=N [loopback=none|near|far]: PRBS31 on every lane, bits and errors per lane");
+define_card_command(prbs, cmd_prbs, "cycles=N [loopback=none|near|far]: PRBS31 on every lane, bits and errors per lane");

@@ -14,51 +14,59 @@
 #include "link.h"
 #include "pbb.h"
 
+/* The benchmark block's settings from a command's arguments (pbb's and pool's): NULL, or what is wrong. */
+const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, const char **pattern) {
+    static const struct { const char *name; uint32_t code; } ops[] = {
+        {"read", PBB_MODE_READ}, {"write", PBB_MODE_WRITE}, {"mixed", PBB_MODE_MIXED}}, patterns[] = {
+        {"seq", PBB_PATTERN_SEQ}, {"stride", PBB_PATTERN_STRIDE}, {"random", PBB_PATTERN_RANDOM}};
+    *op = arg_str(a, "op", "read");
+    *pattern = arg_str(a, "pattern", "seq");
+    int mode_known = 0, pattern_known = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        if (!strcmp(*op, ops[i].name)) { s->mode = ops[i].code; mode_known = 1; }
+        if (!strcmp(*pattern, patterns[i].name)) { s->pattern = patterns[i].code; pattern_known = 1; }
+    }
+    if (!mode_known) return "op must be read, write or mixed";
+    if (!pattern_known) return "pattern must be seq, stride or random";
+    s->read_ratio  = arg_u32(a, "ratio", 128);
+    const char *mix = arg_str(a, "mix", "random");
+    if (strcmp(mix, "random") && strcmp(mix, "even")) return "mix must be random or even";
+    s->mix_even = !strcmp(mix, "even");
+    s->base        = arg_u32(a, "addr", 0);
+    s->span        = arg_u32(a, "span", 1u << 20);
+    s->stride      = arg_u32(a, "stride", 256);
+    s->count       = arg_u32(a, "count", 1000);
+    s->outstanding = arg_u32(a, "outstanding", REMOTE_TAGS);
+    s->seed        = arg_u32(a, "seed", 1);
+    s->check       = arg_u32(a, "check", 0);
+    s->shift       = arg_u32(a, "shift", 2);
+    uint32_t size = arg_u32(a, "size", REMOTE_LINE_BYTES);
+    s->size_log2 = 0;
+    for (uint32_t n = 3; n <= 7; n++)
+        if (size == 1u << n) s->size_log2 = n;
+    if (!s->size_log2) return "size must be 8, 16, 32, 64 or 128 bytes";
+    if (s->span < REMOTE_LINE_BYTES || (s->span & (s->span - 1))) return "span must be a power of two >= " XSTR(REMOTE_LINE_BYTES);
+    if (!window_ok(s->base, s->span) || (s->base & (REMOTE_LINE_BYTES - 1))) return "addr/span must lie in the window, line aligned";
+    if (s->outstanding < 1 || s->outstanding > REMOTE_TAGS) return "outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)";
+    if (s->stride % REMOTE_LINE_BYTES || s->stride >= s->span) return "stride must be a line multiple below span";
+    s->direct = arg_u32(a, "direct", 0);
+    if (s->direct > 1) return "direct must be 0 or 1";
+#ifndef CSR_PBB_DIRECT_ADDR
+    if (s->direct) return "direct=1 needs a benchmark block built with an HMC block port";
+#endif
+    if (s->direct && s->size_log2 != 7) return "direct=1 moves 128 B blocks: size must be 128";
+    if (s->direct && (s->base | s->stride) % (2 * REMOTE_LINE_BYTES)) return "direct=1: addr and stride must be 128 B multiples";
+    if (!s->direct && s->size_log2 == 7 && s->count % 2) return "count must be even for 128 B accesses (two line transactions each)";
+    return NULL;
+}
+
 /* pbb op=read|write|mixed [ratio=R mix=random|even] pattern=seq|stride|random addr= span= stride= count= outstanding=
  *     seed= check=0|1 shift= size= direct=0|1 : one run of the benchmark block, waited out, with link
  *     occupancy. direct=1: 128 B blocks on the HMC controller's block port (the HMC must be the memory). */
 static void cmd_pbb(struct args *a) {
-    static const struct { const char *name; uint32_t code; } ops[] = {
-        {"read", PBB_MODE_READ}, {"write", PBB_MODE_WRITE}, {"mixed", PBB_MODE_MIXED}}, patterns[] = {
-        {"seq", PBB_PATTERN_SEQ}, {"stride", PBB_PATTERN_STRIDE}, {"random", PBB_PATTERN_RANDOM}};
-    const char *op = arg_str(a, "op", "read"), *pattern = arg_str(a, "pattern", "seq");
     struct pbb_settings s;
-    int mode_known = 0, pattern_known = 0;
-    for (uint32_t i = 0; i < 3; i++) {
-        if (!strcmp(op, ops[i].name)) { s.mode = ops[i].code; mode_known = 1; }
-        if (!strcmp(pattern, patterns[i].name)) { s.pattern = patterns[i].code; pattern_known = 1; }
-    }
-    if (!mode_known) { error("op must be read, write or mixed"); return; }
-    if (!pattern_known) { error("pattern must be seq, stride or random"); return; }
-    s.read_ratio  = arg_u32(a, "ratio", 128);
-    const char *mix = arg_str(a, "mix", "random");
-    if (strcmp(mix, "random") && strcmp(mix, "even")) { error("mix must be random or even"); return; }
-    s.mix_even = !strcmp(mix, "even");
-    s.base        = arg_u32(a, "addr", 0);
-    s.span        = arg_u32(a, "span", 1u << 20);
-    s.stride      = arg_u32(a, "stride", 256);
-    s.count       = arg_u32(a, "count", 1000);
-    s.outstanding = arg_u32(a, "outstanding", REMOTE_TAGS);
-    s.seed        = arg_u32(a, "seed", 1);
-    s.check       = arg_u32(a, "check", 0);
-    s.shift       = arg_u32(a, "shift", 2);
-    uint32_t size = arg_u32(a, "size", REMOTE_LINE_BYTES);
-    s.size_log2 = 0;
-    for (uint32_t n = 3; n <= 7; n++)
-        if (size == 1u << n) s.size_log2 = n;
-    if (!s.size_log2) { error("size must be 8, 16, 32, 64 or 128 bytes"); return; }
-    if (s.span < REMOTE_LINE_BYTES || (s.span & (s.span - 1))) { error("span must be a power of two >= " XSTR(REMOTE_LINE_BYTES)); return; }
-    if (!window_ok(s.base, s.span) || (s.base & (REMOTE_LINE_BYTES - 1))) { error("addr/span must lie in the window, line aligned"); return; }
-    if (s.outstanding < 1 || s.outstanding > REMOTE_TAGS) { error("outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)"); return; }
-    if (s.stride % REMOTE_LINE_BYTES || s.stride >= s.span) { error("stride must be a line multiple below span"); return; }
-    s.direct = arg_u32(a, "direct", 0);
-    if (s.direct > 1) { error("direct must be 0 or 1"); return; }
-#ifndef CSR_PBB_DIRECT_ADDR
-    if (s.direct) { error("direct=1 needs a benchmark block built with an HMC block port"); return; }
-#endif
-    if (s.direct && s.size_log2 != 7) { error("direct=1 moves 128 B blocks: size must be 128"); return; }
-    if (s.direct && (s.base | s.stride) % (2 * REMOTE_LINE_BYTES)) { error("direct=1: addr and stride must be 128 B multiples"); return; }
-    if (!s.direct && s.size_log2 == 7 && s.count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
+    const char *op, *pattern, *wrong = pbb_parse(a, &s, &op, &pattern);
+    if (wrong) { error(wrong); return; }
     uint32_t fc, cc, fm, cm, a2b0, b2a0, a2b1, b2a1;
     link_counters(&fc, &cc, &fm, &cm, &a2b0, &b2a0);
     /* A run that stops making progress (a lost frame, until replay exists) ends here, reported. */
@@ -85,4 +93,4 @@ static void cmd_pbb(struct args *a) {
     printf("}\n");
 }
 
-define_command(pbb, cmd_pbb, "op=read|write|mixed ratio= mix=random|even pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 direct=0|1 timeout=cycles");
+define_card_command(pbb, cmd_pbb, "op=read|write|mixed ratio= mix=random|even pattern=seq|stride|random addr= span= stride= count= outstanding= seed= check= shift= size=8..128 direct=0|1 timeout=cycles");

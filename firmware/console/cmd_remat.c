@@ -46,8 +46,8 @@ static void cmd_faults(struct args *a) {
            (unsigned)f.count, (unsigned)f.addr, (unsigned)f.kind, (unsigned)remat_requests());
 }
 
-define_command(bfct, cmd_bfct, "idx= [en= r= w= target= base=]");
-define_command(faults, cmd_faults, "fault counter and latch");
+define_card_command(bfct, cmd_bfct, "idx= [en= r= w= target= base=]");
+define_card_command(faults, cmd_faults, "fault counter and latch");
 
 #ifdef CSR_COMBINER_BASE   /* the sim's cacheable window */
 /* combiner [fetch_lines=1|2] [fence=1]: sets the read buffer's fetch size, fences; its counters. */

@@ -12,6 +12,7 @@
 #include "monet_console.h"
 #include "monet_hal.h"
 
+#include "pool.h"
 #include "remat.h"
 
 int console_errors;
@@ -88,18 +89,24 @@ void console_line(char *line) {
     if (parsed < 0) { error("expected: command key=value ..."); return; }
     const struct command *c = __start_monet_commands;
     while (c < __stop_monet_commands && strcmp(cmd, c->name)) c++;
-    if (c < __stop_monet_commands) c->fn(&a);
-    else {
+    if (c == __stop_monet_commands) {
         console_errors++;
         printf("{\"error\": \"unknown command %s, try help\"}\n", cmd);
+        return;
     }
+    const char *card = arg_str(&a, "card", NULL);
+    if (card && !c->per_card) { error("card= is not accepted by this command: it reaches the compute card or the memory card alone"); return; }
+    if (card && card_select(strtoul(card, NULL, 0))) { error("card must be 0 (the compute card).." XSTR(POOL_TRAFFIC_CARDS) " (the traffic cards)"); return; }
+    c->fn(&a);
+    card_select(0);
 }
 
 static void cmd_help(struct args *a) {
     (void)a;
     printf("{\"commands\": {");
     for (const struct command *c = __start_monet_commands; c < __stop_monet_commands; c++)
-        printf("%s\"%s\": \"%s\"", c == __start_monet_commands ? "" : ", ", c->name, c->help);
+        printf("%s\"%s\": \"%s%s\"", c == __start_monet_commands ? "" : ", ", c->name, c->help,
+               c->per_card ? " card=0.." XSTR(POOL_TRAFFIC_CARDS) : "");
     printf("}}\n");
 }
 
@@ -107,9 +114,10 @@ static void cmd_info(struct args *a) {
     (void)a;
 #ifdef MEMCARD_SIZE   /* the sim: both cards in one SoC, the window in the soft CPU's map */
     printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
-           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u}\n",
+           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u, \"traffic_cards\": %u}\n",
            (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
-           (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE);
+           (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE,
+           (unsigned)POOL_TRAFFIC_CARDS);
 #else                 /* a board's compute card: the window in the PS's map, the memory on the other board */
     printf("{\"ident\": \"%s\", \"clk_hz\": %u, \"window_base\": %llu, \"sections\": %u, "
            "\"section_bytes\": %llu, \"tags\": %u, \"lanes\": %u, \"rate_mbps\": %u}\n", CONFIG_IDENTIFIER,

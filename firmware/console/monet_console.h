@@ -29,6 +29,10 @@ extern int console_errors;   /* answers that were errors, since the program star
 void print_samples(const char *name, const uint32_t *v, uint32_t n);
 void print_faults(uint32_t before);   /* "fault" (the counter moved since `before`), faults, addr, kind */
 
+/* The benchmark block's settings from a command's arguments (`pbb`, `pool`): NULL, or what is wrong. */
+struct pbb_settings;
+const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, const char **pattern);
+
 /* One command line: parsed, dispatched, answered (an error answer when it is not `command key=value ...`). */
 void console_line(char *line);
 
@@ -38,11 +42,16 @@ uint64_t console_cycles(void);
 
 /* The entries must lie back to back: an alignment given by hand keeps the compiler from raising that of each
  * (GCC aligns a 24-byte object to 32 bytes on x86-64, which left gaps in monet-ctl's table). */
-struct command { const char *name; void (*fn)(struct args *); const char *help; };
-#define define_command(cmd_name, handler, help_text) \
+/* A card command (define_card_command) takes `card=N` in the pooled model: the compute card's registers it
+ * reaches are then traffic card N's (firmware/lib/pool.h); the others are the compute card's or the memory
+ * card's alone. */
+struct command { const char *name; void (*fn)(struct args *); const char *help; int per_card; };
+#define define_command_entry(cmd_name, handler, help_text, card) \
     static const struct command command_##cmd_name \
         __attribute__((__used__, __aligned__(__alignof__(struct command)), __section__("monet_commands"))) = \
-        {#cmd_name, handler, help_text}
+        {#cmd_name, handler, help_text, card}
+#define define_command(cmd_name, handler, help_text) define_command_entry(cmd_name, handler, help_text, 0)
+#define define_card_command(cmd_name, handler, help_text) define_command_entry(cmd_name, handler, help_text, 1)
 
 #define FENCE_STUCK "the combiner's fence did not end: the link does not answer"
 

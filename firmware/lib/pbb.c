@@ -2,7 +2,7 @@
 #include "monet_hal.h"
 #include "pbb.h"
 
-void pbb_start(const struct pbb_settings *s) {
+void pbb_configure(const struct pbb_settings *s) {
     hal_write32(CSR_PBB_MODE_ADDR, s->mode);
     hal_write32(CSR_PBB_READ_RATIO_ADDR, s->read_ratio);
     hal_write32(CSR_PBB_PATTERN_ADDR, s->pattern);
@@ -19,7 +19,13 @@ void pbb_start(const struct pbb_settings *s) {
 #ifdef CSR_PBB_DIRECT_ADDR
     hal_write32(CSR_PBB_DIRECT_ADDR, s->direct);
 #endif
-    hal_write32(CSR_PBB_START_ADDR, 1);
+}
+
+void pbb_go(void) { hal_write32(CSR_PBB_START_ADDR, 1); }
+
+void pbb_start(const struct pbb_settings *s) {
+    pbb_configure(s);
+    pbb_go();
 }
 
 int pbb_busy(void) { return hal_read32(CSR_PBB_BUSY_ADDR) & 1; }

@@ -17,7 +17,9 @@ struct pbb_result {
     uint32_t hist[PBB_BUCKETS];
 };
 
-void pbb_start(const struct pbb_settings *s);
+void pbb_configure(const struct pbb_settings *s);   /* the settings, read as the run starts */
+void pbb_go(void);                                  /* starts a run with the settings configured */
+void pbb_start(const struct pbb_settings *s);       /* both */
 int  pbb_busy(void);
 void pbb_result(struct pbb_result *r);
 

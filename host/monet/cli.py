@@ -14,7 +14,7 @@ from monet.link.profiles import memory_refusal
 from monet.model.runner import MODELS
 from monet.qemu import QemuError
 from monet.report.tables import print_table
-from monet.sim.build import DEFAULT_MODEL, MODELS as SIM_MODELS
+from monet.sim.build import BUILDS as SIM_BUILDS, DEFAULT_MODEL, MODELS as SIM_MODELS
 from monet.soc.facts import CONSOLE_MAX_SAMPLES
 
 
@@ -23,7 +23,7 @@ def _log(message):
 
 
 @contextmanager
-def _open_target(name, forward_port=False):
+def _open_target(name, forward_port=False, sim_model=None):
     """The target a benchmark point runs on, opened, and what its results record of it."""
     if name == "host":
         yield None, {}
@@ -43,9 +43,10 @@ def _open_target(name, forward_port=False):
                           "fpga": guest.fpga, "link_bring_up": guest.link}
     else:
         from monet.sim import SimBuild, SimTarget
-        build = SimBuild(log=_log).ensure()
+        build = SimBuild(sim_model or DEFAULT_MODEL, log=_log).ensure()
         with SimTarget(build) as sim:
-            yield sim, {"gateware_hash": build.hash, "firmware_hash": build.firmware_hash}
+            yield sim, {"sim_model": build.model_name, "gateware_hash": build.hash,
+                        "firmware_hash": build.firmware_hash}
 
 
 def bench_point(args):
@@ -84,7 +85,7 @@ def cmd_bench(args):
         return 2
     t0 = time.time()
     try:
-        with _open_target(point["target"], benchmark.forward_port) as (target, stamp):
+        with _open_target(point["target"], benchmark.forward_port, benchmark.sim_model) as (target, stamp):
             result = benchmark.run(target, point, log=_log)
             if point["target"] == "sim":
                 from monet.sim.link_setup import link_counters
@@ -196,7 +197,7 @@ def cmd_sim_speed(args):
     from monet.sim import speed as simspeed
     from monet.sim import SimBuild, SimTarget
     results = []
-    for model in SIM_MODELS if args.model == "all" else [args.model]:
+    for model in SIM_BUILDS if args.model == "all" else [args.model]:
         build = SimBuild(model, log=_log).ensure()
         with SimTarget(build) as target:
             results.append(simspeed.run(target, build))
@@ -395,12 +396,12 @@ def make_parser():
 
     sim = sub.add_parser("sim", help="the sim model").add_subparsers(dest="sim", required=True)
     model_help = ("the sim model, by the memories its card holds besides SRAM: sram (none), ddr4, hmc, full (both; "
-                  "the default)")
+                  "the default); pooled: ddr4's and three traffic cards on the memory card's ports")
     sb = sim.add_parser("build", help="build (or reuse) a Verilator model and the firmware")
-    sb.add_argument("--model", choices=SIM_MODELS, default=DEFAULT_MODEL, help=model_help)
+    sb.add_argument("--model", choices=SIM_BUILDS, default=DEFAULT_MODEL, help=model_help)
     sb.set_defaults(func=cmd_sim_build)
     ss = sim.add_parser("speed", help="cycles/s of a model on three fixed workloads (idle, CPU remote, PBB busy)")
-    ss.add_argument("--model", choices=[*SIM_MODELS, "all"], default=DEFAULT_MODEL,
+    ss.add_argument("--model", choices=[*SIM_BUILDS, "all"], default=DEFAULT_MODEL,
                     help=model_help + "; all: each model in turn")
     ss.add_argument("--json", action="store_true")
     ss.set_defaults(func=cmd_sim_speed)

@@ -100,6 +100,8 @@ RUNS = {
     "monet board estimate": "test_the_documented_estimates_run",
     "monet sim speed": "test_the_documented_sim_speeds_run",
     "monet bench ber": "test_the_documented_ber_points_hold",
+    "monet bench pool": "test_the_documented_pool_points_hold",
+    "monet sim build --model pooled": "test_the_documented_pool_points_hold",
     "monet campaign run": "test_the_documented_campaigns_run",
     "dask": "test_the_documented_cluster_runs_on_loopback",
     "make demo": "test_the_documented_make_demo_runs",
@@ -191,7 +193,7 @@ def test_every_concrete_documented_command_has_a_test_that_runs_it_from_the_docu
 
 
 def _console_commands():
-    return set(re.findall(r"define_command\((\w+),", "".join(p.read_text() for p in
+    return set(re.findall(r"define_(?:card_)?command\((\w+),", "".join(p.read_text() for p in
                                                                (REPO / "firmware" / "console").glob("*.c"))))
 
 
@@ -427,6 +429,25 @@ def test_the_documented_ber_points_hold(sim_build, command):
     its model."""
     verdicts = re.findall(r"^(.*): (PASS|FAIL)$", _run(shlex.split(command), timeout=3600).stdout, re.M)
     assert len(verdicts) >= 2 and all(v == "PASS" for _, v in verdicts), verdicts
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.parametrize("command", documented("monet bench pool"))
+def test_the_documented_pool_points_hold(command):
+    """On the pooled model (built first as the documents build it, five minutes): every verdict
+    of each documented point passes (aggregate, fairness, shares, the probe under load, isolation), except the
+    aggregate of sequential streams, which the documents show failing (doc/benchmarks.md)."""
+    for build in documented("monet sim build --model pooled"):
+        _run(shlex.split(build), timeout=3600)
+    r = subprocess.run(shlex.split(command), cwd=REPO, env=_activated_env(), capture_output=True, text=True,
+                       timeout=3600)
+    assert "Traceback" not in r.stderr, r.stderr
+    verdicts = re.findall(r"^(.*): (PASS|FAIL)$", r.stdout, re.M)
+    failed = [text for text, v in verdicts if v == "FAIL"]
+    expected = [text for text, _ in verdicts if "--pattern seq" in command and text.startswith("aggregate")]
+    assert len(verdicts) >= 4 and failed == expected, r.stdout
+    assert r.returncode == 0       # isolation gates the exit status; the performance verdicts do not
 
 
 @pytest.mark.long

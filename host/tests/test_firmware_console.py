@@ -87,4 +87,4 @@ def test_a_bfct_section_that_already_holds_the_mapping_is_not_sent_again(sim):
     sim.commands_sent.clear()
     assert sim.fw.set_bfct(idx, en=1)["en"] == 1
     assert sim.commands_sent == {"bfct"}
-    assert sim.command(f"bfct idx={idx}") == sim.fw.bfct_entries[idx] == entry
+    assert sim.command(f"bfct idx={idx}") == sim.fw.bfct_entries[0, idx] == entry

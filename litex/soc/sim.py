@@ -36,8 +36,8 @@ from monet.soc.conversion import use_fast_conversion
 from monet.soc.facts import (CONSOLE_MAX_SAMPLES, LOCAL_RAM_SIZE, MEMCARD_SIZE, NOMINAL_CLK_HZ, PBB_BUCKETS,
                              REMOTE_BASE, REMOTE_CACHED_BASE, REMOTE_SECTION_BITS, REMOTE_SECTIONS, REMOTE_TAGS,
                              ROM_SIZE, SRAM_SIZE, USER_INCLUDE, code_constants, credit_constants)
-from monet.soc.remote import RemoteMemoryPath
-from monet.soc.user_headers import write_user_headers
+from monet.soc.remote import RemoteMemoryPath, TrafficCard
+from monet.soc.user_headers import write_pool_header, write_user_headers
 
 
 def _byte_stream_pads(name):
@@ -70,7 +70,7 @@ class SimFinish(Module, AutoCSR):
 
 class MonetSimSoC(SoCCore):
     def __init__(self, n_sections=REMOTE_SECTIONS, section_bits=REMOTE_SECTION_BITS, tags=REMOTE_TAGS,
-                 memcard_size=MEMCARD_SIZE, with_ddr4=True, with_hmc=True, **kwargs):
+                 memcard_size=MEMCARD_SIZE, with_ddr4=True, with_hmc=True, requesters=1, **kwargs):
         platform = SimPlatform("SIM", _io)
         self.crg = CRG(platform.request("sys_clk"))
         SoCCore.__init__(self, platform, clk_freq=NOMINAL_CLK_HZ,
@@ -87,8 +87,16 @@ class MonetSimSoC(SoCCore):
         # Remote memory path: ReMAT, link, channel, memory card.
         self.remote = remote = RemoteMemoryPath(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections,
             section_bits=section_bits, tags=tags, memcard_size=memcard_size, with_ddr4=with_ddr4,
-            with_hmc=with_hmc, with_local=True, n_ports=3)
+            with_hmc=with_hmc, with_local=True, n_ports=3, requesters=requesters)
         remote.add_control()
+        # The pooled model: traffic cards pool1.. on the memory card's other ports (their registers are the
+        # compute card's under their own prefix: firmware/lib's drivers reach them through pool.h's map).
+        for i in range(1, requesters):
+            card = TrafficCard(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections, section_bits=section_bits,
+                               tags=tags, buckets=PBB_BUCKETS)
+            card.add_control()
+            setattr(self, f"pool{i}", card)
+            self.comb += card.connect_port(remote.ports, i)
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
@@ -107,6 +115,7 @@ class MonetSimSoC(SoCCore):
         self.add_constant("REMOTE_SECTION_BITS", section_bits)
         self.add_constant("REMOTE_TAGS", tags)
         self.add_constant("MEMCARD_SIZE", memcard_size)
+        self.add_constant("POOL_REQUESTERS", requesters)
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
         for name, value in credit_constants().items():
@@ -207,4 +216,5 @@ def build_sim(output_dir, jobs=2, **soc_kwargs):
         f.write(text.replace("OPT_LEVEL=OPT ", f'OPT_LEVEL="{MODEL_OPT_LEVEL}" '))
     builder.write_software_script(jobs)
     write_user_headers(soc, Path(output_dir) / USER_INCLUDE / "generated")
+    write_pool_header(soc, Path(output_dir) / "software" / "include" / "generated")   # the firmware's
     return soc, builder, gateware

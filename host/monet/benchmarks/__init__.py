@@ -163,6 +163,7 @@ class Benchmark:
     params = ()              # Param, in the order of a point's keys
     errors = ()              # exceptions whose message is the whole story (the CLI prints it, exit 2)
     forward_port = False     # qemu: forward a loopback port to the guest's memcached
+    sim_model = None         # the sim model its points need (monet.sim.BUILDS; None: any that holds the memory)
     smallest = {}            # campaign parameters of its smallest meaningful point (the runner matrix's)
 
     def refuse(self, values, targets):

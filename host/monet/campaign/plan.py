@@ -222,16 +222,19 @@ def plan_models(points, model=None, log=print):
     """The sim model each sim point runs on, {point_key: model name}: the smallest that holds the point's
     memory, where its points together repay a build (SPLIT_CYCLES of estimated cost); a shorter group runs on
     the smallest other model of the plan that holds its memory, else on the full model. `model` puts every
-    point on that one model (CampaignError where it lacks a point's memory)."""
+    point on that one model (CampaignError where it lacks a point's memory). A benchmark with a model of its own
+    (`sim_model`: the pooled model) always runs on that one."""
     from monet.sim.build import DEFAULT_MODEL, MODELS, covers, serves, smallest_model
     sim = [p for p in points if p["target"] == "sim"]
+    own = {point_key(p): REGISTRY[p["benchmark"]].sim_model for p in sim if REGISTRY[p["benchmark"]].sim_model}
+    sim = [p for p in sim if point_key(p) not in own]
     if model is not None:
         for p in sim:
             if not serves(model, p["memory"]):
                 holding = [name for name in MODELS if serves(name, p["memory"])]
                 raise CampaignError(f"model {model!r} holds no {p['memory']} memory, which point {point_id(p)} "
                                     f"uses; accepted: {', '.join(holding)} (or no model: the campaign picks)")
-        return {point_key(p): model for p in sim}
+        return {**own, **{point_key(p): model for p in sim}}
     groups = {}
     for p in sim:
         groups.setdefault(smallest_model(p["memory"]), []).append(p)
@@ -243,15 +246,15 @@ def plan_models(points, model=None, log=print):
                     DEFAULT_MODEL)
         groups.setdefault(home, []).extend(groups.pop(name))
         cost[home] = cost.get(home, 0) + cost.pop(name)
-    return {point_key(p): name for name, group in groups.items() for p in group}
+    return {**own, **{point_key(p): name for name, group in groups.items() for p in group}}
 
 
 def build_models(plan, build=None, log=print):
     """Builds (or reuses) each sim model of a plan, smallest first, with `build` (a model name's SimBuild,
     ensured; by default a new one); returns {model name: SimBuild}."""
-    from monet.sim import MODELS, SimBuild
+    from monet.sim import BUILDS, SimBuild
     build = build or (lambda name: SimBuild(name, log=log).ensure())
-    return {name: build(name) for name in MODELS if name in set(plan.values())}
+    return {name: build(name) for name in BUILDS if name in set(plan.values())}
 
 
 def point_key(point):
@@ -336,7 +339,7 @@ def write_manifest(store, campaign, builds=None, image=None):
     and firmware hashes (`builds`, {model name: SimBuild}), clock and topology; the QEMU image's hash, kernel,
     packages and machine; and where each stored point ran (host, worker, process) and on which sim model.
     Written when a run starts and again when it ends."""
-    from monet.sim import MODELS, tool_versions
+    from monet.sim import BUILDS, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
         "campaign_text": campaign.text, "points": len(campaign.points()),
@@ -344,10 +347,10 @@ def write_manifest(store, campaign, builds=None, image=None):
     }
     if builds:
         # The SoC's facts from the largest model's csr.json (a smaller one lacks only its missing memories').
-        largest = builds[max(builds, key=list(MODELS).index)]
+        largest = builds[max(builds, key=list(BUILDS).index)]
         hardware = {k: v for k, v in largest.constants.items() if not k.startswith("config_")}
         manifest.update({
-            "sim_models": {name: {"gateware_hash": b.hash, "firmware_hash": b.firmware_hash, **MODELS[name]}
+            "sim_models": {name: {"gateware_hash": b.hash, "firmware_hash": b.firmware_hash, **BUILDS[name]}
                            for name, b in builds.items()},
             "nominal_clock_hz": NOMINAL_CLK_HZ,
             "topology": "sim: compute card -- SimChannel (N lanes, fiber, PHY) -- memory card "

@@ -17,6 +17,7 @@ from pathlib import Path
 from monet.locks import exclusive
 from monet.repo import REPO
 from monet.sim import verilator
+from monet.soc.facts import POOLED_PORTS
 from monet.tiers import refuse_in_unmarked_test
 
 GATEWARE_SOURCES = [REPO / "litex" / "cores", REPO / "litex" / "soc"]
@@ -33,6 +34,12 @@ MODELS = {
     "full": {"with_ddr4": True, "with_hmc": True},
 }
 DEFAULT_MODEL = "full"
+# The pooled model (doc/pooling.md): the ddr4 model's cards and traffic cards, each a benchmark block
+# and a link of its own, on the memory card's ports (POOLED_PORTS requesters in all). Only the commands that need
+# several requesters build it (monet bench pool); no campaign puts a one-requester point on it, since its memory
+# card's ports add 2 cycles each way.
+POOLED_MODELS = {"pooled": {"with_ddr4": True, "with_hmc": False, "requesters": POOLED_PORTS}}
+BUILDS = {**MODELS, **POOLED_MODELS}   # every model SimBuild builds
 PINNED = ("litex", "litedram", "liteeth", "liteiclink", "litescope", "migen", "pythondata-cpu-vexriscv")
 
 
@@ -101,13 +108,13 @@ def gateware_hash(config):
 
 
 class SimBuild:
-    """A built sim model (one of MODELS, by name) and its firmware in build/sim/<hash>/."""
+    """A built sim model (one of BUILDS, by name) and its firmware in build/sim/<hash>/."""
 
     def __init__(self, model_name=DEFAULT_MODEL, build_root=DEFAULT_BUILD_ROOT, log=print):
-        if model_name not in MODELS:
-            raise SimError(f"sim model {model_name!r} is not one of ours; accepted: {', '.join(MODELS)}")
+        if model_name not in BUILDS:
+            raise SimError(f"sim model {model_name!r} is not one of ours; accepted: {', '.join(BUILDS)}")
         self.model_name = model_name
-        self.config = dict(MODELS[model_name])
+        self.config = dict(BUILDS[model_name])
         self.hash = gateware_hash(self.config)
         self.dir = Path(build_root).resolve() / self.hash     # absolute: make runs in firmware/app
         self.gateware = self.dir / "gateware"

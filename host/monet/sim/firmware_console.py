@@ -3,7 +3,8 @@
 Each method sends one command of `firmware/app` (`name key=value ...`; a list is sent comma-separated, a
 key left at None is not sent, so the firmware's default holds) and returns its JSON answer; a refusal
 raises the target's error with the firmware's message. A method's keyword parameters are the command's
-keys; `wait=` (seconds) bounds the wait for a long command's answer. When the sim boots, `verify()` checks
+keys (`card`, a card command's: in the pooled model, traffic card `card`'s registers instead of the compute
+card's); `wait=` (seconds) bounds the wait for a long command's answer. When the sim boots, `verify()` checks
 the firmware's `help` table against these methods, names and keys, and names every mismatch.
 """
 
@@ -28,7 +29,7 @@ def command(method):
         fields = {k: v for k, v in bound.arguments.items() if k != "self" and v is not None}
         answer = self.send(" ".join([method.__name__] + [f"{k}={_text(v)}" for k, v in fields.items()]), wait)
         if method.__name__ == "bfct":
-            self.bfct_entries[answer["idx"]] = answer
+            self.bfct_entries[fields.get("card", 0), answer["idx"]] = answer
         return answer
 
     send.keys = keys
@@ -62,14 +63,14 @@ class FirmwareConsole:
             self._facts = self.info()
         return self._facts
 
-    def set_bfct(self, idx, **fields):
-        """Programs BFCT section `idx` unless its last answer already shows `fields`, and returns the entry. A
-        sweep or a test's clean-up that maps the same sections again then costs no console round trip (a
-        line each way, 0.14 s in the sim; 2.3 s for 16 sections)."""
-        known = self.bfct_entries.get(idx)
+    def set_bfct(self, idx, card=None, **fields):
+        """Programs BFCT section `idx` (of traffic card `card` in the pooled model) unless its last answer
+        already shows `fields`, and returns the entry. A sweep or a test's clean-up that maps the same sections
+        again then costs no console round trip (a line each way, 0.14 s in the sim; 2.3 s for 16 sections)."""
+        known = self.bfct_entries.get((card or 0, idx))
         if known is not None and all(known[key] == value for key, value in fields.items()):
             return known
-        return self.bfct(idx, **fields)
+        return self.bfct(idx, card=card, **fields)
 
     @classmethod
     def commands(cls):
@@ -105,7 +106,7 @@ class FirmwareConsole:
 
     @command
     def link(self, lanes=None, block_ps=None, delay=None, skew=None, memory=None, memlat=None, max_units=None,
-             pairing=None, issue_rate=None):
+             pairing=None, issue_rate=None, card=None):
         """Sets what is given of the link and channel (lanes, block time, one-way delay in cycles, per-lane
         skew, the memory card's memory and extra latency, frame units, pairing, issue rate) and answers all of
         it with the counters."""
@@ -117,29 +118,30 @@ class FirmwareConsole:
         line (`poison` 1: reads of `line`, byte address / 64, answered ERROR); answered with its counters."""
 
     @command
-    def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None):
+    def errinj(self, ber=None, burst=None, seed=None, down=None, down_after=None, card=None):
         """The channel's bit errors (`ber`: block hit thresholds over 2**40, one or one per lane), burst
         length, seed, and link-down windows; answers the settings and the hit counters."""
 
     @command
-    def inject(self, kind=None, toward=None, at=None, copies=None, lane=None, cycles=None):
+    def inject(self, kind=None, toward=None, at=None, copies=None, lane=None, cycles=None, card=None):
         """A chosen fault on the wire (`kind`, one of litex/cores/phy/codes.py's) toward the memory card (`a2b`) or
         the compute card (`b2a`), `at` cycles from now: on the next frame that travels alone, `copies` of it for
         a flood, lane `lane` garbled, that lane down or every lane down for `cycles`, or a word of that lane lost
         (a slip); answers the injector's state."""
 
     @command
-    def retry(self, timeout=None, nak=None, selective=None, repair=None, request_timeout=None, credits=None):
+    def retry(self, timeout=None, nak=None, selective=None, repair=None, request_timeout=None, credits=None,
+              card=None):
         """Replay timer, nak policy, selective repeat (1) or go-back-N (0), the repair of frames with one flipped
         bit under selective repeat (1), request timeout and credits; answers them with both ends' counters."""
 
     @command
-    def prbs(self, cycles=None, loopback=None):
+    def prbs(self, cycles=None, loopback=None, card=None):
         """PRBS31 on every lane both ways for `cycles`: words, bit errors per lane and relocks; with `loopback`
         (near, far) the compute card's words come back to it (`loop`)."""
 
     @command
-    def bfct(self, idx, en=None, r=None, w=None, target=None, base=None):
+    def bfct(self, idx, en=None, r=None, w=None, target=None, base=None, card=None):
         """Reads or writes one BFCT section: enable, read/write permission, target, remote base."""
 
     @command
@@ -169,7 +171,7 @@ class FirmwareConsole:
 
     @command
     def pbb(self, op=None, ratio=None, mix=None, pattern=None, addr=None, span=None, stride=None, count=None,
-            outstanding=None, seed=None, check=None, shift=None, size=None, direct=None, timeout=None):
+            outstanding=None, seed=None, check=None, shift=None, size=None, direct=None, timeout=None, card=None):
         """One run of the benchmark block, waited out (`timeout` in cycles): counters, histogram, link
         occupancy. `direct=1`: 128 B blocks on the HMC controller's block port (`count` counts blocks)."""
 
@@ -199,8 +201,20 @@ class FirmwareConsole:
         """mcycle and minstret."""
 
     @command
-    def faults(self):
+    def faults(self, card=None):
         """ReMAT's fault counter and latch."""
+
+    @command
+    def ports(self, port=None, share=None, first=None, last=None, hist_shift=None, in_flight=None):
+        """The pooled model's memory card ports: what is given of port `port` (its share of turns, its range of
+        lines `first`..`last`), the histograms' bucket width and the card's requests in flight at most; answers
+        every port's settings and counters."""
+
+    @command
+    def pool(self, cards=None, op=None, ratio=None, mix=None, pattern=None, addr=None, span=None, stride=None,
+             count=None, outstanding=None, seed=None, check=None, shift=None, size=None, timeout=None):
+        """The pooled model's cards' benchmark blocks started together (`count`, `outstanding`: one a card, or
+        one for all): each card's run, and the lines each memory card port moved while every card was busy."""
 
     @command
     def exit(self):

@@ -16,10 +16,11 @@ from monet.soc.facts import MEMORIES, TARGET_LOCAL, TARGET_REMOTE0, hmc_delay_cy
 WINDOWS = ("uncached", "cached")
 
 
-def configure_link(target, link):
+def configure_link(target, link, card=None):
     """Programs a sweep point's LinkSettings `link` (no rebuild): lanes, lane rate, PHY + fiber delay, the
     profile's framing and streamer, the memory card's memory (an HMC's link at its width and the point's lane
     rate) and where it is (placement; with hmc_native the HMC link itself runs over the fiber, not our link).
+    `card`: the pooled model's traffic card whose link it is (None: the compute card's).
     Returns the firmware's answer with the settings echoed; `bfct_target` is the BFCT target that reaches the
     memory (map_remote_windows)."""
     refusal = memory_refusal(link.memory, link.rate_gbps, link.lanes, link.placement, link.hmc_width,
@@ -30,7 +31,7 @@ def configure_link(target, link):
     answer = target.fw.link(lanes=link.lanes, block_ps=prof.block_ps(link.rate_gbps),
                             delay=prof.delay_cycles(link.distance_m, link.rate_gbps), skew=0,
                             memory=MEMORIES[link.memory], memlat=prof.extra_cycles, max_units=prof.max_units,
-                            pairing=prof.pairing, issue_rate=prof.issue_rate)
+                            pairing=prof.pairing, issue_rate=prof.issue_rate, card=card)
     answer.update(profile=link.profile, memory=link.memory, placement=link.placement, hmc_native=link.hmc_native)
     # Native HMC reaches the memory without our link, as a local memory does; the fiber is in its channel.
     answer["bfct_target"] = TARGET_LOCAL if link.placement == "local" or link.hmc_native else TARGET_REMOTE0

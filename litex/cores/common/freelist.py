@@ -22,8 +22,11 @@ class FreeList(LiteXModule):
     250 MHz. Latency: `head` and `available` hold the next id now (0 cycles); an id pushed is handed out
     again at the earliest the next cycle. Pushing an id that is not out, or popping while none is
     `available`, is the caller's error.
+
+    with_floor: `room` (a register, no later than `available`) says more than `floor` ids are free, so that a
+    caller may keep `floor` of them back (fewer ids out at once than the list holds, set at run time).
     """
-    def __init__(self, n, ids=None, id_bits=None):
+    def __init__(self, n, ids=None, id_bits=None, with_floor=False):
         assert n & (n - 1) == 0 and n >= 2, "the ring's pointers wrap: n is a power of two"
         ids = list(range(n)) if ids is None else list(ids)   # the free ids after reset (n of them)
         assert len(ids) == n
@@ -60,6 +63,13 @@ class FreeList(LiteXModule):
             If(self.push, wr_ptr.eq(wr_ptr + 1)),
             If(self.push & ~self.pop, level.eq(level_up)).Elif(self.pop & ~self.push, level.eq(level_down)),
         ]
+        if with_floor:
+            # The next level's compare, each of the three made from registers: pop and push only choose.
+            self.floor = Signal(bits + 1)
+            self.room  = Signal(reset=1)
+            self.sync += If(self.push & ~self.pop, self.room.eq(level_up > self.floor)
+                ).Elif(self.pop & ~self.push, self.room.eq(level_down > self.floor)
+                ).Else(self.room.eq(level > self.floor))
 
 
 class PairedFreeList(LiteXModule):

@@ -35,7 +35,9 @@ class MemoryPorts(LiteXModule):
     Arbiter: the port whose turn it is keeps it for `share[i]` requests in a row (0 counts as 1) while it has
     requests waiting, then the turn goes round to the next port with a request waiting; with equal shares
     this is round robin, with shares 4:2:1:1 saturating ports get the card in those proportions. One request
-    a cycle goes to the card while it has room and a tag is free.
+    a cycle goes to the card while it has room and a tag is free, with at most `in_flight_limit` of the card's
+    tags out (run time; default all): a lower limit leaves requests waiting at the ports, so that the shares
+    decide who goes when the card is busy, and bounds how many a new request waits behind at the card.
 
     Ranges: port i reaches lines `first_line[i]` to `last_line[i]` (default: all), decided as a request
     arrives. A request outside goes to the card with no request type, so the card answers it with an error
@@ -67,6 +69,7 @@ class MemoryPorts(LiteXModule):
         self.first_line = [Signal(LADDR_BITS, name=f"first{i}") for i in range(n_ports)]
         self.last_line  = [Signal(LADDR_BITS, reset=2**LADDR_BITS - 1, name=f"last{i}") for i in range(n_ports)]
         self.hist_shift = Signal(5)
+        self.in_flight_limit = Signal(bits_for(tags), reset=tags)
         self.reads   = [Signal(32, name=f"reads{i}") for i in range(n_ports)]
         self.writes  = [Signal(32, name=f"writes{i}") for i in range(n_ports)]
         self.refused = [Signal(32, name=f"refused{i}") for i in range(n_ports)]
@@ -95,7 +98,11 @@ class MemoryPorts(LiteXModule):
 
         # The arbiter: `turn` keeps the port for `left` more requests while it has one waiting, else the turn
         # goes to the first port after it with one waiting (itself last).
-        self.tags = tags_free = FreeList(tags)
+        self.tags = tags_free = FreeList(tags, with_floor=True)
+        # The card's tags out at once: at most in_flight_limit (0 counts as 1; above `tags`, all), the rest kept
+        # back (the floor, a register: a new limit holds from the second cycle on).
+        limit = self.in_flight_limit
+        self.sync += tags_free.floor.eq(Mux(limit >= tags, 0, tags - Mux(limit == 0, 1, limit)))
         pending = Signal(n_ports)
         turn, chosen, after = Signal(max=n_ports), Signal(max=n_ports), Signal(max=n_ports)
         left = Signal(share_bits)
@@ -118,7 +125,7 @@ class MemoryPorts(LiteXModule):
             offered.eq(Array(fifo.source.payload for fifo in fifos)[chosen]),
             share.eq(Array(self.share)[chosen]),
             load.eq(~self.source.valid | self.source.ready),
-            go.eq((pending != 0) & tags_free.available & load),
+            go.eq((pending != 0) & tags_free.room & load),
             tags_free.pop.eq(go),
         ]
         self.sync += If(load,
@@ -214,7 +221,13 @@ class MemoryPorts(LiteXModule):
     def add_control(self):
         """Per port: its share and range (storage), its counters (status); the histogram's bucket width."""
         self._hist_shift = CSRStorage(5, description="Latency histogram buckets are 2**hist_shift cycles wide.")
-        self.comb += self.hist_shift.eq(self._hist_shift.storage)
+        self._in_flight_limit = CSRStorage(len(self.in_flight_limit), reset=self.in_flight_limit.reset.value,
+            description="The card's requests in flight at most (0 counts as 1): fewer keep requests waiting at the "
+                        "ports, where the shares decide, and bound the wait behind the others at the card.")
+        self.comb += [
+            self.hist_shift.eq(self._hist_shift.storage),
+            self.in_flight_limit.eq(self._in_flight_limit.storage),
+        ]
         for i in range(self.n_ports):
             share = CSRStorage(len(self.share[i]), reset=1, name=f"share{i}",
                                description=f"Port {i}'s requests a turn (0 counts as 1).")

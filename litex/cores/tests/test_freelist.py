@@ -1,7 +1,8 @@
 """The free lists of ids (litex/cores/common/freelist.py): every id is free after reset and handed out once;
 ids given back come out again in the order they came back, at the earliest the next cycle; a pop and a push
 in one cycle keep the count; nothing is handed out while none is free. The paired list hands out and takes
-back two a cycle and says when one and when two are free, exactly."""
+back two a cycle and says when one and when two are free, exactly. A list with a floor says when more ids than
+the floor are free, exactly, whatever pops and pushes make of its count."""
 
 import random
 
@@ -13,6 +14,7 @@ from monet.cores.tests.verilog_sim import run_simulation
 
 SIZES = (4, 16, 128)
 PAIRED_SIZES = (4, 32)
+FLOORED = 16
 
 
 class Lists(Module):
@@ -20,6 +22,7 @@ class Lists(Module):
     def __init__(self):
         self.lists = {n: FreeList(n) for n in SIZES}
         self.paired = {n: PairedFreeList(n) for n in PAIRED_SIZES}
+        self.submodules.floored = FreeList(FLOORED, with_floor=True)
         for n, free_list in self.lists.items():
             setattr(self.submodules, f"list{n}", free_list)
         for n, free_list in self.paired.items():
@@ -103,3 +106,43 @@ def test_two_ids_a_cycle_out_and_back_and_the_free_count_is_exact(n):
 
     run_simulation(LISTS, [bench()])
     assert seen["pairs"] and seen["two_back"] and seen["empty"]
+
+
+def test_room_says_more_ids_than_the_floor_are_free():
+    """Random pops and pushes (one, the other, both or neither) under floors of 0, 5, 15 and 16: `room` is
+    exactly whether more ids than the floor are free, from the cycle after the floor is set; with floor 16
+    never, with floor 0 whenever one is free. The run pops only where there is room, so that the ids out
+    stop at 16 - floor."""
+    dut = LISTS.floored
+    rng = random.Random(7)
+    seen = {"room": 0, "full_stop": 0}
+
+    def bench():
+        out, free = [], FLOORED
+        for floor in (0, 5, 15, 16, 0):
+            yield dut.floor.eq(floor)
+            yield dut.pop.eq(0)
+            yield dut.push.eq(0)
+            yield
+            for cycle in range(4 * FLOORED):
+                pop = free > floor and rng.random() < 0.7
+                push = bool(out) and rng.random() < 0.3
+                back = out.pop(rng.randrange(len(out))) if push else 0
+                yield dut.pop.eq(int(pop))
+                yield dut.push.eq(int(push))
+                yield dut.push_id.eq(back)
+                yield
+                room = yield dut.room    # this cycle's view, before the edge that takes the pop and the push
+                assert room == (free > floor), f"floor {floor}, cycle {cycle}: room {room} with {free} free"
+                seen["room"] += room
+                seen["full_stop"] += not room and free > 0
+                if pop:
+                    out.append((yield dut.head))
+                free += int(push) - int(pop)
+            assert floor == 16 or FLOORED - free >= FLOORED - floor - 1   # the pops reached the floor
+        yield dut.pop.eq(0)
+        yield dut.push.eq(0)
+        yield
+
+    run_simulation(LISTS, [bench()])
+    assert seen["room"] and seen["full_stop"]

@@ -160,7 +160,7 @@ def test_a_request_outside_its_range_is_refused():
     resets = []
 
     def program():
-        for word in (at["last0"], at["last0"] + 1, at["share0"]):
+        for word in (at["last0"], at["last0"] + 1, at["share0"], at["in_flight_limit"]):
             resets.append((yield from csr_read(bank, word)))
         for name, value in (("first0", 0), ("last0", 15), ("first1", 16), ("last1", 31)):
             yield from csr_write(bank, at[name] + 1, value)     # the low word (36 bits: two words)
@@ -187,7 +187,7 @@ def test_a_request_outside_its_range_is_refused():
         ((RD_REQ, 16, 0), RD_RSP), ((WR_REQ, 32, 1), ERR)]
     assert counters == {"refused0": 0, "refused1": 3, "reads0": 1, "reads1": 1, "writes0": 2, "writes1": 1,
                         "errors": 3}
-    assert resets == [0xF, 0xFFFF_FFFF, 1]      # every line (36-bit line addresses), one request a turn
+    assert resets == [0xF, 0xFFFF_FFFF, 1, TAGS]   # every line (36-bit addresses), one request a turn, all tags
 
 
 def test_the_defaults_are_a_requester_s_tags_a_port():
@@ -232,3 +232,23 @@ def test_latency_is_counted_per_port():
         hist = [sum(min(latency, top.ports.buckets - 1) == b for latency in mine) for b in range(top.ports.buckets)]
         assert seen[i] == (sum(mine), 6, hist)
     assert sum(a[-1] for a in answers if a[0] in (2, 3)) > 12 * ROUND_TRIP
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3, 4, 7])
+def test_the_card_has_at_most_its_limit_in_flight(limit):
+    """Two saturating ports: the card's tags out (handed to a request, not yet back from its answer) never exceed
+    the in-flight limit and reach it (0 counts as 1; above the card's tags, all of them); every request is
+    answered."""
+    top = dut(2)
+    most, out = [], [0]
+
+    def watch():
+        for _ in range(400):
+            out[0] += (yield top.ports.tags.pop) - (yield top.ports.tags.push)
+            most.append(out[0])
+            yield
+
+    scripts = [[4] + [(RD_REQ, 8 * i + k % 8, 0) for k in range(24)] for i in range(2)]
+    answers, _ = run(top, scripts, cycles=400, before=settings([top.ports.in_flight_limit.eq(limit)]), after=watch())
+    assert len(answers) == 48
+    assert max(most) == min(max(limit, 1), TAGS)

@@ -1,0 +1,183 @@
+/* Console commands of the pooled model: the memory card's ports, and the cards' benchmark blocks run together. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#include <generated/csr.h>
+#include <generated/soc.h>
+
+#include "monet_console.h"
+#include "monet_hal.h"
+
+#include "memcard.h"
+#include "pbb.h"
+#include "pool.h"
+
+#ifdef MEMCARD_IN_MAP   /* a register map with the memory card (the sim's models; a board's memory card) */
+
+#define NOT_POOLED "this SoC has one requester: the memory card's ports and the traffic cards are the pooled model's (monet sim build --model pooled)"
+
+#if POOL_PORTS
+static void print_u64(const char *name, uint64_t v) { printf("\"%s\": %llu", name, (unsigned long long)v); }
+
+/* ports [port=N share= first= last=] [hist_shift=] [in_flight=]: sets what is given of port N (port 0: the compute
+ * card's, port i: traffic card i's), the histograms' bucket width and the card's requests in flight at most;
+ * answers them with every port's share, range (lines: byte address / 64) and counters. */
+static void cmd_ports(struct args *a) {
+    const char *port = arg_str(a, "port", NULL);
+    if (port) {
+        uint32_t p = strtoul(port, NULL, 0);
+        if (p >= POOL_PORTS) { error("port must be 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
+        uint32_t share;
+        uint64_t first, last;
+        port_get(p, &share, &first, &last);
+        const char *v;
+        if ((v = arg_str(a, "first", NULL))) first = strtoull(v, NULL, 0);
+        if ((v = arg_str(a, "last", NULL))) last = strtoull(v, NULL, 0);
+        share = arg_u32(a, "share", share);
+        if (share > 15) { error("share must be 0..15 (requests a turn; 0 counts as 1)"); return; }
+        port_set(p, share, first, last);
+    } else if (arg_str(a, "share", NULL) || arg_str(a, "first", NULL) || arg_str(a, "last", NULL)) {
+        error("share=, first= and last= set one port: give port=0.." XSTR(POOL_TRAFFIC_CARDS)); return;
+    }
+    const char *shift = arg_str(a, "hist_shift", NULL);
+    if (shift) {
+        uint32_t s = strtoul(shift, NULL, 0);
+        if (s > 31) { error("hist_shift must be 0..31"); return; }
+        ports_set_hist_shift(s);
+    }
+    const char *in_flight = arg_str(a, "in_flight", NULL);
+    if (in_flight) {
+        uint32_t limit = strtoul(in_flight, NULL, 0);
+        if (limit < 1 || limit > REMOTE_TAGS) { error("in_flight must be 1.." XSTR(REMOTE_TAGS) " (the memory card's tags)"); return; }
+        ports_set_in_flight(limit);
+    }
+    printf("{\"hist_shift\": %u, \"in_flight\": %u, \"ports\": [", (unsigned)ports_hist_shift(),
+           (unsigned)ports_in_flight());
+    for (uint32_t p = 0; p < POOL_PORTS; p++) {
+        uint32_t share;
+        uint64_t first, last;
+        struct port_counters c;
+        port_get(p, &share, &first, &last);
+        port_counters(p, &c);
+        printf("%s{\"share\": %u, ", p ? ", " : "", (unsigned)share);
+        print_u64("first", first);
+        printf(", ");
+        print_u64("last", last);
+        printf(", \"reads\": %u, \"writes\": %u, \"refused\": %u, \"stalls\": %u, \"latency_count\": %u, ",
+               (unsigned)c.reads, (unsigned)c.writes, (unsigned)c.refused, (unsigned)c.stalls,
+               (unsigned)c.latency_count);
+        print_u64("latency_sum", c.latency_sum);
+        printf(", ");
+        print_samples("hist", c.hist, PORTS_BUCKETS);
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+/* A list argument: `n` values, one for each card ("a,b,.."), or one for all; -1 if it has another count. */
+static int arg_list(struct args *a, const char *key, uint32_t def, uint32_t *out, uint32_t n) {
+    const char *v = arg_str(a, key, NULL);
+    if (!v) { for (uint32_t i = 0; i < n; i++) out[i] = def; return 0; }
+    char *p = (char *)v;
+    uint32_t got = 0;
+    while (*p && got < n) {
+        out[got++] = strtoul(p, &p, 0);
+        if (*p == ',') p++;
+    }
+    if (*p) return -1;
+    if (got == 1) for (uint32_t i = 1; i < n; i++) out[i] = out[0];
+    else if (got != n) return -1;
+    return 0;
+}
+
+static void lines_moved(uint32_t *lines) {
+    for (uint32_t p = 0; p < POOL_PORTS; p++) lines[p] = port_lines(p);
+}
+
+/* pool cards=0,1,.. [the pbb's settings] count=a,b,.. outstanding=a,b,.. : the cards' benchmark blocks started
+ * together (card c's seed: seed + c), each with its own count and outstanding (one value: all the same). Answers
+ * each card's run and, for the window from the last start to the first card done (every card busy), the
+ * lines each memory card port moved and the window's cycles. */
+static void cmd_pool(struct args *a) {
+    struct pbb_settings s, each[POOL_PORTS];
+    const char *op, *pattern, *wrong = pbb_parse(a, &s, &op, &pattern);
+    if (wrong) { error(wrong); return; }
+    uint32_t cards[POOL_PORTS], counts[POOL_PORTS], outstanding[POOL_PORTS], n = 0;
+    const char *list = arg_str(a, "cards", NULL);
+    if (!list) { for (n = 0; n < POOL_PORTS; n++) cards[n] = n; }
+    else {
+        char *p = (char *)list;
+        while (*p && n < POOL_PORTS) {
+            cards[n] = strtoul(p, &p, 0);
+            if (cards[n] >= POOL_PORTS) { error("cards are 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
+            for (uint32_t i = 0; i < n; i++) if (cards[i] == cards[n]) { error("a card is named twice in cards="); return; }
+            n++;
+            if (*p == ',') p++;
+        }
+        if (*p || !n) { error("cards must be a list of 1.." XSTR(POOL_PORTS) " cards, 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
+    }
+    if (arg_list(a, "count", s.count, counts, n) || arg_list(a, "outstanding", s.outstanding, outstanding, n)) {
+        error("count= and outstanding= take one value or one a card of cards="); return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        each[i] = s;
+        each[i].count = counts[i];
+        each[i].outstanding = outstanding[i];
+        each[i].seed = s.seed + cards[i];
+        if (each[i].outstanding < 1 || each[i].outstanding > REMOTE_TAGS) { error("outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)"); return; }
+        if (each[i].size_log2 == 7 && each[i].count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
+    }
+    uint32_t budget = arg_u32(a, "timeout", 20000000);
+    uint32_t before[POOL_PORTS], after[POOL_PORTS];
+    for (uint32_t i = 0; i < n; i++) {
+        card_select(cards[i]);
+        pbb_configure(&each[i]);
+    }
+    for (uint32_t i = 0; i < n; i++) {   /* the starts back to back: some tens of cycles apart */
+        card_select(cards[i]);
+        pbb_go();
+    }
+    card_select(0);
+    uint64_t t0 = console_cycles(), t1 = 0;
+    lines_moved(before);
+    int timed_out = 0, busy;
+    do {   /* the window ends as the first card is done; the others then run out */
+        busy = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            card_select(cards[i]);
+            busy += pbb_busy();
+        }
+        card_select(0);
+        if (!t1 && busy < (int)n) { t1 = console_cycles(); lines_moved(after); }
+        if (console_cycles() - t0 > budget) { timed_out = 1; break; }
+    } while (busy);
+    if (!t1) { t1 = console_cycles(); lines_moved(after); }
+    printf("{\"timed_out\": %s, \"op\": \"%s\", \"pattern\": \"%s\", \"window_cycles\": %llu, \"window_lines\": [",
+           timed_out ? "true" : "false", op, pattern, (unsigned long long)(t1 - t0));
+    for (uint32_t p = 0; p < POOL_PORTS; p++) printf("%s%u", p ? ", " : "", (unsigned)(after[p] - before[p]));
+    printf("], \"runs\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        struct pbb_result r;
+        card_select(cards[i]);
+        pbb_result(&r);
+        card_select(0);
+        printf("%s{\"card\": %u, \"count\": %u, \"outstanding\": %u, \"completed\": %u, \"cycles\": %llu, "
+               "\"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, \"lat_sum\": %llu, ",
+               i ? ", " : "", (unsigned)cards[i], (unsigned)each[i].count, (unsigned)each[i].outstanding,
+               (unsigned)r.completed, (unsigned long long)r.cycles, (unsigned)r.errors, (unsigned)r.bus_errors,
+               (unsigned)r.lat_min, (unsigned)r.lat_max, (unsigned long long)r.lat_sum);
+        print_samples("hist", r.hist, PBB_BUCKETS);
+        printf("}");
+    }
+    printf("], \"shift\": %u}\n", (unsigned)s.shift);
+}
+#else
+static void cmd_ports(struct args *a) { error(NOT_POOLED); }
+static void cmd_pool(struct args *a) { error(NOT_POOLED); }
+#endif
+
+define_command(ports, cmd_ports, "port= share=0..15 first= last= hist_shift= in_flight=: the memory card's ports (pooled model)");
+define_command(pool, cmd_pool, "cards=0,1,.. op=read|write|mixed ratio= mix=random|even pattern=seq|stride|random addr= span= stride= count=a,b,.. outstanding=a,b,.. seed= check= shift= size=8..128 timeout=cycles: the cards' benchmark blocks together (pooled model)");
+#endif
