@@ -1,11 +1,13 @@
 """The pooled model's host side (monet.benchmarks.pool; the model itself runs in the long tier): Jain's index,
-each share against its weight, the weights' parameter, what a pool point refuses, and that a campaign puts the
-pool benchmark's points on the pooled model and nobody else's."""
+each share against its weight, the weights' parameter, what a pool point refuses, that a campaign puts the
+pool benchmark's points on the pooled model and nobody else's, and the benchmark's run against a model of the
+pooled card's console (FakePooledCard): what it programs, what it measures, its verdicts, and isolation's
+verdict failing when the ports' range check is broken."""
 
 import pytest
 
-from monet.benchmarks import REGISTRY
-from monet.benchmarks.pool import jain_index, latency_shift, parse_weights, weight_errors
+from monet.benchmarks import AXES, REGISTRY
+from monet.benchmarks.pool import PoolError, jain_index, latency_shift, parse_weights, pool_run, weight_errors
 from monet.campaign.plan import plan_models, point_key
 from monet.sim import POOLED_MODELS
 
@@ -58,3 +60,169 @@ def test_a_campaign_puts_pool_points_on_the_pooled_model_only():
         plan = plan_models([pool, latency], model, log=lambda _: None)
         assert plan[point_key(pool)] == "pooled" and plan[point_key(latency)] in ("ddr4", "full")
     assert list(POOLED_MODELS) == ["pooled"] and REGISTRY["pool"].sim_model == "pooled"
+
+
+class FakePooledCard:
+    """The pooled model as `monet bench pool` drives it through the console, modelled: each card's BFCT (window
+    section -> memory card section), each port's share and range, a memory card that serves `rate` lines a cycle
+    (`alone_rate` to one requester) split between busy cards by their shares, lone reads that wait behind the
+    in-flight limit under load, and the memory card's lines (which seed wrote them) with the ports' range
+    check, unless `check_ranges` is off (the check broken on purpose)."""
+
+    SECTION = 1 << 20
+
+    def __init__(self, traffic_cards=3, rate=0.6, alone_rate=0.62, check_ranges=True):
+        self.traffic_cards, self.rate, self.alone_rate, self.check_ranges = traffic_cards, rate, alone_rate, check_ranges
+        ports = traffic_cards + 1
+        self.bfct = [{} for _ in range(ports)]
+        self.share, self.first, self.last = [1] * ports, [0] * ports, [2**36 - 1] * ports
+        self.refused, self.in_flight, self.lines, self.links = [0] * ports, 512, {}, {}
+        self.pools = []
+        self.fw = self
+
+    def facts(self):
+        return {"traffic_cards": self.traffic_cards, "section_bytes": self.SECTION}
+
+    def link(self, card=None, **settings):
+        self.links[card or 0] = settings
+        return dict(settings)
+
+    def set_bfct(self, idx, card=None, en=None, r=None, w=None, target=None, base=None):
+        self.bfct[card or 0][idx] = base if en else None
+
+    def ports(self, port=None, share=None, first=None, last=None, hist_shift=None, in_flight=None):
+        if port is not None:
+            self.share[port] = share if share is not None else self.share[port]
+            self.first[port] = first if first is not None else self.first[port]
+            self.last[port] = last if last is not None else self.last[port]
+        self.in_flight = in_flight or self.in_flight
+        return {"in_flight": self.in_flight, "ports": [{"share": s, "refused": n} for s, n in zip(self.share, self.refused)]}
+
+    def _line(self, card, addr):
+        """The memory card's line a card's window address reaches, or None (unmapped or refused)."""
+        base = self.bfct[card].get(addr // self.SECTION)
+        if base is None:
+            return None
+        line = (base * self.SECTION + addr % self.SECTION) // 64
+        if self.check_ranges and not self.first[card] <= line <= self.last[card]:
+            self.refused[card] += 1
+            return None
+        return line
+
+    def pbb(self, card=None, op=None, pattern=None, addr=None, span=None, count=None, outstanding=None, seed=None,
+            check=None):
+        card, errors, bus_errors = card or 0, 0, 0
+        for k in range(count):
+            line = self._line(card, addr + (k * 64) % span)
+            if line is None:
+                bus_errors += 1
+            elif op == "write":
+                self.lines[line] = seed
+            elif check and self.lines.get(line) != seed:
+                errors += 1
+        return {"timed_out": False, "completed": count, "errors": errors, "bus_errors": bus_errors}
+
+    def pool(self, cards, op, pattern, addr, span, count, outstanding, seed, shift, timeout, wait):
+        counts = count if isinstance(count, list) else [count] * len(cards)
+        outs = outstanding if isinstance(outstanding, list) else [outstanding] * len(cards)
+        self.pools.append({"cards": cards, "span": span, "counts": counts, "outstanding": outs})
+        busy = [c for c, o in zip(cards, outs) if o > 1]
+        rates = {c: (self.alone_rate if len(busy) == 1 else self.rate) * self.share[c] / sum(self.share[b] for b in busy)
+                 for c in busy}
+        lone = 60 + (self.in_flight if len(busy) > 0 and len(cards) > 1 else 0)
+        times = {c: n / rates[c] if c in rates else n * lone for c, n in zip(cards, counts)}
+        window = min(times.values())
+        window_lines = [0] * (self.traffic_cards + 1)
+        for c in cards:
+            window_lines[c] = round(rates[c] * window) if c in rates else round(window / lone)
+        runs = []
+        for c, n, o in zip(cards, counts, outs):
+            lat = lone if o == 1 else 300
+            hist = [0] * 64
+            hist[min(lat >> shift, 63)] = n
+            runs.append({"card": c, "count": n, "completed": n, "cycles": round(times[c]), "errors": 0,
+                         "bus_errors": 0, "lat_min": lat, "lat_max": lat, "lat_sum": lat * n, "hist": hist})
+        return {"timed_out": False, "window_cycles": round(window), "window_lines": window_lines, "runs": runs}
+
+
+def _point(**changes):
+    pool = REGISTRY["pool"]
+    return pool.full_point({"benchmark": "pool", **{a.name: a.default for a in AXES}, "memory": "ddr4",
+                            **{p.name: p.default for p in pool.params}, **changes})
+
+
+def test_equal_shares_share_the_card_evenly_and_every_verdict_holds(capsys):
+    pool, card = REGISTRY["pool"], FakePooledCard()
+    point = _point(count=4000)
+    result = pool.run(card, point)
+    together = result["together"]
+    assert together["counts"] == [4000] * 4 and result["jain_index"] == pytest.approx(1)
+    assert result["aggregate_share"] == pytest.approx(0.6 / 0.62, rel=1e-3)
+    assert together["aggregate_GBps"] == pytest.approx(0.6 * 64 * 250e6 / 1e9, rel=1e-3)
+    assert result["alone"]["sections"] == 4 and card.pools[0]["span"] == 4 * card.SECTION
+    assert card.pools[0]["cards"] == [0] and card.pools[1]["cards"] == [0, 1, 2, 3]
+    # Card 0 back on its own section after the one-requester run over four.
+    assert card.bfct[0][0] == 0 and (card.first[0], card.last[0]) == (0, card.SECTION // 64 - 1)
+    assert [card.bfct[c][0] for c in range(4)] == [0, 1, 2, 3] and card.in_flight == 64
+    latency = result["latency_ns"]
+    assert latency["unloaded"]["p50"] == 60 * 4 and latency["loaded"]["p50"] == (60 + 64) * 4
+    verdicts = pool.verdicts(point, result)
+    assert all(v.passed for v in verdicts) and len(verdicts) == 5
+    pool.show(point, result)
+    assert "Jain's index 1.000" in capsys.readouterr().out
+
+
+def test_weights_4_2_1_1_give_counts_and_shares_in_proportion():
+    pool, card = REGISTRY["pool"], FakePooledCard()
+    result = pool.run(card, _point(count=4000, weights="4:2:1:1"))
+    assert result["together"]["counts"] == [4000, 2000, 1000, 1000] and card.share == [4, 2, 1, 1]
+    assert max(abs(e) for e in result["weight_errors"]) < 0.01
+    assert not any("Jain" in v.text for v in pool.verdicts(_point(weights="4:2:1:1"), result))
+
+
+def test_a_card_s_writes_into_another_s_section_are_refused_and_change_nothing():
+    card = FakePooledCard()
+    result = REGISTRY["pool"].run(card, _point(count=400))
+    assert result["isolation"] == {"lines": 64, "intruder_bus_errors": 64, "refused": 64, "owner_errors": 0}
+    assert card.bfct[1][1] is None        # the intruder's extra section unmapped again
+
+
+def test_with_the_range_check_broken_the_isolation_verdict_fails():
+    pool, card = REGISTRY["pool"], FakePooledCard(check_ranges=False)
+    point = _point(count=400)
+    result = pool.run(card, point)
+    assert result["isolation"]["owner_errors"] == 64 and result["isolation"]["refused"] == 0
+    failed = [v for v in pool.verdicts(point, result) if not v.passed]
+    assert [v.gates for v in failed] == [True] and failed[0].text.startswith("isolation")
+
+
+def test_a_card_below_the_goals_fails_them_and_a_soc_without_traffic_cards_is_refused():
+    pool = REGISTRY["pool"]
+    result = pool.run(FakePooledCard(rate=0.5), _point(count=400))
+    failed = [v.text for v in pool.verdicts(_point(), result) if not v.passed]
+    assert len(failed) == 1 and failed[0].startswith("aggregate") and "80.6%" in failed[0]
+    with pytest.raises(PoolError, match="requesters 4 needs the pooled model's 3 traffic cards; this SoC has 0"):
+        pool.run(FakePooledCard(traffic_cards=0), _point())
+
+
+def test_a_run_that_timed_out_or_failed_names_its_cards():
+    card = FakePooledCard()
+    answer = {"timed_out": True, "runs": []}
+    card.pool = lambda **kwargs: answer
+    with pytest.raises(RuntimeError, match=r"pool run of cards \[0, 1\]: timed out"):
+        pool_run(card, [0, 1], "read", "random", 1 << 20, 100, 8, shift=2)
+    answer.update(timed_out=False, runs=[{"card": 1, "count": 100, "completed": 99, "errors": 0, "bus_errors": 0}])
+    with pytest.raises(RuntimeError, match=r"cards \[1\] did not complete"):
+        pool_run(card, [0, 1], "read", "random", 1 << 20, 100, 8, shift=2)
+
+
+def test_the_report_section_has_a_row_a_point():
+    pool, card = REGISTRY["pool"], FakePooledCard()
+    records = [{"point": _point(count=400, weights=w), "result": pool.run(card, _point(count=400, weights=w))}
+               for w in ("1:1:1:1", "4:2:1:1")]
+    records.append({"point": {"benchmark": "latency"}, "result": {}})
+    ((title, header, rows, image, note),) = pool.sections(records, None)
+    assert len(rows) == 2 and len(header) == len(rows[0]) and image is None
+    assert rows[0][1] == "1:1:1:1" and rows[1][1] == "4:2:1:1" and rows[0][-1] == rows[1][-1] == "yes"
+    assert rows[0][8] == "1.000" and rows[0][11] == "496 / 496"
+    assert pool.sections(records[2:], None) == []

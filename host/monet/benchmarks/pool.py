@@ -285,3 +285,28 @@ class Pool(Benchmark):
         print_table([[name, fmt(lat[name]["min"]), fmt(lat[name]["p50"]), fmt(lat[name]["p99"]), fmt(lat[name]["max"])]
                      for name in ("unloaded", "loaded")],
                     ["compute card's lone reads", "min ns", "p50 ns", "p99 ns", "max ns"])
+
+    def sections(self, records, out):
+        rs = [r for r in records if r["point"]["benchmark"] == self.name]
+        if not rs:
+            return []
+        rows = []
+        for r in rs:
+            p, res = r["point"], r["result"]
+            lat, iso = res["latency_ns"], res["isolation"]
+            rows.append([p["requesters"], p["weights"], p["in_flight"], p["pattern"], fmt(p["distance_m"], 0),
+                         fmt(res["together"]["aggregate_GBps"], 2), fmt(res["alone"]["bandwidth_GBps"], 2),
+                         f"{res['aggregate_share']:.1%}", fmt(res["jain_index"], 3),
+                         f"{max(abs(e) for e in res['weight_errors']):.1%}",
+                         f"{fmt(lat['unloaded']['p50'], 0)} / {fmt(lat['unloaded']['p99'], 0)}",
+                         f"{fmt(lat['loaded']['p50'], 0)} / {fmt(lat['loaded']['p99'], 0)}",
+                         "yes" if iso["refused"] == iso["lines"] and not iso["owner_errors"] else "NO"])
+        return [("Memory pooling: several requesters on one memory card",
+                 ["requesters", "weights", "in flight", "pattern", "distance (m)", "aggregate GB/s",
+                  "one requester GB/s", "of it", "Jain", "worst share error", "lone read p50 / p99 ns, unloaded",
+                  "under load", "isolated"], rows, None,
+                 "The compute card and traffic cards saturate one memory card through its ports (doc/pooling.md): "
+                 "the aggregate against one requester over the same sections, Jain's index over the lines each "
+                 "moved while all were busy, the worst share against its weight, and the compute card's lone "
+                 "random reads unloaded and while the others saturate the card. Isolated: another card's writes "
+                 "into its section were refused and its lines read back unchanged.")]
