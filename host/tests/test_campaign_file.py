@@ -267,7 +267,7 @@ def test_a_manifest_with_builds_records_each_models_hashes_and_the_largest_ones_
     f.write_text(GOOD)
     builds = {"sram": SimpleNamespace(hash="65bd", firmware_hash="f1e2", constants={"memcard_size": 4 << 20}),
               "ddr4": SimpleNamespace(hash="77aa", firmware_hash="f3e4", constants={
-                  "memcard_size": 4 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})}
+                  "memcard_size": 2 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})}
     store = ResultsStore(tmp_path / "r")
     point = Campaign(f).points()[0]
     store.add(point, {"model": "ddr4"})
@@ -275,8 +275,8 @@ def test_a_manifest_with_builds_records_each_models_hashes_and_the_largest_ones_
     assert manifest["sim_models"] == {
         "sram": {"gateware_hash": "65bd", "firmware_hash": "f1e2", "with_ddr4": False, "with_hmc": False},
         "ddr4": {"gateware_hash": "77aa", "firmware_hash": "f3e4", "with_ddr4": True, "with_hmc": False}}
-    assert manifest["hardware"] == {"memcard_size": 4 << 20, "remote_tags": 64}
-    assert manifest["topology"].endswith("memory card (4 MiB on-card memory)")
+    assert manifest["hardware"] == {"memcard_size": 2 << 20, "remote_tags": 64}
+    assert manifest["topology"].endswith("memory card (2 MiB on-card memory)")
     assert manifest["served_by"] == {point_id(point): "ddr4"}
 
 

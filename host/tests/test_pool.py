@@ -7,7 +7,8 @@ verdict failing when the ports' range check is broken."""
 import pytest
 
 from monet.benchmarks import AXES, REGISTRY
-from monet.benchmarks.pool import PoolError, jain_index, latency_shift, parse_weights, pool_run, weight_errors
+from monet.benchmarks.pool import (PoolError, bandwidth_GBps, jain_index, latency_shift, own_sections, parse_weights,
+                                   pool_run, weight_errors)
 from monet.campaign.plan import plan_models, point_key
 from monet.sim import POOLED_MODELS
 
@@ -50,6 +51,26 @@ def test_a_pool_point_needs_one_weight_a_requester_and_a_remote_memory():
 
 def test_the_latency_histogram_covers_the_worst_expected():
     assert latency_shift(63) == 0 and latency_shift(64) == 1 and latency_shift(8 * 96) == 4
+    assert latency_shift(20) == latency_shift(1) == latency_shift(0) == 0
+
+
+def test_bandwidth_is_lines_of_64_bytes_over_4_ns_cycles():
+    assert bandwidth_GBps(250, 1000) == pytest.approx(4.0, rel=1e-12)
+
+
+def test_a_card_over_several_sections_reaches_their_lines_alone():
+    card = FakePooledCard()
+    own_sections(card, 2, card.SECTION, [1, 2, 3])
+    lines = card.SECTION // 64
+    assert [card.bfct[2][i] for i in range(3)] == [1, 2, 3] and (card.first[2], card.last[2]) == (lines, 4 * lines - 1)
+
+
+def test_the_cost_grows_with_the_lines_every_card_moves():
+    pool = REGISTRY["pool"]
+    cost = {(n, r): pool.sim_cycles(_point(count=n, requesters=r)) for n in (4000, 8000) for r in (2, 4)}
+    # At most a line a cycle: the alone run's lines and every card's lines together, at least.
+    assert cost[8000, 4] - cost[4000, 4] >= 2 * 4000 * 4 and cost[8000, 4] - cost[8000, 2] >= 2 * 8000 * 2
+    assert cost[4000, 2] >= 200 * 60
 
 
 def test_a_campaign_puts_pool_points_on_the_pooled_model_only():
@@ -112,6 +133,7 @@ class FakePooledCard:
     def pbb(self, card=None, op=None, pattern=None, addr=None, span=None, count=None, outstanding=None, seed=None,
             check=None):
         card, errors, bus_errors = card or 0, 0, 0
+        assert addr % 64 == 0 and span % 64 == 0, "the firmware takes line-aligned runs only"
         for k in range(count):
             line = self._line(card, addr + (k * 64) % span)
             if line is None:
@@ -125,11 +147,12 @@ class FakePooledCard:
     def pool(self, cards, op, pattern, addr, span, count, outstanding, seed, shift, timeout, wait):
         counts = count if isinstance(count, list) else [count] * len(cards)
         outs = outstanding if isinstance(outstanding, list) else [outstanding] * len(cards)
-        self.pools.append({"cards": cards, "span": span, "counts": counts, "outstanding": outs})
+        self.pools.append({"cards": cards, "span": span, "counts": counts, "outstanding": outs, "addr": addr,
+                           "timeout": timeout})
         busy = [c for c, o in zip(cards, outs) if o > 1]
         rates = {c: (self.alone_rate if len(busy) == 1 else self.rate) * self.share[c] / sum(self.share[b] for b in busy)
                  for c in busy}
-        lone = 60 + (self.in_flight if len(busy) > 0 and len(cards) > 1 else 0)
+        lone = 60 + (4 * self.in_flight if len(busy) > 0 and len(cards) > 1 else 0)
         times = {c: n / rates[c] if c in rates else n * lone for c, n in zip(cards, counts)}
         window = min(times.values())
         window_lines = [0] * (self.traffic_cards + 1)
@@ -165,7 +188,12 @@ def test_equal_shares_share_the_card_evenly_and_every_verdict_holds(capsys):
     assert card.bfct[0][0] == 0 and (card.first[0], card.last[0]) == (0, card.SECTION // 64 - 1)
     assert [card.bfct[c][0] for c in range(4)] == [0, 1, 2, 3] and card.in_flight == 64
     latency = result["latency_ns"]
-    assert latency["unloaded"]["p50"] == 60 * 4 and latency["loaded"]["p50"] == (60 + 64) * 4
+    assert latency["unloaded"]["p50"] == 60 * 4 and latency["loaded"]["p50"] == (60 + 4 * 64) * 4
+    assert result["alone"]["lines"] == 4000 and all(run["addr"] == 0 for run in card.pools)
+    # Each run's timeout covers 64 cycles a line of every card beyond the console's 2 million.
+    assert all(run["timeout"] >= 2_000_000 + 64 * max(run["counts"]) * len(run["cards"]) for run in card.pools)
+    # The traffic behind the probes: 200 probes at 8 times their unloaded worst, at each card's rate together.
+    assert result["probe_traffic_counts"] == [round(200 * 8 * 60 * 0.15)] * 3
     verdicts = pool.verdicts(point, result)
     assert all(v.passed for v in verdicts) and len(verdicts) == 5
     pool.show(point, result)
@@ -224,5 +252,6 @@ def test_the_report_section_has_a_row_a_point():
     ((title, header, rows, image, note),) = pool.sections(records, None)
     assert len(rows) == 2 and len(header) == len(rows[0]) and image is None
     assert rows[0][1] == "1:1:1:1" and rows[1][1] == "4:2:1:1" and rows[0][-1] == rows[1][-1] == "yes"
-    assert rows[0][8] == "1.000" and rows[0][11] == "496 / 496"
+    assert rows[0][8] == "1.000" and rows[0][11] == "1264 / 1264"
+    assert rows[0][5] == "9.60" and rows[0][6] == "9.92" and rows[0][7] == "96.7%"
     assert pool.sections(records[2:], None) == []

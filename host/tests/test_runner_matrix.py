@@ -64,6 +64,15 @@ def test_a_benchmark_without_an_estimate_costs_the_stated_default():
     assert Plain().cost({"target": "sim"}) == DEFAULT_SIM_CYCLES == 10**6     # the stated default (README)
 
 
+@pytest.mark.parametrize("cycles", [-5, 0, math.inf, True, "many"])
+def test_a_cost_estimate_that_is_no_positive_number_is_one_line_and_the_default(monkeypatch, cycles):
+    monkeypatch.setattr(REGISTRY["memtest"], "sim_cycles", lambda point: cycles)
+    said = []
+    point = {"benchmark": "memtest", "target": "sim", "distance_m": 8, "bytes": 1024, "rep": 0}
+    assert point_cost(point, log=said.append) == 10**6
+    assert len(said) == 1 and "is not a positive number of cycles" in said[0], said
+
+
 def test_a_failing_cost_estimate_is_one_line_and_the_default(monkeypatch):
     def broken(point):
         raise KeyError("samples")

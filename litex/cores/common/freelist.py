@@ -47,7 +47,8 @@ class FreeList(LiteXModule):
         rd_ptr, wr_ptr = Signal(bits), Signal(bits)
         # Free ids held: n after reset. The +1 and -1 are made before `pop` and `push` choose, so that those
         # late strobes only drive a multiplexer.
-        level, level_up, level_down = Signal(bits + 1, reset=n), Signal(bits + 1), Signal(bits + 1)
+        level, level_up = Signal(bits + 1, reset=n), Signal(bits + 1)
+        level_down = Signal(bits + 1)
         self.comb += [
             read.adr.eq(rd_ptr),
             self.head.eq(read.dat_r),

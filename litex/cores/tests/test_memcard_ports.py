@@ -25,7 +25,8 @@ ROUND_TRIP = 4      # a lone read, offered at a port to answered there: 1 in, th
 
 
 class Top(Module):
-    """The ports on a card's SRAM; `with_control`: behind their control block, as the firmware sees them."""
+    """The ports on a card's SRAM; `with_control`: behind their control block, as the firmware sees them.
+    `hold` keeps the card from taking a request (a busy card)."""
     def __init__(self, n_ports, with_control=False):
         self.ports = ports = MemoryPorts(n_ports=n_ports, max_outstanding=PORT_TAGS, tags=TAGS)
         self.submodules.card = card = MemoryCard(size=LINES * 64, max_outstanding=TAGS)
@@ -33,7 +34,13 @@ class Top(Module):
             self.submodules.bank = ControlBank(ports)
         else:
             self.submodules += ports
-        self.comb += [ports.source.connect(card.sink), card.source.connect(ports.sink)]
+        self.hold = Signal()
+        self.comb += [
+            ports.source.connect(card.sink, omit={"valid", "ready"}),
+            card.sink.valid.eq(ports.source.valid & ~self.hold),
+            ports.source.ready.eq(card.sink.ready & ~self.hold),
+            card.source.connect(ports.sink),
+        ]
 
 
 DUTS = {}   # one model a variant: its Verilog is converted once
@@ -165,6 +172,8 @@ def test_a_request_outside_its_range_is_refused():
         for name, value in (("first0", 0), ("last0", 15), ("first1", 16), ("last1", 31)):
             yield from csr_write(bank, at[name] + 1, value)     # the low word (36 bits: two words)
             yield from csr_write(bank, at[name], 0)
+        yield from csr_write(bank, at["hist_shift"], 0x21)     # 5 bits: 1
+        resets.append((yield from csr_read(bank, at["hist_shift"])))
     counters = {}
 
     def read_counters():
@@ -187,7 +196,8 @@ def test_a_request_outside_its_range_is_refused():
         ((RD_REQ, 16, 0), RD_RSP), ((WR_REQ, 32, 1), ERR)]
     assert counters == {"refused0": 0, "refused1": 3, "reads0": 1, "reads1": 1, "writes0": 2, "writes1": 1,
                         "errors": 3}
-    assert resets == [0xF, 0xFFFF_FFFF, 1, TAGS]   # every line (36-bit addresses), one request a turn, all tags
+    assert resets == [0xF, 0xFFFF_FFFF, 1, TAGS, 1]   # every line (36-bit addresses), one request a turn, all
+                                                      # tags; hist_shift keeps 5 bits
 
 
 def test_the_defaults_are_a_requester_s_tags_a_port():
@@ -252,3 +262,35 @@ def test_the_card_has_at_most_its_limit_in_flight(limit):
     answers, _ = run(top, scripts, cycles=400, before=settings([top.ports.in_flight_limit.eq(limit)]), after=watch())
     assert len(answers) == 48
     assert max(most) == min(max(limit, 1), TAGS)
+
+
+def test_a_busy_card_loses_no_request_and_a_request_of_no_type_is_neither_read_nor_write():
+    """Two ports saturating a card that takes requests only some cycles (held at random): every request is
+    answered with its own line, none twice; a request with no type, in range, is answered with an error and
+    counted neither as a read nor as a write."""
+    top = dut(2)
+    rng = random.Random(5)
+    counts = {}
+
+    def busy_card():
+        for _ in range(400):
+            yield top.hold.eq(int(rng.random() < 0.5))
+            yield
+        yield top.hold.eq(0)
+        for _ in range(40):
+            yield
+        for name in ("reads", "writes"):
+            counts[name] = []
+            for counter in getattr(top.ports, name):
+                counts[name].append((yield counter))
+
+    scripts = [[4] + [(WR_REQ, 8 * i + k, line(8 * i + k)) for k in range(8)] +
+               [(RD_REQ, 8 * i + k % 8, 0) for k in range(16)] for i in range(2)]
+    scripts[1].append((0, 12, 0))
+    answers, _ = run(top, scripts, cycles=440, after=busy_card())
+    for i in range(2):
+        reads = [(request[1], typ, data) for port, _, request, typ, _, data, _ in answers
+                 if port == i and request[0] == RD_REQ]
+        assert sorted(reads) == sorted((8 * i + k % 8, RD_RSP, line(8 * i + k % 8)) for k in range(16))
+    assert [typ for port, _, request, typ, *_ in answers if request[0] == 0] == [ERR]
+    assert counts == {"reads": [16, 16], "writes": [8, 8]}

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from monet.sim.build import POOLED_MODELS
-from monet.soc.user_headers import POOL_ABSENT, csr_words, pool_header, pool_map
+from monet.soc.user_headers import POOL_ABSENT, csr_words, pool_header, pool_map, write_user_headers
 
 
 REQUESTERS = 3   # the pooled model's cards on the SRAM alone, one traffic card fewer: half the time to make
@@ -92,3 +92,22 @@ def test_traffic_cards_must_be_pool1_onwards():
     soc = _fake_soc({"remote": [("remat_tags", 32)], "pool2": [("remat_tags", 32)]})
     with pytest.raises(AssertionError, match="pool1"):
         pool_map(soc)
+
+
+def test_the_headers_are_written_where_asked_without_litex_s_access_functions(tmp_path):
+    """csr.h, soc.h, mem.h and pool.h in the folder given (made if missing); csr.h with the addresses and no
+    bare-metal access functions (firmware/lib's HAL brings its own); pool.h's absent word fits the C map's
+    16-bit words."""
+    soc = _fake_soc({"remote": [("remat_tags", 32)], "pbb": [("mode", 2)], "pool1": [("remat_tags", 32)]})
+    soc.constants = {"CONFIG_CSR_ALIGNMENT": 32, "REMOTE_TAGS": 512}
+    soc.mem_regions["csr"].size, soc.mem_regions["csr"].type = 0x10000, "io"
+    folder = tmp_path / "include" / "generated"
+    write_user_headers(soc, folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["csr.h", "mem.h", "pool.h", "soc.h"]
+    csr = (folder / "csr.h").read_text()
+    assert "CSR_REMOTE_REMAT_TAGS_ADDR" in csr and "csr_read_simple" not in csr and "static inline" not in csr
+    assert "#define REMOTE_TAGS 512" in (folder / "soc.h").read_text()
+    assert "CSR_BASE" in (folder / "mem.h").read_text()
+    pool = (folder / "pool.h").read_text()
+    assert f"#define POOL_ABSENT 0x{POOL_ABSENT:x}" in pool and POOL_ABSENT == 0xFFFF
+    assert pool == pool_header(soc)
