@@ -25,34 +25,31 @@ static void print_u64(const char *name, uint64_t v) { printf("\"%s\": %llu", nam
  * card's, port i: traffic card i's), the histograms' bucket width and the card's requests in flight at most;
  * answers them with every port's share, range (lines: byte address / 64) and counters. */
 static void cmd_ports(struct args *a) {
-    const char *port = arg_str(a, "port", NULL);
+    /* Everything checked before anything is written: a refused line changes nothing. */
+    const char *port = arg_str(a, "port", NULL), *shift = arg_str(a, "hist_shift", NULL);
+    const char *in_flight = arg_str(a, "in_flight", NULL), *v;
+    uint32_t p = 0, share = 0, hist_shift = arg_u32(a, "hist_shift", 0), limit = arg_u32(a, "in_flight", 1);
+    uint64_t first = 0, last = 0;
     if (port) {
-        uint32_t p = strtoul(port, NULL, 0);
-        if (p >= POOL_PORTS) { error("port must be 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
-        uint32_t share;
-        uint64_t first, last;
+        char *end;
+        p = strtoul(port, &end, 0);
+        if (end == port || *end || p >= POOL_PORTS) { error("port must be 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
         port_get(p, &share, &first, &last);
-        const char *v;
         if ((v = arg_str(a, "first", NULL))) first = strtoull(v, NULL, 0);
         if ((v = arg_str(a, "last", NULL))) last = strtoull(v, NULL, 0);
         share = arg_u32(a, "share", share);
         if (share > 15) { error("share must be 0..15 (requests a turn; 0 counts as 1)"); return; }
-        port_set(p, share, first, last);
+        if ((first | last) >> 36) { error("first= and last= must be lines 0..2**36-1 (first above last: none)"); return; }
     } else if (arg_str(a, "share", NULL) || arg_str(a, "first", NULL) || arg_str(a, "last", NULL)) {
         error("share=, first= and last= set one port: give port=0.." XSTR(POOL_TRAFFIC_CARDS)); return;
     }
-    const char *shift = arg_str(a, "hist_shift", NULL);
-    if (shift) {
-        uint32_t s = strtoul(shift, NULL, 0);
-        if (s > 31) { error("hist_shift must be 0..31"); return; }
-        ports_set_hist_shift(s);
+    if (shift && hist_shift > 31) { error("hist_shift must be 0..31"); return; }
+    if (in_flight && (limit < 1 || limit > REMOTE_TAGS)) {
+        error("in_flight must be 1.." XSTR(REMOTE_TAGS) " (the memory card's tags)"); return;
     }
-    const char *in_flight = arg_str(a, "in_flight", NULL);
-    if (in_flight) {
-        uint32_t limit = strtoul(in_flight, NULL, 0);
-        if (limit < 1 || limit > REMOTE_TAGS) { error("in_flight must be 1.." XSTR(REMOTE_TAGS) " (the memory card's tags)"); return; }
-        ports_set_in_flight(limit);
-    }
+    if (port) port_set(p, share, first, last);
+    if (shift) ports_set_hist_shift(hist_shift);
+    if (in_flight) ports_set_in_flight(limit);
     printf("{\"hist_shift\": %u, \"in_flight\": %u, \"ports\": [", (unsigned)ports_hist_shift(),
            (unsigned)ports_in_flight());
     for (uint32_t p = 0; p < POOL_PORTS; p++) {
@@ -83,7 +80,10 @@ static int arg_list(struct args *a, const char *key, uint32_t def, uint32_t *out
     char *p = (char *)v;
     uint32_t got = 0;
     while (*p && got < n) {
-        out[got++] = strtoul(p, &p, 0);
+        char *end;
+        out[got++] = strtoul(p, &end, 0);
+        if (end == p) return -1;   /* an empty or non-numeric item */
+        p = end;
         if (*p == ',') p++;
     }
     if (*p) return -1;
@@ -97,9 +97,11 @@ static void lines_moved(uint32_t *lines) {
 }
 
 /* pool cards=0,1,.. [the pbb's settings] count=a,b,.. outstanding=a,b,.. : the cards' benchmark blocks started
- * together (card c's seed: seed + c), each with its own count and outstanding (one value: all the same). Answers
- * each card's run and, for the window from the last start to the first card done (every card busy), the
- * lines each memory card port moved and the window's cycles. */
+ * together, in the order of cards= (card c's seed: seed + c), each with its own count and outstanding (one value:
+ * all the same). Answers each card's run and, for the window from the last start to the first card's last request
+ * taken at the memory card (every card busy), the lines each memory card port moved and the window's cycles. */
+#define CARDS_ACCEPTED "cards= takes a list of different cards, each 0.." XSTR(POOL_TRAFFIC_CARDS)
+
 static void cmd_pool(struct args *a) {
     struct pbb_settings s, each[POOL_PORTS];
     const char *op, *pattern, *wrong = pbb_parse(a, &s, &op, &pattern);
@@ -108,18 +110,20 @@ static void cmd_pool(struct args *a) {
     const char *list = arg_str(a, "cards", NULL);
     if (!list) { for (n = 0; n < POOL_PORTS; n++) cards[n] = n; }
     else {
-        char *p = (char *)list;
+        char *p = (char *)list, *end;
         while (*p && n < POOL_PORTS) {
-            cards[n] = strtoul(p, &p, 0);
-            if (cards[n] >= POOL_PORTS) { error("cards are 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
-            for (uint32_t i = 0; i < n; i++) if (cards[i] == cards[n]) { error("a card is named twice in cards="); return; }
+            cards[n] = strtoul(p, &end, 0);
+            if (end == p || cards[n] >= POOL_PORTS) { error(CARDS_ACCEPTED); return; }
+            for (uint32_t i = 0; i < n; i++) if (cards[i] == cards[n]) { error(CARDS_ACCEPTED); return; }
             n++;
+            p = end;
             if (*p == ',') p++;
         }
-        if (*p || !n) { error("cards must be a list of 1.." XSTR(POOL_PORTS) " cards, 0.." XSTR(POOL_TRAFFIC_CARDS)); return; }
+        if (*p || !n) { error(CARDS_ACCEPTED); return; }
     }
-    if (arg_list(a, "count", s.count, counts, n) || arg_list(a, "outstanding", s.outstanding, outstanding, n)) {
-        error("count= and outstanding= take one value or one a card of cards="); return;
+    if (arg_list(a, "count", s.count, counts, n)) { error("count= takes one number, or one a card of cards="); return; }
+    if (arg_list(a, "outstanding", s.outstanding, outstanding, n)) {
+        error("outstanding= takes one number, or one a card of cards="); return;
     }
     for (uint32_t i = 0; i < n; i++) {
         each[i] = s;
@@ -130,11 +134,12 @@ static void cmd_pool(struct args *a) {
         if (each[i].size_log2 == 7 && each[i].count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
     }
     uint32_t budget = arg_u32(a, "timeout", 20000000);
-    uint32_t before[POOL_PORTS], after[POOL_PORTS];
+    uint32_t before[POOL_PORTS], after[POOL_PORTS], started[POOL_PORTS];
     for (uint32_t i = 0; i < n; i++) {
         card_select(cards[i]);
         pbb_configure(&each[i]);
     }
+    lines_moved(started);
     for (uint32_t i = 0; i < n; i++) {   /* the starts back to back: some tens of cycles apart */
         card_select(cards[i]);
         pbb_go();
@@ -143,13 +148,18 @@ static void cmd_pool(struct args *a) {
     uint64_t t0 = console_cycles(), t1 = 0;
     lines_moved(before);
     int timed_out = 0, busy;
-    do {   /* the window ends as the first card is done; the others then run out */
+    do {   /* the window ends as the first card's last request is taken (its answers still to come: every
+            * card is busy to then), or as a card is done (one whose requests were refused); the others run out */
         busy = 0;
         for (uint32_t i = 0; i < n; i++) {
             card_select(cards[i]);
             busy += pbb_busy();
+            card_select(0);
+            if (!t1 && port_lines(cards[i]) - started[cards[i]] >= each[i].count) {
+                t1 = console_cycles();
+                lines_moved(after);
+            }
         }
-        card_select(0);
         if (!t1 && busy < (int)n) { t1 = console_cycles(); lines_moved(after); }
         if (console_cycles() - t0 > budget) { timed_out = 1; break; }
     } while (busy);
@@ -175,6 +185,8 @@ static void cmd_pool(struct args *a) {
 }
 #else
 static void cmd_ports(struct args *a) { error(NOT_POOLED); }
+#define CARDS_ACCEPTED "cards= takes a list of different cards, each 0.." XSTR(POOL_TRAFFIC_CARDS)
+
 static void cmd_pool(struct args *a) { error(NOT_POOLED); }
 #endif
 

@@ -260,21 +260,24 @@ def test_a_manifest_without_a_build_records_the_campaign_and_no_gateware(tmp_pat
 
 def test_a_manifest_with_builds_records_each_models_hashes_and_the_largest_ones_hardware(tmp_path):
     """Builds as the sim's SimBuild gives them to the manifest, by model: each one's hashes and memories,
-    csr.json's constants of the largest (the config_ ones left out), the on-card memory in MiB in the topology
-    line; and the model each stored point ran on."""
+    csr.json's constants of the largest one-requester model (the config_ ones left out; not the pooled one's),
+    the on-card memory in MiB in the topology line; and the model each stored point ran on."""
     from types import SimpleNamespace
     f = tmp_path / "c.yaml"
     f.write_text(GOOD)
     builds = {"sram": SimpleNamespace(hash="65bd", firmware_hash="f1e2", constants={"memcard_size": 4 << 20}),
               "ddr4": SimpleNamespace(hash="77aa", firmware_hash="f3e4", constants={
-                  "memcard_size": 2 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"})}
+                  "memcard_size": 2 << 20, "remote_tags": 64, "config_cpu_type": "vexriscv"}),
+              "pooled": SimpleNamespace(hash="99bb", firmware_hash="f5e6", constants={"memcard_size": 8 << 20})}
     store = ResultsStore(tmp_path / "r")
     point = Campaign(f).points()[0]
     store.add(point, {"model": "ddr4"})
     manifest = write_manifest(store, Campaign(f), builds=builds)
     assert manifest["sim_models"] == {
         "sram": {"gateware_hash": "65bd", "firmware_hash": "f1e2", "with_ddr4": False, "with_hmc": False},
-        "ddr4": {"gateware_hash": "77aa", "firmware_hash": "f3e4", "with_ddr4": True, "with_hmc": False}}
+        "ddr4": {"gateware_hash": "77aa", "firmware_hash": "f3e4", "with_ddr4": True, "with_hmc": False},
+        "pooled": {"gateware_hash": "99bb", "firmware_hash": "f5e6", "with_ddr4": True, "with_hmc": False,
+                   "requesters": 4}}
     assert manifest["hardware"] == {"memcard_size": 2 << 20, "remote_tags": 64}
     assert manifest["topology"].endswith("memory card (2 MiB on-card memory)")
     assert manifest["served_by"] == {point_id(point): "ddr4"}

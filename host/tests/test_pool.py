@@ -32,11 +32,18 @@ def test_weights_are_one_a_requester_of_1_to_15(text, weights):
     assert REGISTRY["pool"].param["weights"].check(text)
 
 
+def test_equal_weights_are_one_each_for_as_many_requesters():
+    assert parse_weights("equal", 3) == [1, 1, 1] and REGISTRY["pool"].param["weights"].check("equal")
+    pool = REGISTRY["pool"]
+    assert pool.refuse_point(pool.full_point({"memory": "ddr4", "placement": "remote", "requesters": 2,
+                                              "weights": "equal"})) is None
+
+
 @pytest.mark.parametrize("text", ["4", "1:1:1:1:1", "0:1", "16:1", "a:b", "1.5:1"])
 def test_other_weights_are_refused(text):
     param = REGISTRY["pool"].param["weights"]
     assert not param.check(text)
-    with pytest.raises(Exception, match="accepted: weights a:b:.. of 1..15, one a requester"):
+    with pytest.raises(Exception, match="accepted: equal, or weights a:b:.. of 1..15, one a requester"):
         param.parse(text)
 
 

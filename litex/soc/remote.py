@@ -77,7 +77,7 @@ class TrafficCard(RequesterPath):
     """A traffic card of the pooled model: a benchmark block on a one-port ReMAT, its link over its own sim
     channel (lanes, distance and errors set like the compute card's), no CPU. Its memory-card end
     (`link_m`) is wired to one of the memory card's ports (`connect_port`). Latency: the compute card's path's,
-    ReMAT to ReMAT."""
+    ReMAT to ReMAT, and the memory card's ports' 2 cycles (1 each way)."""
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128, buckets=8, channel_depth=1024,
                  max_delay=CHANNEL_MAX_DELAY, retry_depth=LINK_RETRY_DEPTH, credits=LINK_CREDITS):
         self.add_requester(clk_ps, n_sections, section_bits, tags, channel_depth, max_delay, retry_depth, credits,
@@ -105,7 +105,7 @@ class RemoteMemoryPath(RequesterPath):
     the compute card's local memory: the sim holds one model of each memory, which serves either placement
     (a board has a controller of its own on each card).
 
-    requesters > 1 (the pooled model): the memory card's MemoryPorts (`ports`, 2 cycles more each way) take
+    requesters > 1 (the pooled model): the memory card's MemoryPorts (`ports`, 2 cycles more: 1 each way) take
     this path's link on port 0; ports 1 to requesters - 1 are for TrafficCards (`connect_port`).
 
     `remat.ports` are the `n_ports` master ports; CSR blocks come with add_control().

@@ -115,7 +115,6 @@ class MonetSimSoC(SoCCore):
         self.add_constant("REMOTE_SECTION_BITS", section_bits)
         self.add_constant("REMOTE_TAGS", tags)
         self.add_constant("MEMCARD_SIZE", memcard_size)
-        self.add_constant("POOL_REQUESTERS", requesters)
         self.add_constant("NOMINAL_CLK_HZ", NOMINAL_CLK_HZ)
         self.add_constant("LINK_RETRY_DEPTH", remote.retry_depth)
         for name, value in credit_constants().items():

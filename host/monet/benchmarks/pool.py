@@ -31,8 +31,14 @@ OWNER_SEED, INTRUDER_SEED = 11, 12
 DEFAULT_IN_FLIGHT = 64
 
 
-def parse_weights(text):
-    """'4:2:1:1' as [4, 2, 1, 1]: one weight a requester, 1..SHARE_MAX each."""
+EQUAL = "equal"   # the weights' default: one each, as many as the requesters
+
+
+def parse_weights(text, requesters=POOLED_PORTS):
+    """'4:2:1:1' as [4, 2, 1, 1]: one weight a requester, 1..SHARE_MAX each; 'equal': 1 for each of
+    `requesters`."""
+    if text == EQUAL:
+        return [1] * requesters
     weights = [int(w) for w in str(text).split(":")]
     if not 2 <= len(weights) <= POOLED_PORTS or not all(1 <= w <= SHARE_MAX for w in weights):
         raise ValueError(text)
@@ -40,7 +46,7 @@ def parse_weights(text):
 
 
 class WeightsParam(Param):
-    """The arbiter's weights, one a requester ('1:1:1:1', '4:2:1:1')."""
+    """The arbiter's weights, one a requester ('4:2:1:1'), or 'equal'."""
 
     def check(self, value):
         try:
@@ -152,6 +158,11 @@ def isolation(target, section, lines=ISOLATION_LINES):
             "owner_errors": owner["errors"] + owner["bus_errors"]}
 
 
+def isolated(figures):
+    """Whether `isolation`'s figures show every intruding write refused and the owner's lines unchanged."""
+    return figures["refused"] == figures["intruder_bus_errors"] == figures["lines"] and not figures["owner_errors"]
+
+
 def measure(target, link, requesters=POOLED_PORTS, weights=None, op="read", pattern="random", count=4000,
             outstanding=128, in_flight=DEFAULT_IN_FLIGHT, probes=LATENCY_PROBES):
     """The memory card's one-requester limit: card 0 alone over the sections the requesters use together (a
@@ -180,9 +191,10 @@ def measure(target, link, requesters=POOLED_PORTS, weights=None, op="read", patt
     shift = latency_shift(8 * unloaded["lat_max"])
     probe_cycles = probes * 8 * unloaded["lat_max"]
     traffic = [max(2, 2 * round(probe_cycles * n / together["window_cycles"] / 2)) for n in lines[1:]]
-    loaded = pool_run(target, cards, "read", "random", section, [probes, *traffic], [1, *[outstanding] * len(traffic)],
-                      shift=shift)
-    probe = loaded["runs"][0]
+    # The probe starts last, behind the traffic cards' starts.
+    loaded = pool_run(target, [*cards[1:], 0], "read", "random", section, [*traffic, probes],
+                      [*[outstanding] * len(traffic), 1], shift=shift)
+    probe = next(r for r in loaded["runs"] if r["card"] == 0)
     return {
         "requesters": requesters, "weights": weights, "op": op, "pattern": pattern, "outstanding": outstanding,
         "in_flight": in_flight, "section_bytes": section,
@@ -194,7 +206,7 @@ def measure(target, link, requesters=POOLED_PORTS, weights=None, op="read", patt
         "jain_index": jain_index(lines),
         "weight_errors": weight_errors(lines, weights),
         "latency_ns": {"unloaded": probe_figures(unloaded, UNLOADED_SHIFT), "loaded": probe_figures(probe, shift)},
-        "probe_under_load": all(r["cycles"] >= probe["cycles"] for r in loaded["runs"][1:]),
+        "probe_under_load": all(r["cycles"] >= probe["cycles"] for r in loaded["runs"] if r["card"] != 0),
         "probe_traffic_counts": traffic,
         "isolation": isolated,
         "clock_hz": link_model.NOMINAL_CLK_HZ,
@@ -213,14 +225,16 @@ class Pool(Benchmark):
         Param("requesters", "the compute card and traffic cards on the memory card", low=2, high=POOLED_PORTS,
               integer=True, default=POOLED_PORTS),
         WeightsParam("weights", "the arbiter's shares, one a requester (equal: round robin)",
-                     described=f"weights a:b:.. of 1..{SHARE_MAX}, one a requester", convert=str, default="1:1:1:1"),
+                     described=f"{EQUAL}, or weights a:b:.. of 1..{SHARE_MAX}, one a requester", convert=str,
+                     default=EQUAL),
         Param("op", "read or write", choices=("read", "write"), default="read"),
         Param("pattern", "random or seq addresses in each card's section", choices=("random", "seq"),
               default="random"),
         Param("outstanding", "each saturating card's accesses in flight", low=1, high=REMOTE_TAGS, integer=True,
               default=128),
-        Param("count", "the heaviest card's line accesses (the others' in proportion to their weights)", low=2,
-              high=2**24, integer=True, default=4000),
+        Param("count", "the heaviest card's line accesses (the others' in proportion to their weights; from 400, so "
+              "that every card is busy well after the last one starts)", low=400, high=2**24, integer=True,
+              default=4000),
         Param("in_flight", "the memory card's requests in flight at most (fewer: the shares decide sooner, a new "
               "request waits behind fewer)", low=1, high=REMOTE_TAGS, integer=True, default=DEFAULT_IN_FLIGHT,
               flag="--in-flight"),
@@ -232,7 +246,7 @@ class Pool(Benchmark):
         if point["memory"] == "hmc" or point["placement"] != "remote":
             return "the pooled model's memory card holds SRAM and DDR4, reached over each card's link: memory " \
                    "sram or ddr4, placement remote"
-        if len(parse_weights(point["weights"])) != point["requesters"]:
+        if len(parse_weights(point["weights"], point["requesters"])) != point["requesters"]:
             return f"weights {point['weights']} name {len(parse_weights(point['weights']))} requesters, not " \
                    f"{point['requesters']}: give one weight a requester"
         return None
@@ -241,7 +255,8 @@ class Pool(Benchmark):
         return 6 * point["count"] * point["requesters"] + LATENCY_PROBES * 4000
 
     def run(self, target, point, log=None):
-        return measure(target, self.link(point), point["requesters"], parse_weights(point["weights"]), point["op"],
+        return measure(target, self.link(point), point["requesters"],
+                       parse_weights(point["weights"], point["requesters"]), point["op"],
                        point["pattern"], point["count"], point["outstanding"], point["in_flight"])
 
     def verdicts(self, point, result):
@@ -262,8 +277,7 @@ class Pool(Benchmark):
         out.append(Verdict(f"isolation: card 1's {iso['lines']} writes into card 0's section refused at the memory "
                            f"card ({iso['refused']} counted, {iso['intruder_bus_errors']} bus errors back) and card "
                            f"0's lines unchanged ({iso['owner_errors']} errors)",
-                           iso["refused"] == iso["intruder_bus_errors"] == iso["lines"] and not iso["owner_errors"],
-                           gates=True))
+                           isolated(iso), gates=True))
         return out
 
     def show(self, point, result):
@@ -300,7 +314,7 @@ class Pool(Benchmark):
                          f"{max(abs(e) for e in res['weight_errors']):.1%}",
                          f"{fmt(lat['unloaded']['p50'], 0)} / {fmt(lat['unloaded']['p99'], 0)}",
                          f"{fmt(lat['loaded']['p50'], 0)} / {fmt(lat['loaded']['p99'], 0)}",
-                         "yes" if iso["refused"] == iso["lines"] and not iso["owner_errors"] else "NO"])
+                         "yes" if isolated(iso) else "NO"])
         return [("Memory pooling: several requesters on one memory card",
                  ["requesters", "weights", "in flight", "pattern", "distance (m)", "aggregate GB/s",
                   "one requester GB/s", "of it", "Jain", "worst share error", "lone read p50 / p99 ns, unloaded",

@@ -339,7 +339,7 @@ def write_manifest(store, campaign, builds=None, image=None):
     and firmware hashes (`builds`, {model name: SimBuild}), clock and topology; the QEMU image's hash, kernel,
     packages and machine; and where each stored point ran (host, worker, process) and on which sim model.
     Written when a run starts and again when it ends."""
-    from monet.sim import BUILDS, tool_versions
+    from monet.sim import BUILDS, MODELS, tool_versions
     manifest = {
         "campaign": campaign.name, "campaign_file": str(campaign.path), "campaign_sha256": campaign.digest,
         "campaign_text": campaign.text, "points": len(campaign.points()),
@@ -347,7 +347,9 @@ def write_manifest(store, campaign, builds=None, image=None):
     }
     if builds:
         # The SoC's facts from the largest model's csr.json (a smaller one lacks only its missing memories').
-        largest = builds[max(builds, key=list(BUILDS).index)]
+        # (The pooled model is the ddr4 model's cards and more: a one-requester model speaks for the SoC's facts.)
+        ordinary = [name for name in builds if name in MODELS] or list(builds)
+        largest = builds[max(ordinary, key=list(BUILDS).index)]
         hardware = {k: v for k, v in largest.constants.items() if not k.startswith("config_")}
         manifest.update({
             "sim_models": {name: {"gateware_hash": b.hash, "firmware_hash": b.firmware_hash, **BUILDS[name]}

@@ -37,7 +37,7 @@ DEFAULT_MODEL = "full"
 # The pooled model (doc/pooling.md): the ddr4 model's cards and traffic cards, each a benchmark block
 # and a link of its own, on the memory card's ports (POOLED_PORTS requesters in all). Only the commands that need
 # several requesters build it (monet bench pool); no campaign puts a one-requester point on it, since its memory
-# card's ports add 2 cycles each way.
+# card's ports add 2 cycles, 1 each way.
 POOLED_MODELS = {"pooled": {"with_ddr4": True, "with_hmc": False, "requesters": POOLED_PORTS}}
 BUILDS = {**MODELS, **POOLED_MODELS}   # every model SimBuild builds
 PINNED = ("litex", "litedram", "liteeth", "liteiclink", "litescope", "migen", "pythondata-cpu-vexriscv")

@@ -24,7 +24,8 @@ class FreeList(LiteXModule):
     `available`, is the caller's error.
 
     with_floor: `room` (a register, no later than `available`) says more than `floor` ids are free, so that a
-    caller may keep `floor` of them back (fewer ids out at once than the list holds, set at run time).
+    caller may keep `floor` of them back (fewer ids out at once than the list holds, set at run time); it
+    compares with the floor of the cycle before, so a new floor holds from the second cycle on.
     """
     def __init__(self, n, ids=None, id_bits=None, with_floor=False):
         assert n & (n - 1) == 0 and n >= 2, "the ring's pointers wrap: n is a power of two"
