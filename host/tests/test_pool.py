@@ -4,11 +4,15 @@ pool benchmark's points on the pooled model and nobody else's, and the benchmark
 pooled card's console (FakePooledCard): what it programs, what it measures, its verdicts, and isolation's
 verdict failing when the ports' range check is broken."""
 
+import re
+
 import pytest
 
 from monet.benchmarks import AXES, REGISTRY
-from monet.benchmarks.pool import (PoolError, bandwidth_GBps, jain_index, latency_shift, own_sections, parse_weights,
-                                   pool_run, weight_errors)
+from monet.benchmarks.pool import (PoolError, bandwidth_GBps, isolation, jain_index, latency_shift, measure,
+                                   own_sections, parse_weights, pool_run, set_up, weight_errors)
+from monet.link.settings import LinkSettings
+from monet.soc.facts import TARGET_REMOTE0
 from monet.campaign.plan import plan_models, point_key
 from monet.sim import POOLED_MODELS
 
@@ -70,6 +74,7 @@ def test_a_card_over_several_sections_reaches_their_lines_alone():
     own_sections(card, 2, card.SECTION, [1, 2, 3])
     lines = card.SECTION // 64
     assert [card.bfct[2][i] for i in range(3)] == [1, 2, 3] and (card.first[2], card.last[2]) == (lines, 4 * lines - 1)
+    assert card.entries[2][0] == {"en": 1, "r": 1, "w": 1, "target": TARGET_REMOTE0, "base": 1}
 
 
 def test_the_cost_grows_with_the_lines_every_card_moves():
@@ -78,6 +83,7 @@ def test_the_cost_grows_with_the_lines_every_card_moves():
     # At most a line a cycle: the alone run's lines and every card's lines together, at least.
     assert cost[8000, 4] - cost[4000, 4] >= 2 * 4000 * 4 and cost[8000, 4] - cost[8000, 2] >= 2 * 8000 * 2
     assert cost[4000, 2] >= 200 * 60
+    assert all(c < 100 * n * r + 10**6 for (n, r), c in cost.items())   # not a hundred cycles a line
 
 
 def test_a_campaign_puts_pool_points_on_the_pooled_model_only():
@@ -105,7 +111,7 @@ class FakePooledCard:
         self.bfct = [{} for _ in range(ports)]
         self.share, self.first, self.last = [1] * ports, [0] * ports, [2**36 - 1] * ports
         self.refused, self.in_flight, self.lines, self.links = [0] * ports, 512, {}, {}
-        self.pools = []
+        self.pools, self.entries, self.runs = [], [{} for _ in range(ports)], []
         self.fw = self
 
     def facts(self):
@@ -117,6 +123,7 @@ class FakePooledCard:
 
     def set_bfct(self, idx, card=None, en=None, r=None, w=None, target=None, base=None):
         self.bfct[card or 0][idx] = base if en else None
+        self.entries[card or 0][idx] = {"en": en, "r": r, "w": w, "target": target, "base": base}
 
     def ports(self, port=None, share=None, first=None, last=None, hist_shift=None, in_flight=None):
         if port is not None:
@@ -140,6 +147,7 @@ class FakePooledCard:
     def pbb(self, card=None, op=None, pattern=None, addr=None, span=None, count=None, outstanding=None, seed=None,
             check=None):
         card, errors, bus_errors = card or 0, 0, 0
+        self.runs.append({"card": card, "op": op, "span": span, "count": count, "outstanding": outstanding})
         assert addr % 64 == 0 and span % 64 == 0, "the firmware takes line-aligned runs only"
         for k in range(count):
             line = self._line(card, addr + (k * 64) % span)
@@ -155,7 +163,7 @@ class FakePooledCard:
         counts = count if isinstance(count, list) else [count] * len(cards)
         outs = outstanding if isinstance(outstanding, list) else [outstanding] * len(cards)
         self.pools.append({"cards": cards, "span": span, "counts": counts, "outstanding": outs, "addr": addr,
-                           "timeout": timeout})
+                           "timeout": timeout, "seed": seed})
         busy = [c for c, o in zip(cards, outs) if o > 1]
         rates = {c: (self.alone_rate if len(busy) == 1 else self.rate) * self.share[c] / sum(self.share[b] for b in busy)
                  for c in busy}
@@ -204,7 +212,12 @@ def test_equal_shares_share_the_card_evenly_and_every_verdict_holds(capsys):
     verdicts = pool.verdicts(point, result)
     assert all(v.passed for v in verdicts) and len(verdicts) == 5
     pool.show(point, result)
-    assert "Jain's index 1.000" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Jain's index 1.000" in out and re.search(r"^all\s+4\s+\d+\s+100%\s+9\.60\s*$", out, re.M)
+    assert latency["unloaded"]["mean"] == 60 * 4 and all(run["seed"] == 1 for run in card.pools)
+    # Isolation's runs: 64 lines of 64 B, eight in flight.
+    assert [(r["card"], r["op"], r["span"], r["count"]) for r in card.runs] == [
+        (0, "write", 64 * 64, 64), (1, "write", 64 * 64, 64), (0, "read", 64 * 64, 64)]
 
 
 def test_weights_4_2_1_1_give_counts_and_shares_in_proportion():
@@ -262,3 +275,17 @@ def test_the_report_section_has_a_row_a_point():
     assert rows[0][8] == "1.000" and rows[0][11] == "1264 / 1264"
     assert rows[0][5] == "9.60" and rows[0][6] == "9.92" and rows[0][7] == "96.7%"
     assert pool.sections(records[2:], None) == []
+
+
+def test_an_owner_read_back_with_bus_errors_counts_them_as_its_errors():
+    card = FakePooledCard()
+    set_up(card, LinkSettings.of({"memory": "ddr4"}), 2, [1, 1], 64)
+    plain = card.pbb
+    card.pbb = lambda **kw: {**plain(**kw), "errors": 2, "bus_errors": 3} if kw["op"] == "read" else plain(**kw)
+    assert isolation(card, card.SECTION)["owner_errors"] == 5
+
+
+def test_without_weights_the_requesters_share_equally():
+    card = FakePooledCard()
+    result = measure(card, LinkSettings.of({"memory": "ddr4"}), requesters=2, count=400)
+    assert result["weights"] == [1, 1] and card.share[:2] == [1, 1]
