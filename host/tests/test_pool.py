@@ -82,7 +82,7 @@ def test_the_cost_grows_with_the_lines_every_card_moves():
     cost = {(n, r): pool.sim_cycles(_point(count=n, requesters=r)) for n in (4000, 8000) for r in (2, 4)}
     # At most a line a cycle: the alone run's lines and every card's lines together, at least.
     assert cost[8000, 4] - cost[4000, 4] >= 2 * 4000 * 4 and cost[8000, 4] - cost[8000, 2] >= 2 * 8000 * 2
-    assert cost[4000, 2] >= 200 * 60
+    assert cost[4000, 2] >= 200 * 60 and pool.sim_cycles(_point(count=400, requesters=2)) > 200 * 8 * 60
     assert all(c < 100 * n * r + 10**6 for (n, r), c in cost.items())   # not a hundred cycles a line
 
 
@@ -163,7 +163,7 @@ class FakePooledCard:
         counts = count if isinstance(count, list) else [count] * len(cards)
         outs = outstanding if isinstance(outstanding, list) else [outstanding] * len(cards)
         self.pools.append({"cards": cards, "span": span, "counts": counts, "outstanding": outs, "addr": addr,
-                           "timeout": timeout, "seed": seed})
+                           "timeout": timeout, "seed": seed, "wait": wait})
         busy = [c for c, o in zip(cards, outs) if o > 1]
         rates = {c: (self.alone_rate if len(busy) == 1 else self.rate) * self.share[c] / sum(self.share[b] for b in busy)
                  for c in busy}
@@ -207,13 +207,20 @@ def test_equal_shares_share_the_card_evenly_and_every_verdict_holds(capsys):
     assert result["alone"]["lines"] == 4000 and all(run["addr"] == 0 for run in card.pools)
     # Each run's timeout covers 64 cycles a line of every card beyond the console's 2 million.
     assert all(run["timeout"] >= 2_000_000 + 64 * max(run["counts"]) * len(run["cards"]) for run in card.pools)
-    # The traffic behind the probes: 200 probes at 8 times their unloaded worst, at each card's rate together.
-    assert result["probe_traffic_counts"] == [round(200 * 8 * 60 * 0.15)] * 3
+    # ... and the host waits for its answer at least 300 s, or a second for 50 lines.
+    assert all(run["wait"] >= max(300, max(run["counts"]) * len(run["cards"]) // 50) for run in card.pools)
+    assert max(run["wait"] for run in card.pools) > 300
+    # The traffic behind the probes: 200 probes at 8 times their unloaded worst, each card at its weight's share
+    # of one requester's rate alone.
+    rate = result["alone"]["lines"] / result["alone"]["cycles"]
+    assert rate == pytest.approx(0.62, rel=1e-3)
+    assert result["probe_traffic_counts"] == [2 * round(200 * 8 * 60 * rate / 3 / 2)] * 3
     verdicts = pool.verdicts(point, result)
     assert all(v.passed for v in verdicts) and len(verdicts) == 5
     pool.show(point, result)
     out = capsys.readouterr().out
     assert "Jain's index 1.000" in out and re.search(r"^all\s+4\s+\d+\s+100%\s+9\.60\s*$", out, re.M)
+    assert re.search(r"^0\s+compute\s", out, re.M) and len(re.findall(r"^[123]\s+traffic\s", out, re.M)) == 3
     assert latency["unloaded"]["mean"] == 60 * 4 and all(run["seed"] == 1 for run in card.pools)
     # Isolation's runs: 64 lines of 64 B, eight in flight.
     assert [(r["card"], r["op"], r["span"], r["count"]) for r in card.runs] == [
@@ -251,6 +258,8 @@ def test_a_card_below_the_goals_fails_them_and_a_soc_without_traffic_cards_is_re
     assert len(failed) == 1 and failed[0].startswith("aggregate") and "80.6%" in failed[0]
     with pytest.raises(PoolError, match="requesters 4 needs the pooled model's 3 traffic cards; this SoC has 0"):
         pool.run(FakePooledCard(traffic_cards=0), _point())
+    with pytest.raises(PoolError, match="this SoC has 2"):
+        pool.run(FakePooledCard(traffic_cards=2), _point())
 
 
 def test_a_run_that_timed_out_or_failed_names_its_cards():

@@ -186,11 +186,14 @@ def measure(target, link, requesters=POOLED_PORTS, weights=None, op="read", patt
     lines = together["window_lines"][:requesters]
     per_card = [bandwidth_GBps(n, together["window_cycles"]) for n in lines]
     # The compute card's lone reads: unloaded, then behind the others' traffic, which lasts long enough to cover
-    # them (the probes at up to 8 times their unloaded worst, at the rates the cards had together).
+    # them (the probes at up to 8 times their unloaded worst).
     unloaded = pool_run(target, [0], "read", "random", section, probes, 1, shift=UNLOADED_SHIFT)["runs"][0]
     shift = latency_shift(8 * unloaded["lat_max"])
     probe_cycles = probes * 8 * unloaded["lat_max"]
-    traffic = [max(2, 2 * round(probe_cycles * n / together["window_cycles"] / 2)) for n in lines[1:]]
+    # The traffic cards read at random whatever the point's pattern, each at most its weight's share of what one
+    # requester moved alone (its pattern's, sequential lines the fastest): counts that outlast the probes.
+    alone_rate = alone["window_lines"][0] / alone["window_cycles"]
+    traffic = [max(2, 2 * round(probe_cycles * alone_rate * w / sum(weights[1:]) / 2)) for w in weights[1:]]
     # The probe starts last, behind the traffic cards' starts.
     loaded = pool_run(target, [*cards[1:], 0], "read", "random", section, [*traffic, probes],
                       [*[outstanding] * len(traffic), 1], shift=shift)
