@@ -14,6 +14,13 @@
 #include "link.h"
 #include "pbb.h"
 
+/* What is wrong with one block's count and outstanding (pool sets them a card), or NULL. */
+const char *pbb_run_error(const struct pbb_settings *s) {
+    if (s->outstanding < 1 || s->outstanding > REMOTE_TAGS) return "outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)";
+    if (!s->direct && s->size_log2 == 7 && s->count % 2) return "count must be even for 128 B accesses (two line transactions each)";
+    return NULL;
+}
+
 /* The benchmark block's settings from a command's arguments (pbb's and pool's): NULL, or what is wrong. */
 const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, const char **pattern) {
     static const struct { const char *name; uint32_t code; } ops[] = {
@@ -47,7 +54,6 @@ const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, c
     if (!s->size_log2) return "size must be 8, 16, 32, 64 or 128 bytes";
     if (s->span < REMOTE_LINE_BYTES || (s->span & (s->span - 1))) return "span must be a power of two >= " XSTR(REMOTE_LINE_BYTES);
     if (!window_ok(s->base, s->span) || (s->base & (REMOTE_LINE_BYTES - 1))) return "addr/span must lie in the window, line aligned";
-    if (s->outstanding < 1 || s->outstanding > REMOTE_TAGS) return "outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)";
     if (s->stride % REMOTE_LINE_BYTES || s->stride >= s->span) return "stride must be a line multiple below span";
     s->direct = arg_u32(a, "direct", 0);
     if (s->direct > 1) return "direct must be 0 or 1";
@@ -56,8 +62,7 @@ const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, c
 #endif
     if (s->direct && s->size_log2 != 7) return "direct=1 moves 128 B blocks: size must be 128";
     if (s->direct && (s->base | s->stride) % (2 * REMOTE_LINE_BYTES)) return "direct=1: addr and stride must be 128 B multiples";
-    if (!s->direct && s->size_log2 == 7 && s->count % 2) return "count must be even for 128 B accesses (two line transactions each)";
-    return NULL;
+    return pbb_run_error(s);
 }
 
 /* pbb op=read|write|mixed [ratio=R mix=random|even] pattern=seq|stride|random addr= span= stride= count= outstanding=

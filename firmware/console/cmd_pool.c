@@ -73,22 +73,26 @@ static void cmd_ports(struct args *a) {
     printf("]}\n");
 }
 
+/* The numbers of "a,b,.." in `out`, at most `max`: how many, or -1 (an empty or non-numeric item, or more). */
+static int numbers(const char *text, uint32_t *out, uint32_t max) {
+    char *p = (char *)text, *end;
+    uint32_t got = 0;
+    while (*p && got < max) {
+        out[got++] = strtoul(p, &end, 0);
+        if (end == p) return -1;
+        p = end;
+        if (*p == ',') p++;
+    }
+    return *p ? -1 : (int)got;
+}
+
 /* A list argument: `n` values, one for each card ("a,b,.."), or one for all; -1 if it has another count. */
 static int arg_list(struct args *a, const char *key, uint32_t def, uint32_t *out, uint32_t n) {
     const char *v = arg_str(a, key, NULL);
     if (!v) { for (uint32_t i = 0; i < n; i++) out[i] = def; return 0; }
-    char *p = (char *)v;
-    uint32_t got = 0;
-    while (*p && got < n) {
-        char *end;
-        out[got++] = strtoul(p, &end, 0);
-        if (end == p) return -1;   /* an empty or non-numeric item */
-        p = end;
-        if (*p == ',') p++;
-    }
-    if (*p) return -1;
+    int got = numbers(v, out, n);
     if (got == 1) for (uint32_t i = 1; i < n; i++) out[i] = out[0];
-    else if (got != n) return -1;
+    else if (got != (int)n) return -1;
     return 0;
 }
 
@@ -110,16 +114,12 @@ static void cmd_pool(struct args *a) {
     const char *list = arg_str(a, "cards", NULL);
     if (!list) { for (n = 0; n < POOL_PORTS; n++) cards[n] = n; }
     else {
-        char *p = (char *)list, *end;
-        while (*p && n < POOL_PORTS) {
-            cards[n] = strtoul(p, &end, 0);
-            if (end == p || cards[n] >= POOL_PORTS) { error(CARDS_ACCEPTED); return; }
+        int got = numbers(list, cards, POOL_PORTS);
+        if (got < 1) { error(CARDS_ACCEPTED); return; }
+        for (n = 0; n < (uint32_t)got; n++) {
+            if (cards[n] >= POOL_PORTS) { error(CARDS_ACCEPTED); return; }
             for (uint32_t i = 0; i < n; i++) if (cards[i] == cards[n]) { error(CARDS_ACCEPTED); return; }
-            n++;
-            p = end;
-            if (*p == ',') p++;
         }
-        if (*p || !n) { error(CARDS_ACCEPTED); return; }
     }
     if (arg_list(a, "count", s.count, counts, n)) { error("count= takes one number, or one a card of cards="); return; }
     if (arg_list(a, "outstanding", s.outstanding, outstanding, n)) {
@@ -130,8 +130,7 @@ static void cmd_pool(struct args *a) {
         each[i].count = counts[i];
         each[i].outstanding = outstanding[i];
         each[i].seed = s.seed + cards[i];
-        if (each[i].outstanding < 1 || each[i].outstanding > REMOTE_TAGS) { error("outstanding must be 1.." XSTR(REMOTE_TAGS) " (ReMAT's tags)"); return; }
-        if (each[i].size_log2 == 7 && each[i].count % 2) { error("count must be even for 128 B accesses (two line transactions each)"); return; }
+        if ((wrong = pbb_run_error(&each[i]))) { error(wrong); return; }
     }
     uint32_t budget = arg_u32(a, "timeout", 20000000);
     uint32_t before[POOL_PORTS], after[POOL_PORTS], started[POOL_PORTS];

@@ -32,6 +32,7 @@ void print_faults(uint32_t before);   /* "fault" (the counter moved since `befor
 /* The benchmark block's settings from a command's arguments (`pbb`, `pool`): NULL, or what is wrong. */
 struct pbb_settings;
 const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, const char **pattern);
+const char *pbb_run_error(const struct pbb_settings *s);   /* count and outstanding, which pool sets a card */
 
 /* One command line: parsed, dispatched, answered (an error answer when it is not `command key=value ...`). */
 void console_line(char *line);
@@ -43,7 +44,7 @@ uint64_t console_cycles(void);
 /* The entries must lie back to back: an alignment given by hand keeps the compiler from raising that of each
  * (GCC aligns a 24-byte object to 32 bytes on x86-64, which left gaps in monet-ctl's table). */
 /* A card command (define_card_command) takes `card=N` in the pooled model: the compute card's registers it
- * reaches are then traffic card N's (firmware/lib/pool.h); the others are the compute card's or the memory
+ * reaches are then traffic card N's (firmware/lib/card.h); the others are the compute card's or the memory
  * card's alone. */
 struct command { const char *name; void (*fn)(struct args *); const char *help; int per_card; };
 #define define_command_entry(cmd_name, handler, help_text, card) \

@@ -18,13 +18,11 @@ static inline uint32_t bus_read32(uint32_t addr) { return *(volatile uint32_t *)
 static inline void bus_write32(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)addr = v; }
 #endif
 
-/* The pooled model (pool.h's map, from the build): while a traffic card is selected (pool.c's card_select, the
+/* The pooled model (pool.h's map, from the build): while a traffic card is selected (card.h's card_select, the
  * console's card= argument), the drivers' accesses to the compute card's registers reach that card's; those
  * of the memory card stay. A register the card lacks (POOL_ABSENT: 0) reads 0 and takes no write. */
-#include <generated/pool.h>
+#include "card.h"
 #if POOL_TRAFFIC_CARDS
-extern uint32_t card_selected;   /* 0: the compute card; 1..POOL_TRAFFIC_CARDS: a traffic card */
-uint32_t card_address(uint32_t addr);   /* the selected card's address for `addr`, 0 where it has none */
 static inline uint32_t hal_read32(uint32_t addr) {
     if (card_selected) addr = card_address(addr);
     return addr ? bus_read32(addr) : 0;

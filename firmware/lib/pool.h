@@ -1,5 +1,5 @@
-/* The pooled model's driver: which card the drivers reach (the compute card or a traffic card) and the memory
- * card's ports in front of its memory (litex/cores/memcard/ports.py): shares, ranges and counters. */
+/* The pooled model's driver: the memory card's ports in front of its memory (litex/cores/memcard/ports.py):
+ * shares, ranges and counters; which card the drivers reach is card.h's. */
 #ifndef MONET_POOL_H
 #define MONET_POOL_H
 
@@ -7,16 +7,14 @@
 #include <generated/csr.h>
 #include <generated/pool.h>
 
+#include "card.h"
+
 /* The memory card has ports in this register map (the pooled model). */
 #ifdef CSR_REMOTE_PORTS_SHARE0_ADDR
 #define POOL_PORTS (POOL_TRAFFIC_CARDS + 1)   /* port 0: the compute card; port i: traffic card i */
 #else
 #define POOL_PORTS 0
 #endif
-
-/* -1 if `card` is above POOL_TRAFFIC_CARDS; afterwards the drivers reach that card's registers (0: the compute
- * card's). */
-int card_select(uint32_t card);
 
 #define PORTS_BUCKETS 8   /* each port's latency histogram (MemoryPorts' buckets) */
 

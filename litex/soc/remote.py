@@ -44,7 +44,7 @@ class RequesterPath(LiteXModule):
     back, `link_m.credit_freed` as the card takes a request). The compute card's path and each traffic card
     build theirs here, so that their registers have the same names under their own prefix.
     """
-    def add_requester(self, clk_ps, n_sections, section_bits, tags, channel_depth, max_delay, retry_depth, credits,
+    def add_requester(self, *, clk_ps, n_sections, section_bits, tags, channel_depth, max_delay, retry_depth, credits,
                       n_ports, n_targets):
         # The one-way delay software may set: the delay lines hold `channel_depth` blocks a lane.
         assert max_delay < channel_depth
@@ -66,6 +66,14 @@ class RequesterPath(LiteXModule):
             link_m.connect_phy(channel.b_sink, channel.b_sources),
         ]
 
+    def connect_port(self, ports, i):
+        """Statements joining this path's memory-card link end to port `i` of MemoryPorts `ports`."""
+        return [
+            self.link_m.source.connect(ports.sinks[i]),
+            ports.sources[i].connect(self.link_m.sink),
+            self.link_m.credit_freed.eq(ports.taken[i]),
+        ]
+
     def add_requester_control(self):
         self.remat.add_control()
         self.channel.add_control()
@@ -80,17 +88,10 @@ class TrafficCard(RequesterPath):
     ReMAT to ReMAT, and the memory card's ports' 2 cycles (1 each way)."""
     def __init__(self, clk_ps=4000, n_sections=16, section_bits=20, tags=128, buckets=8, channel_depth=1024,
                  max_delay=CHANNEL_MAX_DELAY, retry_depth=LINK_RETRY_DEPTH, credits=LINK_CREDITS):
-        self.add_requester(clk_ps, n_sections, section_bits, tags, channel_depth, max_delay, retry_depth, credits,
+        self.add_requester(clk_ps=clk_ps, n_sections=n_sections, section_bits=section_bits, tags=tags,
+                           channel_depth=channel_depth, max_delay=max_delay, retry_depth=retry_depth, credits=credits,
                            n_ports=1, n_targets=1)
         self.pbb = PBB(self.remat.ports[0], max_outstanding=tags, buckets=buckets)
-
-    def connect_port(self, ports, i):
-        """Statements joining this card's link to port `i` of MemoryPorts `ports`."""
-        return [
-            self.link_m.source.connect(ports.sinks[i]),
-            ports.sources[i].connect(self.link_m.sink),
-            self.link_m.credit_freed.eq(ports.taken[i]),
-        ]
 
     def add_control(self):
         self.add_requester_control()
@@ -114,7 +115,8 @@ class RemoteMemoryPath(RequesterPath):
                  memcard_size=4*1024*1024, channel_depth=1024, max_delay=CHANNEL_MAX_DELAY,
                  retry_depth=LINK_RETRY_DEPTH, credits=LINK_CREDITS, with_ddr4=False, with_hmc=False, with_local=False,
                  n_ports=2, requesters=1):
-        self.add_requester(clk_ps, n_sections, section_bits, tags, channel_depth, max_delay, retry_depth, credits,
+        self.add_requester(clk_ps=clk_ps, n_sections=n_sections, section_bits=section_bits, tags=tags,
+                           channel_depth=channel_depth, max_delay=max_delay, retry_depth=retry_depth, credits=credits,
                            n_ports=n_ports, n_targets=2 if with_local else 1)
         remat, link_c, link_m = self.remat, self.link_c, self.link_m
         hmc = HMCMemoryPath(storage_bytes=memcard_size, clk_freq=1e12 / clk_ps, domain="hmc") if with_hmc else None
@@ -122,10 +124,8 @@ class RemoteMemoryPath(RequesterPath):
                                             hmc=hmc, clk_freq=1e12 / clk_ps, with_local_port=with_local)
         if requesters > 1:
             self.ports = ports = MemoryPorts(n_ports=requesters, max_outstanding=tags, tags=tags)
+            self.comb += self.connect_port(ports, 0)
             self.comb += [
-                link_m.source.connect(ports.sinks[0]),
-                ports.sources[0].connect(link_m.sink),
-                link_m.credit_freed.eq(ports.taken[0]),
                 ports.source.connect(memcard.sink),
                 memcard.source.connect(ports.sink),
             ]
