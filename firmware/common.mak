@@ -5,7 +5,7 @@
 CONSOLE_DIR := $(abspath $(SRC_DIR)/../console)
 LIB_DIR     := $(abspath $(SRC_DIR)/../lib)
 CONSOLE     := console cmd_link cmd_remat cmd_pbb cmd_memcard cmd_hmc cmd_stages cmd_pool
-DRIVERS     := remat combiner link channel memcard hmc pbb stages card pool
+DRIVERS     := remat combiner link channel memcard hmc pbb stages card pool switch
 SHARED_HEADERS := $(wildcard $(LIB_DIR)/*.h $(CONSOLE_DIR)/*.h)
 
 $(OUT)/%.o: $(CONSOLE_DIR)/%.c $(SHARED_HEADERS) $(GENERATED_HEADERS)

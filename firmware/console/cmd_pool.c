@@ -13,6 +13,7 @@
 #include "memcard.h"
 #include "pbb.h"
 #include "pool.h"
+#include "switch.h"
 
 #ifdef MEMCARD_IN_MAP   /* a register map with the memory card (the sim's models; a board's memory card) */
 
@@ -182,13 +183,55 @@ static void cmd_pool(struct args *a) {
     }
     printf("], \"shift\": %u}\n", (unsigned)s.shift);
 }
+
+/* switch [link=N port=P|none] [setup=cycles]: moves link N's circuit to memory-card port P (dark for the set-up
+ * time, then lit; none: taken down) and sets the set-up time; answers each link's port and whether it is lit, the
+ * set-up time and the switch's counters. Links (the switch's card ports): 0 the compute card's first, 1.. the
+ * traffic cards', the last the compute card's second; memory-card ports: the first memory card's, then the
+ * second's. */
+static void cmd_switch(struct args *a) {
+    static char message[120];
+    const char *card = arg_str(a, "link", NULL), *port = arg_str(a, "port", NULL), *setup = arg_str(a, "setup", NULL);
+    uint32_t c = arg_u32(a, "link", 0), p = SWITCH_NO_CIRCUIT;
+    if (!card != !port) { error("link= and port= go together: the link whose circuit moves and its new port"); return; }
+    if (card && c >= POOL_SWITCH_CARDS) {
+        snprintf(message, sizeof message, "link must be 0..%u (the switch's card ports)", POOL_SWITCH_CARDS - 1);
+        error(message); return;
+    }
+    if (port && strcmp(port, "none")) {
+        char *end;
+        p = strtoul(port, &end, 0);
+        if (end == port || *end || p >= POOL_SWITCH_PORTS) {
+            snprintf(message, sizeof message, "port must be 0..%u (the memory cards' ports) or none",
+                     POOL_SWITCH_PORTS - 1);
+            error(message); return;
+        }
+        uint32_t holder = switch_holder(p);
+        if (holder != SWITCH_NO_CIRCUIT && holder != c) {
+            snprintf(message, sizeof message, "port %u is link %u's: a port takes one circuit", (unsigned)p,
+                     (unsigned)holder);
+            error(message); return;
+        }
+    }
+    if (setup) switch_set_setup(arg_u32(a, "setup", 0));
+    if (card) switch_connect(c, p);
+    printf("{\"setup\": %u, \"ports\": %u, \"circuits\": [", (unsigned)switch_setup(), (unsigned)POOL_SWITCH_PORTS);
+    for (uint32_t i = 0; i < POOL_SWITCH_CARDS; i++) {
+        uint32_t at = switch_circuit(i);
+        if (at == SWITCH_NO_CIRCUIT) printf("%s{\"port\": null, \"lit\": false}", i ? ", " : "");
+        else printf("%s{\"port\": %u, \"lit\": %s}", i ? ", " : "", (unsigned)at, switch_lit(i) ? "true" : "false");
+    }
+    printf("], \"switches\": %u, \"refused\": %u}\n", (unsigned)switch_switches(), (unsigned)switch_refused());
+}
 #else
 static void cmd_ports(struct args *a) { error(NOT_POOLED); }
+static void cmd_switch(struct args *a) { error(NOT_POOLED); }
 #define CARDS_ACCEPTED "cards= takes a list of different cards, each 0.." XSTR(POOL_TRAFFIC_CARDS)
 
 static void cmd_pool(struct args *a) { error(NOT_POOLED); }
 #endif
 
 define_command(ports, cmd_ports, "port= share=0..15 first= last= hist_shift= in_flight=: the memory card's ports (pooled model)");
+define_command(switch, cmd_switch, "[link=N port=P|none] [setup=cycles]: the circuit switch (pooled model)");
 define_command(pool, cmd_pool, "cards=0,1,.. op=read|write|mixed ratio= mix=random|even pattern=seq|stride|random addr= span= stride= count=a,b,.. outstanding=a,b,.. seed= check= shift= size=8..128 timeout=cycles: the cards' benchmark blocks together (pooled model)");
 #endif

@@ -41,6 +41,11 @@ void remat_latency_clear(void) { hal_write32(CSR_REMOTE_REMAT_LAT_CLEAR_ADDR, 1)
 
 uint32_t remat_requests(void) { return hal_read32(CSR_REMOTE_REMAT_REQUESTS_ADDR); }
 
+#ifdef CSR_REMOTE_REMAT_HOLD_ADDR
+void remat_hold(uint32_t on) { hal_write32(CSR_REMOTE_REMAT_HOLD_ADDR, on != 0); }
+int remat_drained(void) { return hal_read32(CSR_REMOTE_REMAT_DRAINED_ADDR); }
+#endif
+
 void remat_set_request_timeout(uint32_t cycles) { hal_write32(CSR_REMOTE_REMAT_TIMEOUT_ADDR, cycles); }
 uint32_t remat_request_timeout(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUT_ADDR); }
 uint32_t remat_request_timeouts(void) { return hal_read32(CSR_REMOTE_REMAT_TIMEOUTS_ADDR); }

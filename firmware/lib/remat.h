@@ -3,6 +3,7 @@
 #define MONET_REMAT_H
 
 #include <stdint.h>
+#include <generated/csr.h>
 
 /* A BFCT entry (its bits are the entry CSR's fields). */
 struct bfct_entry {
@@ -25,5 +26,11 @@ uint32_t remat_requests(void);
 void remat_set_request_timeout(uint32_t cycles);
 uint32_t remat_request_timeout(void);
 uint32_t remat_request_timeouts(void);
+#ifdef CSR_REMOTE_REMAT_HOLD_ADDR
+/* The pooled model's cards: hold (1) keeps their masters' requests at ReMAT's ports, none taken; drained says the
+ * requests taken before have all been answered. */
+void remat_hold(uint32_t on);
+int remat_drained(void);
+#endif
 
 #endif

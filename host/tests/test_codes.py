@@ -14,7 +14,7 @@ def test_every_code_is_the_documented_one_and_fits_its_register():
     assert CODES["PBB_MODE"] == {"read": 0, "write": 1, "mixed": 2}               # 2-bit `mode`
     assert CODES["PBB_PATTERN"] == {"seq": 0, "stride": 1, "random": 2}           # 2-bit `pattern`
     assert list(CODES["REMAT_FAULT"].values()) == list(range(7))                  # the 3-bit fault kind
-    assert CODES["REMAT_TARGET"] == {"remote0": 0, "local": 1}                    # ENTRY's 2-bit target
+    assert CODES["REMAT_TARGET"] == {"remote0": 0, "local": 1, "remote1": 2}      # ENTRY's 2-bit target
     assert list(CODES["CHANNEL_FAULT"]) == ["none", "crc", "type", "truncated", "duplicate", "skip", "flood",
                                             "lane", "down", "slip", "lane_down"]
     assert list(CODES["CHANNEL_FAULT"].values()) == list(range(11))                # the 4-bit `inject` kind

@@ -41,7 +41,7 @@ def test_monet_ctl_has_the_firmwares_csr_commands_with_their_keys(sim, via_ctl):
     theirs = sim.fw.help()["commands"]
     mine = via_ctl.fw.help()["commands"]
     assert set(mine) == {"help", "info", "link", "retry", "errinj", "inject", "prbs", "hmc", "bfct", "faults",
-                         "combiner", "memcard", "stages", "pbb", "ports", "pool"}
+                         "combiner", "memcard", "stages", "pbb", "ports", "pool", "switch"}
     assert {name: theirs[name] for name in mine} == mine
     # What the CPU alone can do stays in the firmware.
     assert {"rd", "wr", "fill", "check", "lat", "chase", "stream", "counters", "exit"} <= set(theirs) - set(mine)

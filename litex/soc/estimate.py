@@ -391,8 +391,14 @@ def _pooled_memcard():
 
 
 def _pooled_memory_card():
-    # Its links, lanes and DDR4 front are the memory card's, one link and lanes a port.
-    return {"memcard": _pooled_memcard}
+    # Its links, lanes and DDR4 front are the memory card's, one link and lanes a port. Beside it, the ReMAT of
+    # a card of the pooled model: the compute card's (its three ports, and three targets: the link, its local
+    # memory, its second link) with the hold a move needs.
+    from monet.cores.remat.core import ReMAT
+    from monet.soc.cards import REMOTE_SECTION_BITS, REMOTE_SECTIONS, REMOTE_TAGS
+    return {"memcard": _pooled_memcard,
+            "remat": lambda: ReMAT(n_sections=REMOTE_SECTIONS, section_bits=REMOTE_SECTION_BITS, tags=REMOTE_TAGS,
+                                   n_ports=3, n_targets=3, with_hold=True)}
 
 
 CARDS = {"compute": _compute_card, "memory": _memory_card, "pooled": _pooled_memory_card}

@@ -14,9 +14,9 @@ from monet.cores.common.layouts import (BEAT_BLOCKS, LINE_BYTES, MAX_CREDIT_LIMI
                                         TAG_BITS, segment_names)
 from monet.cores.memcard.codes import MEMORIES
 from monet.cores.pbb.codes import MODES, PATTERNS
-from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS, LOOPBACKS
+from monet.cores.phy.codes import FAULT_KINDS, FRAME_FAULTS, LOOPBACKS, OCS_SETUP_S, SWITCH_COMPRESSION
 from monet.cores.phy.figures import block_threshold, delay_cycles as hmc_delay_cycles, flit_ps as hmc_flit_ps
-from monet.cores.remat.codes import FAULTS, TARGET_LOCAL, TARGET_REMOTE0, TARGETS
+from monet.cores.remat.codes import FAULTS, TARGET_LOCAL, TARGET_REMOTE0, TARGET_REMOTE1, TARGETS
 
 NOMINAL_CLK_HZ = 250_000_000  # cycles are the truth; ns are reported at this nominal clock.
 REMOTE_BASE    = 0x8000_0000  # inside VexRiscv's uncached I/O region: every access reaches ReMAT.

@@ -30,6 +30,8 @@ from migen.genlib.io import CRG
 
 from monet.cores.common.layouts import LINE_BYTES, MAX_LANES
 from monet.cores.pbb.core import PBB
+from monet.cores.phy.codes import NO_CIRCUIT
+from monet.cores.phy.switch import CircuitSwitch
 from monet.cores.remat.combiner import CombiningWishbonePort
 from monet.cores.remat.port import WishboneRematPort
 from monet.soc.conversion import use_fast_conversion
@@ -90,13 +92,18 @@ class MonetSimSoC(SoCCore):
             with_hmc=with_hmc, with_local=True, n_ports=3, requesters=requesters)
         remote.add_control()
         # The pooled model: traffic cards pool1.. on the memory card's other ports (their registers are the
-        # compute card's under their own prefix: firmware/lib's drivers reach them through pool.h's map).
+        # compute card's under their own prefix: firmware/lib's drivers reach them through pool.h's map), every
+        # link through the circuit switch.
+        cards = [remote]
         for i in range(1, requesters):
             card = TrafficCard(clk_ps=10**12 // NOMINAL_CLK_HZ, n_sections=n_sections, section_bits=section_bits,
-                               tags=tags, buckets=PBB_BUCKETS)
+                               tags=tags, buckets=PBB_BUCKETS, switched=True)
             card.add_control()
             setattr(self, f"pool{i}", card)
             self.comb += card.connect_port(remote.ports, i)
+            cards.append(card)
+        if requesters > 1:
+            self.add_switch(cards)
         self.cpu_port = WishboneRematPort(remote.remat.ports[0], remote.remat.window_size)
         self.bus.add_slave("remote", self.cpu_port.bus,
             SoCRegion(origin=REMOTE_BASE, size=remote.remat.window_size, cached=False))
@@ -137,6 +144,27 @@ class MonetSimSoC(SoCCore):
 
         # Not named sim_finish: the stock BIOS would then expect the sim_marker CSRs too.
         self.sim_exit = SimFinish()
+
+
+    def add_switch(self, cards):
+        """The circuit switch of the pooled model (litex/cores/phy/switch.py): card ports 0 to requesters - 1 are
+        the compute card's first link and the traffic cards', the last its second link; memory-card ports 0 to
+        requesters - 1 are the first memory card's (`ports`), then the second's two (`ports1`). At power-up each
+        card faces the port of its own number and port requesters + 1 (the second memory card's port 1) is
+        free."""
+        remote = self.remote
+        ends = [(card.channel, card.link_c, card.link_m) for card in cards]
+        ends.append((remote.channel1, remote.link1_c, remote.link1_m))
+        self.switch = switch = CircuitSwitch(n_cards=len(ends), n_ports=len(ends) + 1, circuits=list(range(len(ends))),
+                                             clk_ps=10**12 // NOMINAL_CLK_HZ)
+        switch.add_control()
+        for i, (channel, link_c, link_m) in enumerate(ends):
+            self.comb += switch.connect_card(i, channel, link_c)
+            self.comb += switch.connect_port(i, link_m, link_m.lanes_log2)
+        self.comb += switch.connect_port(len(ends), remote.spare_m, remote.spare_m.lanes_log2)
+        self.add_constant("POOL_SWITCH_CARDS", len(ends))
+        self.add_constant("POOL_SWITCH_PORTS", len(ends) + 1)
+        self.add_constant("SWITCH_NO_CIRCUIT", NO_CIRCUIT)
 
 
 def sim_config():

@@ -9,10 +9,10 @@ host through the sim's CSR bridge): LiteX's csr.h, soc.h and mem.h without its b
 to each traffic card's (every SoC has one: no traffic card, no map)."""
 
 # The compute card's regions whose registers a traffic card has under its own prefix (pool<i>_): the remote
-# path's (its ReMAT, channel, link ends, stage timers) but for the memory card's, which every card shares, and the
-# benchmark block's.
+# path's (its ReMAT, channel, link ends, stage timers) but for the memory cards' (the second's, and its port no card
+# faces at power-up, the pooled model's), which every card shares, and the benchmark block's.
 CARD_REGIONS = {"remote": "", "pbb": "pbb_"}
-SHARED_PREFIXES = ("memcard_", "ports_")
+SHARED_PREFIXES = ("memcard_", "ports_", "memcard1_", "ports1_", "spare_m_")
 POOL_ABSENT = 0xFFFF   # a register the traffic card lacks (the compute card's stage timers): reads 0, writes dropped
 
 

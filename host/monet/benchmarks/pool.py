@@ -115,6 +115,15 @@ def own_sections(target, card, section, sections):
     target.fw.ports(port=card, first=sections[0] * lines, last=(sections[-1] + 1) * lines - 1)
 
 
+def pooled_memory_refusal(point):
+    """Why the pooled model cannot run a point's memory (None: it can): its memory cards are reached over the
+    cards' links and hold SRAM and DDR4."""
+    if point["memory"] == "hmc" or point["placement"] != "remote":
+        return "the pooled model's memory cards hold SRAM and DDR4, reached over each card's link: memory sram or " \
+               "ddr4, placement remote"
+    return None
+
+
 class PoolError(RuntimeError):
     """A pool point that cannot run on this SoC (the message names what it needs)."""
 
@@ -246,9 +255,8 @@ class Pool(Benchmark):
     smallest = {"count": [400]}
 
     def refuse_point(self, point):
-        if point["memory"] == "hmc" or point["placement"] != "remote":
-            return "the pooled model's memory card holds SRAM and DDR4, reached over each card's link: memory " \
-                   "sram or ddr4, placement remote"
+        if pooled_memory_refusal(point):
+            return pooled_memory_refusal(point)
         if len(parse_weights(point["weights"], point["requesters"])) != point["requesters"]:
             return f"weights {point['weights']} name {len(parse_weights(point['weights']))} requesters, not " \
                    f"{point['requesters']}: give one weight a requester"

@@ -217,5 +217,20 @@ class FirmwareConsole:
         one for all): each card's run, and the lines each memory card port moved while every card was busy."""
 
     @command
+    def switch(self, link=None, port=None, setup=None):
+        """The pooled model's circuit switch: link `link`'s circuit (0 the compute card's first, 1.. the traffic
+        cards', the last the compute card's second) moved to memory-card port `port` ("none": taken down), the
+        set-up time in cycles; answers each link's port and whether it is lit, and the counters."""
+
+    @command
+    def move(self, card=None, port=None, section=None, base=None, src=None, dst=None, bytes=None, op=None,
+             pattern=None, addr=None, span=None, count=None, outstanding=None, seed=None, check=None, shift=None,
+             timeout=None):
+        """A traffic card's memory moved to another memory card while its benchmark block runs (the CPU copies
+        `bytes` from window offset `src` to `dst`, card `card`'s BFCT section `section` then points at `base`
+        and its circuit moves to port `port`): the copy, the hold's drain and the circuit's set-up in cycles,
+        and the run."""
+
+    @command
     def exit(self):
         """Ends the simulation."""

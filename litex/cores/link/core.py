@@ -16,6 +16,7 @@ from litex.soc.interconnect.csr import *
 
 from monet.cores.common.csr import add_status
 from monet.cores.common.layouts import *
+from monet.cores.common.restart import RestartInserter
 from monet.cores.link.packing import PackedFramer, PackedDeframer
 from monet.cores.link.lanes import LaneStriper, LaneDeskew
 from monet.cores.link.retry import RetryBuffer, SequenceChecker, ReorderStore, CreditGate, CreditReturn
@@ -44,30 +45,39 @@ class LinkEndpoint(LiteXModule):
     Watchdog: `rx_up` is the PHY's receive status (locked and aligned). When it comes back after a drop the
     link re-initializes without a reset: everything unacknowledged is replayed at once; `reinits` and
     `down_cycles` count it.
+
+    Restart: `restart` (a strobe) starts the link afresh for a new peer, as a circuit switch gives it one
+    (phy/switch.py): sequence numbers, retry buffer, reorder store, credits and frames half made or half
+    received return to their power-up state; the counters (`counters()`) are kept. Whatever was not yet
+    acknowledged is dropped, so a card's requests must all be answered before its circuit moves, and none
+    sent until it is lit (ReMAT's `hold` keeps them back). No cycle on the data path, no logic on it.
     """
     def __init__(self, lanes_log2, max_units=8, retry_depth=256, credit_limit=0, with_selective_repeat=True):
         self.sink   = stream.Endpoint(txn_layout)   # transactions to send.
         self.source = stream.Endpoint(txn_layout)   # transactions received (always accept).
         self.rx_up  = Signal(reset=1)
         self.credit_freed = Signal()                # our consumer took a request: a credit for the peer.
+        self.restart = Signal()                     # a new peer: start afresh (counters kept)
         self.reinits     = Signal(32)
         self.down_cycles = Signal(32)
         self.with_selective_repeat = with_selective_repeat
 
         # # #
 
-        self.credits  = credits  = CreditGate(limit=credit_limit)
-        self.freed    = freed    = CreditReturn()
-        self.retry    = retry    = RetryBuffer(depth=retry_depth)
-        self.framer   = framer   = PackedFramer(max_units=max_units)
-        self.striper  = striper  = LaneStriper(lanes_log2)
-        self.deskew   = deskew   = LaneDeskew(lanes_log2)
-        self.deframer = deframer = PackedDeframer()
+        restartable = RestartInserter(self.restart, kept=lambda: [signal for signal, _ in self.counters().values()])
+        self.credits  = credits  = CreditGate(limit=credit_limit)      # restarted by its flush
+        self.freed    = freed    = restartable(CreditReturn())
+        self.retry    = retry    = restartable(RetryBuffer(depth=retry_depth))
+        self.framer   = framer   = restartable(PackedFramer(max_units=max_units))
+        self.striper  = striper  = restartable(LaneStriper(lanes_log2))
+        self.deskew   = deskew   = restartable(LaneDeskew(lanes_log2))
+        self.deframer = deframer = restartable(PackedDeframer())
         store_depth = 2 * retry_depth
-        self.checker  = checker  = SequenceChecker(store_depth=store_depth if with_selective_repeat else 0)
+        self.checker  = checker  = restartable(SequenceChecker(store_depth=store_depth if with_selective_repeat else 0))
         self.prbs     = prbs     = LanePRBS(lanes_log2)
         self.comb += [
             self.sink.connect(credits.sink),
+            credits.flush.eq(self.restart),
             credits.source.connect(retry.sink),
             retry.source.connect(framer.sink),
             framer.source.connect(striper.sink),
@@ -95,7 +105,7 @@ class LinkEndpoint(LiteXModule):
             retry.ctrl_sent.eq(framer.ctrl_sent),
         ]
         if with_selective_repeat:
-            self.reorder = reorder = ReorderStore(depth=store_depth)
+            self.reorder = reorder = restartable(ReorderStore(depth=store_depth))
             repair = deframer.repair
             self.comb += [
                 deframer.source.connect(reorder.sink),
@@ -170,30 +180,12 @@ class LinkEndpoint(LiteXModule):
                 types = [HEADER.get(beat.data[BLOCK_BITS*k:BLOCK_BITS*(k + 1)], "type") for k in range(BEAT_BLOCKS)]
                 timer.watch(point, beat.valid, beat.ready, beat.ctrl, beat.count, *types, decode=starts_unit)
 
-    def add_control(self):
-        self.prbs.add_prbs_control()
-        self._framing    = CSRStorage(fields=[
-            CSRField("max_units", size=4, reset=8, description="Units per frame at most (1..8)."),
-            CSRField("pairing",   size=1, reset=1, description="Two consecutive lines may share a header."),
-        ])
-        self._retry      = CSRStorage(fields=[
-            CSRField("timeout", size=16, reset=4096, description="Cycles without progress before a replay or a new nak."),
-            CSRField("nak",     size=1,  reset=1,    description="Replay on the peer's nak (0: on timeouts only)."),
-            CSRField("selective", size=1, reset=0,
-                     description="Selective repeat: keep good frames behind a lost one, resend only that one "
-                                 "(0: go-back-N). Both ends alike."),
-            CSRField("repair", size=1, reset=0,
-                     description="Under selective repeat, repair a frame whose CRC names one flipped bit instead "
-                                 "of asking for it again (a frame with three flipped bits or more can pass as "
-                                 "one: rarely, at high error rates)."),
-        ])
-        self._credit_limit = CSRStorage(len(self.credits.limit), reset=self.credits.limit.reset.value,
-                                        description=f"Requests allowed toward the peer's consumer: 0 (no limit) or "
-                                                    f"{REQUESTS_PER_CREDIT} to {MAX_CREDIT_LIMIT}.")
-        self._frames     = CSRStatus(32, description="Frames received (trailers seen), good or not.")
-        self._crc_errors = CSRStatus(32, description="Frames dropped for a bad CRC.")
-        self._pairs      = CSRStatus(32, description="Pairs of lines sent under one header.")
-        counters = {
+    def counters(self):
+        """{name: (signal, description)}: the counters add_control() exports, which a restart keeps."""
+        return {
+            "frames":         (self.deframer.frames,      "Frames received (trailers seen), good or not."),
+            "crc_errors":     (self.deframer.crc_errors,  "Frames dropped for a bad CRC."),
+            "pairs":          (self.framer.pairs,         "Pairs of lines sent under one header."),
             "replays":        (self.retry.replays,        "Rewinds of the retry buffer (naks, timeouts, re-inits)."),
             "timeouts":       (self.retry.timeouts,       "Rewinds on a timeout."),
             "replayed_txns":  (self.retry.replayed_txns,  "Transactions sent again."),
@@ -220,7 +212,28 @@ class LinkEndpoint(LiteXModule):
                                                              "full."),
             "repaired":       (self.deframer.repair.repaired, "Frames repaired from their CRC and received."),
         }
-        for name, (signal, description) in counters.items():
+
+    def add_control(self):
+        self.prbs.add_prbs_control()
+        self._framing    = CSRStorage(fields=[
+            CSRField("max_units", size=4, reset=8, description="Units per frame at most (1..8)."),
+            CSRField("pairing",   size=1, reset=1, description="Two consecutive lines may share a header."),
+        ])
+        self._retry      = CSRStorage(fields=[
+            CSRField("timeout", size=16, reset=4096, description="Cycles without progress before a replay or a new nak."),
+            CSRField("nak",     size=1,  reset=1,    description="Replay on the peer's nak (0: on timeouts only)."),
+            CSRField("selective", size=1, reset=0,
+                     description="Selective repeat: keep good frames behind a lost one, resend only that one "
+                                 "(0: go-back-N). Both ends alike."),
+            CSRField("repair", size=1, reset=0,
+                     description="Under selective repeat, repair a frame whose CRC names one flipped bit instead "
+                                 "of asking for it again (a frame with three flipped bits or more can pass as "
+                                 "one: rarely, at high error rates)."),
+        ])
+        self._credit_limit = CSRStorage(len(self.credits.limit), reset=self.credits.limit.reset.value,
+                                        description=f"Requests allowed toward the peer's consumer: 0 (no limit) or "
+                                                    f"{REQUESTS_PER_CREDIT} to {MAX_CREDIT_LIMIT}.")
+        for name, (signal, description) in self.counters().items():
             add_status(self, name, signal, description)
         if self.with_selective_repeat:
             self.comb += self.deframer.repair.enable.eq(self._retry.fields.repair & self._retry.fields.selective)
@@ -233,9 +246,6 @@ class LinkEndpoint(LiteXModule):
             self.retry.selective.eq(self._retry.fields.selective),
             self.checker.selective.eq(self._retry.fields.selective),
             self.credits.limit.eq(self._credit_limit.storage),
-            self._frames.status.eq(self.deframer.frames),
-            self._crc_errors.status.eq(self.deframer.crc_errors),
-            self._pairs.status.eq(self.framer.pairs),
         ]
 
 

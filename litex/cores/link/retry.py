@@ -586,7 +586,13 @@ class CreditGate(LiteXModule):
     would never be credited back). While the limit is 0 nothing is counted; credits for requests sent then
     stop at an empty count, so a limit set again later starts from the requests counted before. 0 cycles
     for a request; a trailer's credits count 2 cycles after it (its count registered, then the requests it
-    returns: two carry chains, one a cycle).
+    returns: two carry chains, one a cycle). A request taken chooses between the counts with and without it,
+    both from registers, so nothing after the next stage's ready is a carry chain.
+
+    `flush` (a link's restart: a new peer, whose count starts from 0): every request is credited back, through
+    the credits' own register (`in_use` is 0 the cycle after), and the peer's count is taken from 0 again; a
+    trailer of the old peer's still being counted is dropped. Not a restart of `in_use` itself: its path is the
+    link's deepest, and a reset beside the one it has took it to 9 levels.
     """
     def __init__(self, limit=0):
         assert limit == 0 or REQUESTS_PER_CREDIT <= limit <= MAX_CREDIT_LIMIT
@@ -597,11 +603,12 @@ class CreditGate(LiteXModule):
         self.returned       = Signal(CREDIT_BITS)
         self.in_use         = Signal(max=MAX_CREDIT_LIMIT + 1)
         self.stalls         = Signal(32)   # cycles a request waited for a credit
+        self.flush          = Signal()
 
         # # #
 
         returned_valid, returned = Signal(), Signal(CREDIT_BITS)
-        self.sync += [returned_valid.eq(self.returned_valid), returned.eq(self.returned)]
+        self.sync += [returned_valid.eq(self.returned_valid & ~self.flush), returned.eq(self.returned)]
         last  = Signal(CREDIT_BITS)
         delta = seq_distance_bits(self, returned, last, CREDIT_BITS, "credit_delta")
         needs   = Signal()
@@ -616,12 +623,19 @@ class CreditGate(LiteXModule):
         take = Signal()
         back = Signal(len(self.in_use))   # requests credited back, counted this cycle
         self.comb += take.eq(sink.valid & sink.ready & needs & (self.limit != 0))
+        # The credits first, stopped at 0, and both counts the request may leave, all from registers:
+        # `take` (behind the limit's comparison and the next stage's ready) chooses between them, no carry
+        # chain after it.
+        credited, credited_and_taken = Signal(len(self.in_use)), Signal(len(self.in_use))
+        self.comb += [
+            credited.eq(Mux(self.in_use < back, 0, self.in_use - back)),
+            credited_and_taken.eq(credited + 1),
+        ]
         self.sync += [
-            back.eq(Mux(returned_valid, delta * REQUESTS_PER_CREDIT, 0)),
-            # The credits first, stopped at 0, then the request: `take` (behind the limit's comparison) has
-            # only the increment after it.
-            self.in_use.eq(Mux(self.in_use < back, 0, self.in_use - back) + take),
+            back.eq(Mux(self.flush, 2**len(back) - 1, Mux(returned_valid, delta * REQUESTS_PER_CREDIT, 0))),
+            self.in_use.eq(Mux(take, credited_and_taken, credited)),
             If(returned_valid, last.eq(returned)),
+            If(self.flush, last.eq(0)),
             If(sink.valid & needs & ~allowed, self.stalls.eq(self.stalls + 1)),
         ]
 

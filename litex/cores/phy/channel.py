@@ -245,7 +245,9 @@ class SimChannel(LiteXModule):
     skew (cycles, per lane), per-lane block error thresholds, burst length and seed (errors.py, the same
     for both directions, each with its own generators), and `down_for`: cycles of link down, starting
     `down_after` cycles after `go_down` (so it can fall in the middle of a run the CPU waits on). `a_up` and
-    `b_up` are the receivers' status (not down, lanes aligned); `down_total` counts down cycles.
+    `b_up` are the receivers' status (not down, lanes aligned); `down_total` counts down cycles. `dark` (a
+    circuit switch's, phy/switch.py: no light while its circuit is set up or absent) holds the link down as
+    long as it is high.
 
     A chosen fault (`inject_kind`, litex/cores/phy/codes.py) in the direction `inject_toward` (0: compute to
     memory), at the first frame with a transaction that the direction's injector finds from `inject_at` cycles
@@ -265,6 +267,7 @@ class SimChannel(LiteXModule):
         self.down_for   = Signal(32)
         self.down_after = Signal(32)
         self.go_down    = Signal()
+        self.dark       = Signal()
         self.a_up       = Signal()
         self.b_up       = Signal()
         self.down_total = Signal(32)
@@ -308,10 +311,10 @@ class SimChannel(LiteXModule):
             down.start.eq(self.go_down | found & (self.inject_kind == FAULT_KINDS["down"])),
             down.after.eq(Mux(self.go_down, self.down_after, 0)),
             down.length.eq(Mux(self.go_down, self.down_for, self.inject_cycles)),
-            self.a2b.down.eq(down.active), self.b2a.down.eq(down.active),
-            self.a_up.eq(~down.active & self.b2a.up), self.b_up.eq(~down.active & self.a2b.up),
+            self.a2b.down.eq(down.active | self.dark), self.b2a.down.eq(down.active | self.dark),
+            self.a_up.eq(~self.a2b.down & self.b2a.up), self.b_up.eq(~self.a2b.down & self.a2b.up),
         ]
-        self.sync += If(down.active, self.down_total.eq(self.down_total + 1))
+        self.sync += If(self.a2b.down, self.down_total.eq(self.down_total + 1))
 
         # Chosen faults: the injectors' own on a frame, and from a frame they found a lane garbled or down for a
         # while, or a word of it lost.

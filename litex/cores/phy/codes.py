@@ -28,3 +28,9 @@ FRAME_FAULTS   = ("crc", "type", "truncated", "duplicate", "skip", "flood")
 # sent back by the memory card's PHY as it receives them (far).
 LOOPBACKS = {"none": 0, "near": 1, "far": 2}
 CHANNEL_FAULTS = ("lane", "down", "slip", "lane_down")
+# The circuit switch (switch.py): a card port with no circuit reads NO_CIRCUIT. A Polatis-class optical circuit
+# switch sets a circuit up in 25 ms (MONet, section 4.C; its section 3 says 20 ms); the sim compresses it by
+# SWITCH_COMPRESSION by default, so that a move runs in seconds of simulation, and the host prints both.
+NO_CIRCUIT = 15
+OCS_SETUP_S = 25e-3
+SWITCH_COMPRESSION = 1000

@@ -18,7 +18,8 @@ ENTRY = FieldTable("BFCT entry", 32, [
     ("enable",   1,  "the section is mapped"),
     ("read",     1,  "reads allowed"),
     ("write",    1,  "writes allowed"),
-    ("target",   2,  "0: remote port 0, 1: local memory (a target the build lacks faults with kind 4)"),
+    ("target",   2,  "0: remote port 0, 1: local memory, 2: remote port 1 (a target the build lacks faults with "
+                     "kind 4)"),
     ("reserved", 3,  "ignored"),
     ("base",     24, "remote base, in sections"),
 ])

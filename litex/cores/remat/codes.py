@@ -19,6 +19,7 @@ FAULTS = {
 }
 FAULT_NONE, FAULT_UNMAPPED, FAULT_NO_READ, FAULT_NO_WRITE, FAULT_TARGET, FAULT_REMOTE, FAULT_TIMEOUT = FAULTS.values()
 
-# A section's `target`: remote port 0, through the link, or the compute card's local memory.
-TARGETS = {"remote0": 0, "local": 1}
-TARGET_REMOTE0, TARGET_LOCAL = TARGETS["remote0"], TARGETS["local"]
+# A section's `target`: remote port 0, through the link, the compute card's local memory, or remote port 1, through
+# the pooled model's second link (to a second memory card).
+TARGETS = {"remote0": 0, "local": 1, "remote1": 2}
+TARGET_REMOTE0, TARGET_LOCAL, TARGET_REMOTE1 = TARGETS["remote0"], TARGETS["local"], TARGETS["remote1"]

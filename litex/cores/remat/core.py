@@ -24,6 +24,10 @@ Yosys's default wide-LUT mapping). Free tags come from a free list (a ring of id
 priority search over the free mask, the tags' records are LUT RAM read at the answer's tag and at the
 scanned tag, and the timeout scan is three stages.
 
+Hold (`with_hold`, the pooled model's cards): while `hold` is high no port's request is taken, so none is
+translated by a BFCT entry about to change; `drained` says the requests taken before it have all been
+answered. Without it the ports' paths are as they were; with it, an AND more on each port's valid and ready.
+
 Request timeout: an access not answered within `timeout` cycles (0: never) is answered with an error
 (FAULT_TIMEOUT), so a master never waits forever on a dead link. Its tag stays reserved until the late
 answer comes (then dropped), so a tag is never reused while an answer to it may still arrive. An access
@@ -60,7 +64,7 @@ class ReMAT(LiteXModule):
     `sink` are target 0's, the link's). Answers from the link are always accepted; another target's wait
     while the link's go first.
     """
-    def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000, n_targets=1):
+    def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000, n_targets=1, with_hold=False):
         assert tags <= 2**TAG_BITS
         self.ports   = [RematPort() for _ in range(n_ports)]
         self.sources = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # requests to each target
@@ -96,9 +100,12 @@ class ReMAT(LiteXModule):
         self.bfct = bfct = BFCT(n_sections=n_sections, section_bits=section_bits, n_targets=n_targets)
         self.rr   = rr   = RoundRobin(n_ports, SP_CE)
         reqs = [p.req for p in self.ports]
+        # `hold` (with_hold): the ports' requests wait where they are, none taken (nor translated) meanwhile.
+        self.hold = Signal()
+        offered = [r.valid & ~self.hold for r in reqs] if with_hold else [r.valid for r in reqs]
         sel  = Record(port_req_layout)
         self.comb += [
-            rr.request.eq(Cat(*[r.valid for r in reqs])),
+            rr.request.eq(Cat(*offered)),
             Case(rr.grant, {i: sel.raw_bits().eq(reqs[i].payload.raw_bits()) for i in range(n_ports)}),
             bfct.addr.eq(sel.addr),
             bfct.we.eq(sel.we),
@@ -120,12 +127,12 @@ class ReMAT(LiteXModule):
         granted = Signal()
         self.taken = take = Signal()   # a port's request is taken: the cycle its latency starts.
         self.comb += [
-            granted.eq(Array(r.valid for r in reqs)[rr.grant]),
+            granted.eq(Array(offered)[rr.grant]),
             take.eq(granted & (~a_valid | a_ready)),
             rr.ce.eq(take | ~granted),
         ]
         for i, r in enumerate(reqs):
-            self.comb += r.ready.eq((rr.grant == i) & (~a_valid | a_ready))
+            self.comb += r.ready.eq((rr.grant == i) & (~a_valid | a_ready) & (~self.hold if with_hold else 1))
         self.sync += [
             If(a_ready, a_valid.eq(0)),
             If(take,
@@ -320,6 +327,9 @@ class ReMAT(LiteXModule):
             zombie.eq((zombie | one_hot(expire, s3_tag)) & ~one_hot(answer, answer_tag)),
             self.outstanding.eq(self.outstanding + sent - answer),
         ]
+        self.with_hold = with_hold
+        self.drained   = Signal()   # nothing taken and not yet sent, nothing in flight (a hold has taken effect)
+        self.comb += self.drained.eq(~a_valid & (self.outstanding == 0))
 
         # Counters, fault latch and latency statistics (port request accepted -> response delivered), a
         # cycle after the answer: they are not on its path.
@@ -390,3 +400,8 @@ class ReMAT(LiteXModule):
             self._lat_count.status.eq(self.lat_count),
             self.lat_clear.eq(self._lat_clear.re),
         ]
+        if self.with_hold:
+            self._hold    = CSRStorage(1, description="Requests wait at the ports, none taken (a card about to "
+                                                      "move: its BFCT remapped, its circuit switched).")
+            self._drained = CSRStatus(1, description="Nothing taken and not yet sent, nothing in flight.")
+            self.comb += [self.hold.eq(self._hold.storage), self._drained.status.eq(self.drained)]

@@ -16,12 +16,12 @@ from .link_responder import link_responder, offer, program_bfct
 FULL = 2**LINE_BYTES - 1
 
 
-def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=(), first_id=0):
+def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=(), first_id=0, on_link=None):
     """requests: {port: [(addr, we, data)]}, sent with ids from `first_id` on; returns per-port responses, link
-    requests and peak outstanding. The link refuses (answers T_ERR to) the lines in `refuse`; `also`: more
-    generators to run alongside."""
+    requests (appended to `on_link` as they come, if given) and peak outstanding. The link refuses (answers
+    T_ERR to) the lines in `refuse`; `also`: more generators to run alongside."""
     responses = {p: [] for p in requests}
-    on_link = []
+    on_link = [] if on_link is None else on_link
     peak = [0]
 
     def issue(port, reqs):
@@ -65,6 +65,40 @@ def test_two_ports_round_robin_and_many_outstanding(tags):
     ports = [(laddr * 64) // size - 8 for _, _, laddr in on_link]
     assert len(on_link) == 40
     assert all(a != b for a, b in zip(ports[:16], ports[1:16]))
+
+
+def test_a_hold_keeps_requests_at_the_ports_untranslated_until_it_ends():
+    """Held, no port's request is taken: the link sees none, `drained` rises once those taken before are
+    answered, and a section remapped meanwhile translates every request taken after the hold."""
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, with_hold=True)
+    size = 1 << 12
+    reqs = {p: [(p * size + 64 * i, 0, 0) for i in range(8)] for p in (0, 1)}
+    seen = {}
+
+    def hold():
+        for cycle in range(150):
+            if cycle == 11:
+                yield dut.hold.eq(1)
+            if cycle == 13:
+                seen["sent_at_hold"], seen["drained_at_hold"] = len(on_link), (yield dut.drained)
+            if cycle == 60:
+                seen["sent_held"], seen["drained_held"] = len(on_link), (yield dut.drained)
+                seen["port_ready_held"] = (yield dut.ports[0].req.ready) | (yield dut.ports[1].req.ready)
+                yield from program_bfct(dut.bfct, {0: 0b111 | (12 << 8)})    # section 0 now at base 12
+            if cycle == 70:
+                yield dut.hold.eq(0)
+            yield
+
+    on_link = []
+    responses, _, _ = run(dut, reqs, also=[hold()], cycles=150, on_link=on_link)
+    # Some requests were taken before the hold, none while it held, the rest after it.
+    assert 0 < seen["sent_at_hold"] < 16 and seen["drained_at_hold"] == 0
+    assert seen["sent_held"] == seen["sent_at_hold"] and seen["drained_held"] == 1 and seen["port_ready_held"] == 0
+    bases = [laddr * 64 // size for _, _, laddr in on_link]
+    first = seen["sent_at_hold"]
+    assert set(bases[first:]) == {12, 9} and 12 not in bases[:first]
+    for p in (0, 1):
+        assert len(responses[p]) == 8 and not any(err for _, err, _ in responses[p])
 
 
 def test_faults_answer_at_once_and_never_reach_the_link():

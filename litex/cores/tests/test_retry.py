@@ -177,6 +177,58 @@ def test_credits_bound_requests_in_flight_and_survive_lost_trailers(limit, lose,
     assert limit - REQUESTS_PER_CREDIT <= peak[0] <= limit
 
 
+def test_a_flush_credits_every_request_back_and_counts_the_peer_from_0():
+    """A link's restart: requests in use with one credit back (the consumer stopped), then a flush: the next
+    cycle none is in use, a stale trailer of the old peer's is dropped, and the new peer's count from 0
+    returns credits again (counted against the old peer's count, its first credit would have looked like none,
+    or, after the stale trailer, like 30)."""
+    limit = 2 * REQUESTS_PER_CREDIT
+    dut = Credits(limit)
+    seen = {}
+
+    def bench():
+        yield dut.gate.source.ready.eq(1)
+        yield dut.gate.sink.type.eq(T_RD_REQ)
+        yield dut.gate.sink.valid.eq(1)
+        for _ in range(limit + 4):
+            yield
+        yield dut.gate.sink.valid.eq(0)
+        yield dut.gate.returned_valid.eq(1)      # the old peer's first credit
+        yield dut.gate.returned.eq(1)
+        yield
+        yield dut.gate.returned_valid.eq(0)
+        for _ in range(3):
+            yield
+        yield dut.gate.returned_valid.eq(1)      # its count, 3 credits: in flight as the flush comes
+        yield dut.gate.returned.eq(3)
+        yield dut.gate.flush.eq(1)
+        yield
+        seen["in_use_at_flush"] = yield dut.gate.in_use
+        yield dut.gate.flush.eq(0)
+        yield dut.gate.returned_valid.eq(0)
+        for _ in range(3):
+            yield
+        seen["in_use_after"] = yield dut.gate.in_use
+        yield dut.gate.sink.valid.eq(1)           # the new peer: a limit's worth of requests pass again
+        passed = 0
+        for _ in range(limit + 4):
+            passed += (yield dut.gate.sink.valid) and (yield dut.gate.sink.ready)
+            yield
+        yield dut.gate.sink.valid.eq(0)
+        seen["passed"] = passed
+        yield dut.gate.returned_valid.eq(1)       # its first credit, counted from 0
+        yield dut.gate.returned.eq(1)
+        yield
+        yield dut.gate.returned_valid.eq(0)
+        for _ in range(3):
+            yield
+        seen["in_use_credited"] = yield dut.gate.in_use
+
+    run_simulation(dut, bench())
+    assert seen["in_use_at_flush"] == limit - REQUESTS_PER_CREDIT and seen["in_use_after"] == 0
+    assert seen["passed"] == limit and seen["in_use_credited"] == REQUESTS_PER_CREDIT
+
+
 def test_credits_for_requests_sent_without_a_limit_do_not_block_a_limit_set_later():
     """With the limit at 0 the gate counts nothing, yet the consumer returns credits for what it takes: those
     stop at an empty count, so a limit set afterwards admits requests again (a wrapped count would hold them

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from monet.sim.build import POOLED_MODELS
-from monet.soc.user_headers import POOL_ABSENT, csr_words, pool_header, pool_map, write_user_headers
+from monet.soc.user_headers import POOL_ABSENT, SHARED_PREFIXES, csr_words, pool_header, pool_map, write_user_headers
 
 
 REQUESTERS = 3   # the pooled model's cards on the SRAM alone, one traffic card fewer: half the time to make
@@ -33,14 +33,16 @@ def test_each_traffic_card_has_the_compute_card_s_registers_under_its_prefix(poo
         theirs = {index: name for name, index in csr_words(pooled, f"pool{card}").items()}
         absent = []
         for (name, index), mapped in zip(names, card_map):
-            if name.startswith(("memcard_", "ports_")) and (name, index) in remote.items():
-                assert mapped == index, name                 # the memory card's: shared
+            if name.startswith(SHARED_PREFIXES) and (name, index) in remote.items():
+                assert mapped == index, name                 # the memory cards': shared
             elif mapped == POOL_ABSENT:
                 absent.append(name)
             else:
                 own = name if (name, index) in remote.items() else "pbb_" + name
                 assert theirs[mapped] == own, (card, name)
-        assert absent and all(name.startswith(("stages_c_", "stages_m_")) for name in absent)
+        # The compute card's own: its stage timers and its second link.
+        assert absent and all(name.startswith(("stages_c_", "stages_m_", "channel1_", "link1_c_", "link1_m_"))
+                              for name in absent)
         assert len(set(theirs) - set(card_map)) == 0, "a traffic card's register no map reaches"
     owned = [set(m) - {POOL_ABSENT} - set(remote.values()) for m in maps]
     assert not (owned[0] & owned[1])
