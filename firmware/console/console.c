@@ -81,6 +81,15 @@ void print_faults(uint32_t before) {
  * the section's ends; for a Linux program, GNU ld names them after the section). */
 extern const struct command __start_monet_commands[], __stop_monet_commands[];
 
+#ifdef POOL_SECOND_LINK
+#define SECOND_LINK_CARD POOL_SECOND_LINK
+#define CARDS_SELECTED "card must be 0 (the compute card).." XSTR(POOL_TRAFFIC_CARDS) " (the traffic cards) or " \
+                       XSTR(POOL_SECOND_LINK) " (the compute card's second link)"
+#else
+#define SECOND_LINK_CARD 0   /* no second link */
+#define CARDS_SELECTED "card must be 0 (the compute card).." XSTR(POOL_TRAFFIC_CARDS) " (the traffic cards)"
+#endif
+
 void console_line(char *line) {
     char *cmd;
     struct args a;
@@ -96,7 +105,7 @@ void console_line(char *line) {
     }
     const char *card = arg_str(&a, "card", NULL);
     if (card && !c->per_card) { error("card= is not accepted by this command: it reaches the compute card or the memory card alone"); return; }
-    if (card && card_select(strtoul(card, NULL, 0))) { error("card must be 0 (the compute card).." XSTR(POOL_TRAFFIC_CARDS) " (the traffic cards)"); return; }
+    if (card && card_select(strtoul(card, NULL, 0))) { error(CARDS_SELECTED); return; }
     c->fn(&a);
     card_select(0);
 }
@@ -106,7 +115,7 @@ static void cmd_help(struct args *a) {
     printf("{\"commands\": {");
     for (const struct command *c = __start_monet_commands; c < __stop_monet_commands; c++)
         printf("%s\"%s\": \"%s%s\"", c == __start_monet_commands ? "" : ", ", c->name, c->help,
-               c->per_card ? " card=0.." XSTR(POOL_TRAFFIC_CARDS) : "");
+               c->per_card ? " card=0.." XSTR(POOL_CARDS) : "");
     printf("}}\n");
 }
 
@@ -114,10 +123,11 @@ static void cmd_info(struct args *a) {
     (void)a;
 #ifdef MEMCARD_SIZE   /* the sim: both cards in one SoC, the window in the soft CPU's map */
     printf("{\"ident\": \"MONet-open sim\", \"clk_hz\": %u, \"window_base\": %u, \"sections\": %u, "
-           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u, \"traffic_cards\": %u}\n",
+           "\"section_bytes\": %u, \"tags\": %u, \"memcard_bytes\": %u, \"traffic_cards\": %u, "
+           "\"second_link\": %u}\n",
            (unsigned)NOMINAL_CLK_HZ, (unsigned)REMOTE_BASE, (unsigned)REMOTE_SECTIONS,
            (unsigned)(1u << REMOTE_SECTION_BITS), (unsigned)REMOTE_TAGS, (unsigned)MEMCARD_SIZE,
-           (unsigned)POOL_TRAFFIC_CARDS);
+           (unsigned)POOL_TRAFFIC_CARDS, (unsigned)SECOND_LINK_CARD);
 #else                 /* a board's compute card: the window in the PS's map, the memory on the other board */
     printf("{\"ident\": \"%s\", \"clk_hz\": %u, \"window_base\": %llu, \"sections\": %u, "
            "\"section_bytes\": %llu, \"tags\": %u, \"lanes\": %u, \"rate_mbps\": %u}\n", CONFIG_IDENTIFIER,

@@ -3,11 +3,11 @@
 
 #include "card.h"
 
-#if POOL_TRAFFIC_CARDS
+#if POOL_CARDS
 uint32_t card_selected;
 
 static const struct { uint16_t first, words; } spans[] = POOL_SPANS;
-static const uint16_t card_words[POOL_TRAFFIC_CARDS][POOL_SPAN_WORDS] = POOL_MAP;
+static const uint16_t card_words[POOL_CARDS][POOL_SPAN_WORDS] = POOL_MAP;
 
 uint32_t card_address(uint32_t addr) {
     uint32_t word = (addr - CSR_BASE) >> 2, at = 0;
@@ -23,8 +23,8 @@ uint32_t card_address(uint32_t addr) {
 #endif
 
 int card_select(uint32_t card) {
-    if (card > POOL_TRAFFIC_CARDS) return -1;
-#if POOL_TRAFFIC_CARDS
+    if (card > POOL_CARDS) return -1;
+#if POOL_CARDS
     card_selected = card;
 #endif
     return 0;

@@ -18,11 +18,12 @@ static inline uint32_t bus_read32(uint32_t addr) { return *(volatile uint32_t *)
 static inline void bus_write32(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)addr = v; }
 #endif
 
-/* The pooled model (pool.h's map, from the build): while a traffic card is selected (card.h's card_select, the
- * console's card= argument), the drivers' accesses to the compute card's registers reach that card's; those
+/* The pooled model (pool.h's map, from the build): while a traffic card or the compute card's second link is
+ * selected (card.h's card_select, the console's card= argument), the drivers' accesses to the compute card's
+ * registers reach that card's (the second link's: its channel, its ends and the memory card behind it); those
  * of the memory card stay. A register the card lacks (POOL_ABSENT: 0) reads 0 and takes no write. */
 #include "card.h"
-#if POOL_TRAFFIC_CARDS
+#if POOL_CARDS
 static inline uint32_t hal_read32(uint32_t addr) {
     if (card_selected) addr = card_address(addr);
     return addr ? bus_read32(addr) : 0;

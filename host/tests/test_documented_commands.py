@@ -102,6 +102,7 @@ RUNS = {
     "monet bench ber": "test_the_documented_ber_points_hold",
     "monet bench pool": "test_the_documented_pool_points_hold",
     "monet bench move": "test_the_documented_moves_hold",
+    "monet bench spread": "test_the_documented_spreads_hold",
     "monet sim build --model pooled": "test_the_documented_pool_points_hold",
     "monet campaign run": "test_the_documented_campaigns_run",
     "dask": "test_the_documented_cluster_runs_on_loopback",
@@ -465,6 +466,16 @@ def test_the_documented_moves_hold(command):
     passes (every read right, the reads going on through the move, the card on its new port)."""
     r, verdicts = _run_on_pooled(command, documented("monet sim build --model pooled"))
     assert len(verdicts) == 3 and all(v == "PASS" for _, v in verdicts) and r.returncode == 0, r.stdout
+
+
+@pytest.mark.long
+@pytest.mark.sim
+@pytest.mark.parametrize("command", documented("monet bench spread"))
+def test_the_documented_spreads_hold(command):
+    """On the pooled model (built first as the documents build it): each documented point's verdict passes
+    (two memory cards at least 1.8x one's where the memory is the limit, or not such a point)."""
+    r, verdicts = _run_on_pooled(command, documented("monet sim build --model pooled"))
+    assert len(verdicts) == 1 and verdicts[0][1] == "PASS" and r.returncode == 0, r.stdout
 
 
 @pytest.mark.long

@@ -102,7 +102,7 @@ def _figures(results):
 
 def _sim_benchmarks():
     """The benchmarks that run on the sim's ordinary models: one with a model of its own (the pooled model's
-    `pool` and `move`, twelve minutes to build) runs in the long tier (test_documented_commands)."""
+    `pool`, `move` and `spread`, ten minutes to build) runs in the long tier (test_documented_commands)."""
     return {n: b for n, b in REGISTRY.items() if runs_on(n)[0] == "sim" and not b.sim_model}
 
 

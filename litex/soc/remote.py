@@ -133,7 +133,7 @@ class RemoteMemoryPath(RequesterPath):
     requesters > 1 (the pooled model): the memory card's MemoryPorts (`ports`, 2 cycles more: 1 each way) take
     this path's link on port 0; ports 1 to requesters - 1 are for TrafficCards (`connect_port`). The links are
     switched (the SoC's CircuitSwitch joins each channel to a memory-card port), and a second memory card
-    (`memcard1`, SRAM) has MemoryPorts of its own (`ports1`): port 0 faces this card's second link
+    (`memcard1`, SRAM and DDR4 like the first, no HMC) has MemoryPorts of its own (`ports1`): port 0 faces this card's second link
     (`channel1`, `link1_c`, `link1_m`: ReMAT's target 2, TARGET_REMOTE1, whose answers wait in a FIFO while
     the first link's go first, 1 cycle more), port 1 (`spare_m`) no card at power-up: a circuit moved there
     (`monet bench move`) reaches it.
@@ -160,7 +160,7 @@ class RemoteMemoryPath(RequesterPath):
                 ports.source.connect(memcard.sink),
                 memcard.source.connect(ports.sink),
             ]
-            self.add_second_memory_card(memcard_size=memcard_size, tags=tags)
+            self.add_second_memory_card(memcard_size=memcard_size, tags=tags, with_ddr4=with_ddr4)
         else:
             self.comb += [
                 link_m.source.connect(memcard.sink),
@@ -175,15 +175,17 @@ class RemoteMemoryPath(RequesterPath):
         self.stages_c = compute_stages(remat, link_c)
         self.stages_m = memory_stages(link_m)
 
-    def add_second_memory_card(self, *, memcard_size, tags):
-        """The pooled model's second memory card (SRAM) and this card's second link to it (see the class)."""
+    def add_second_memory_card(self, *, memcard_size, tags, with_ddr4):
+        """The pooled model's second memory card (SRAM, and DDR4 `with_ddr4`) and this card's second link to it
+        (see the class)."""
         clk_ps = self.link_settings["clk_ps"]
         self.channel1, self.link1_c, self.link1_m = self.add_link(**self.link_settings)
         spare_lanes = Signal(2, reset=3)
         self.spare_m = LinkEndpoint(spare_lanes, retry_depth=self.retry_depth)
         self.spare_m.lanes_log2 = spare_lanes
         self.answers1 = answers1 = stream.SyncFIFO(txn_layout, tags)   # never full: tags bound the answers
-        self.memcard1 = memcard1 = MemoryCard(size=memcard_size, max_outstanding=tags, clk_freq=1e12 / clk_ps)
+        self.memcard1 = memcard1 = MemoryCard(size=memcard_size, max_outstanding=tags, with_ddr4=with_ddr4,
+                                              clk_freq=1e12 / clk_ps)
         self.ports1 = ports1 = MemoryPorts(n_ports=2, max_outstanding=tags, tags=tags)
         self.comb += [
             self.remat.sources[TARGET_REMOTE1].connect(self.link1_c.sink),

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from monet.sim.build import POOLED_MODELS
-from monet.soc.user_headers import POOL_ABSENT, SHARED_PREFIXES, csr_words, pool_header, pool_map, write_user_headers
+from monet.soc.user_headers import (POOL_ABSENT, SHARED_PREFIXES, csr_words, has_second_link, pool_header, pool_map,
+                                   write_user_headers)
 
 
 REQUESTERS = 3   # the pooled model's cards on the SRAM alone, one traffic card fewer: half the time to make
@@ -25,6 +26,7 @@ def pooled():
 
 def test_each_traffic_card_has_the_compute_card_s_registers_under_its_prefix(pooled):
     spans, maps = pool_map(pooled)
+    maps = maps[:-1]                                     # the last: the compute card's second link (below)
     remote, pbb = csr_words(pooled, "remote"), csr_words(pooled, "pbb")
     assert spans == [(min(remote.values()), len(remote)), (min(pbb.values()), len(pbb))]
     assert len(maps) == REQUESTERS - 1 and POOLED_MODELS["pooled"]["requesters"] == 4
@@ -49,6 +51,32 @@ def test_each_traffic_card_has_the_compute_card_s_registers_under_its_prefix(poo
     assert any(name.startswith("ports_in_flight_limit") for name in remote)
     header = pool_header(pooled)
     assert "#define POOL_TRAFFIC_CARDS 2" in header and f"#define POOL_SPAN_WORDS {len(names)}" in header
+
+
+def test_the_compute_card_s_second_link_is_the_last_card_under_the_first_link_s_names(pooled):
+    """Card POOL_SECOND_LINK reaches the second link's channel and ends and the memory card behind it where the
+    compute card has its first link's; the stage timers (the first link's) it lacks; everything else (ReMAT,
+    the benchmark block, the ports) is the compute card's own."""
+    assert has_second_link(pooled)
+    spans, maps = pool_map(pooled)
+    remote, pbb = csr_words(pooled, "remote"), csr_words(pooled, "pbb")
+    names = sorted(remote.items(), key=lambda item: item[1]) + [("pbb " + n, i) for n, i in sorted(
+        pbb.items(), key=lambda item: item[1])]
+    by_index = {index: name for name, index in remote.items()}
+    renamed = {"channel_": "channel1_", "link_c_": "link1_c_", "link_m_": "link1_m_", "memcard_": "memcard1_"}
+    moved = 0
+    for (name, index), mapped in zip(names, maps[-1]):
+        first = next((f for f in renamed if name.startswith(f)), None)
+        if name.startswith(("stages_c_", "stages_m_")):
+            assert mapped == POOL_ABSENT, name
+        elif first and mapped != POOL_ABSENT:
+            assert by_index[mapped] == renamed[first] + name[len(first):], name
+            moved += 1
+        else:
+            assert mapped == index or first and name.startswith("memcard_hmc"), name
+    assert moved > 100 and any(name.startswith("channel_lanes") for name, _ in names)
+    header = pool_header(pooled)
+    assert "#define POOL_CARDS 3" in header and "#define POOL_SECOND_LINK 3" in header
 
 
 def test_a_soc_without_traffic_cards_gets_a_map_of_none():
