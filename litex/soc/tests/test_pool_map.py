@@ -118,6 +118,26 @@ def test_the_map_goes_by_name_word_by_word_whatever_the_order():
     assert f"    {{{theirs + 2}, 1, {theirs}, {theirs + 1}, {POOL_ABSENT}, 5, {theirs + 3}}}, \\\n}}" in header
 
 
+def test_the_second_link_s_map_renames_its_link_and_memory_card_and_keeps_the_rest():
+    """A compute card with a second link (channel1_..., link1_c_..., memcard1_...) and one traffic card: the last
+    map reaches the second link's words for the first link's, absent where the second has none or for a stage
+    timer, the compute card's own word for everything else (ReMAT, the ports, the benchmark block)."""
+    remote = [("remat_tags", 32), ("channel_ber", 32), ("link_c_frames", 32), ("link_m_frames", 32),
+              ("memcard_memory", 2), ("memcard_refreshes", 32), ("stages_c_count", 32), ("ports_share0", 4),
+              ("channel1_ber", 32), ("link1_c_frames", 32), ("link1_m_frames", 32), ("memcard1_memory", 2)]
+    card = [("remat_tags", 32), ("channel_ber", 32), ("link_c_frames", 32), ("link_m_frames", 32), ("pbb_mode", 2)]
+    soc = _fake_soc({"remote": remote, "pbb": [("mode", 2)], "pool1": card})
+    assert has_second_link(soc)
+    spans, maps = pool_map(soc)
+    assert len(maps) == 2
+    pbb = 512
+    assert maps[-1] == [0, 8, 9, 10, 11, POOL_ABSENT, POOL_ABSENT, 7, 8, 9, 10, 11, pbb]
+    header = pool_header(soc)
+    assert "#define POOL_TRAFFIC_CARDS 1" in header and "#define POOL_CARDS 2" in header
+    assert "#define POOL_SECOND_LINK 2" in header
+    assert not has_second_link(_fake_soc({"remote": remote[:8], "pool1": card}))
+
+
 def test_traffic_cards_must_be_pool1_onwards():
     soc = _fake_soc({"remote": [("remat_tags", 32)], "pool2": [("remat_tags", 32)]})
     with pytest.raises(AssertionError, match="pool1"):
