@@ -23,15 +23,6 @@
 /* Cycles since `t0` passed the budget: the phase gives up, and the answer says which. */
 static int late(uint64_t t0, uint32_t budget) { return console_cycles() - t0 > budget; }
 
-static void print_run(const struct pbb_result *r) {
-    printf("{\"completed\": %u, \"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, "
-           "\"lat_max\": %u, \"lat_sum\": %llu, ", (unsigned)r->completed, (unsigned long long)r->cycles,
-           (unsigned)r->errors, (unsigned)r->bus_errors, (unsigned)r->lat_min, (unsigned)r->lat_max,
-           (unsigned long long)r->lat_sum);
-    print_samples("hist", r->hist, PBB_BUCKETS);
-    printf("}");
-}
-
 /* move card=N port=P section=S base=B src=OFF dst=OFF bytes=N [the pbb's settings] [timeout=cycles] (a card
  * command: the console has selected card N; the copy and the switch are the compute card's):
  * traffic card N's benchmark block starts with the settings and runs through the move. The CPU copies `bytes`
@@ -103,8 +94,11 @@ static void cmd_move(struct args *a) {
            stuck ? "\"" : "", stuck ? stuck : "null", stuck ? "\"" : "", (unsigned)card, (unsigned)port,
            (unsigned)bytes, (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
            (unsigned long long)(t4 - t3), (unsigned long long)(t5 - t1), (unsigned)switch_setup());
-    print_run(&r);
-    printf("}\n");
+    printf("{");
+    print_pbb_run(&r);
+    printf(", ");
+    print_samples("hist", r.hist, PBB_BUCKETS);
+    printf("}}\n");
 }
 #else
 #define NOT_SWITCHED "this SoC has no circuit switch: `move` is the pooled model's (monet sim build --model pooled)"

@@ -65,6 +65,13 @@ const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, c
     return pbb_run_error(s);
 }
 
+void print_pbb_run(const struct pbb_result *r) {
+    printf("\"completed\": %u, \"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, "
+           "\"lat_max\": %u, \"lat_sum\": %llu", (unsigned)r->completed, (unsigned long long)r->cycles,
+           (unsigned)r->errors, (unsigned)r->bus_errors, (unsigned)r->lat_min, (unsigned)r->lat_max,
+           (unsigned long long)r->lat_sum);
+}
+
 /* pbb op=read|write|mixed [ratio=R mix=random|even] pattern=seq|stride|random addr= span= stride= count= outstanding=
  *     seed= check=0|1 shift= size= direct=0|1 : one run of the benchmark block, waited out, with link
  *     occupancy. direct=1: 128 B blocks on the HMC controller's block port (the HMC must be the memory). */
@@ -87,12 +94,10 @@ static void cmd_pbb(struct args *a) {
     pbb_result(&r);
     printf("{\"timed_out\": %s, \"crc_errors_c\": %u, \"crc_errors_m\": %u, ", timed_out ? "true" : "false",
            (unsigned)cc, (unsigned)cm);
-    printf("\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, \"completed\": %u, "
-           "\"cycles\": %llu, \"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, "
-           "\"lat_sum\": %llu, \"shift\": %u, \"busy_a2b\": %u, \"busy_b2a\": %u, ",
-           op, pattern, (unsigned)s.count, (unsigned)s.outstanding, (unsigned)r.completed,
-           (unsigned long long)r.cycles, (unsigned)r.errors, (unsigned)r.bus_errors, (unsigned)r.lat_min,
-           (unsigned)r.lat_max, (unsigned long long)r.lat_sum, (unsigned)s.shift, (unsigned)(a2b1 - a2b0),
+    printf("\"op\": \"%s\", \"pattern\": \"%s\", \"count\": %u, \"outstanding\": %u, ", op, pattern,
+           (unsigned)s.count, (unsigned)s.outstanding);
+    print_pbb_run(&r);
+    printf(", \"shift\": %u, \"busy_a2b\": %u, \"busy_b2a\": %u, ", (unsigned)s.shift, (unsigned)(a2b1 - a2b0),
            (unsigned)(b2a1 - b2a0));
     print_samples("hist", r.hist, PBB_BUCKETS);
     printf("}\n");

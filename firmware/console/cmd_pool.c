@@ -173,11 +173,10 @@ static void cmd_pool(struct args *a) {
         card_select(cards[i]);
         pbb_result(&r);
         card_select(0);
-        printf("%s{\"card\": %u, \"count\": %u, \"outstanding\": %u, \"completed\": %u, \"cycles\": %llu, "
-               "\"errors\": %u, \"bus_errors\": %u, \"lat_min\": %u, \"lat_max\": %u, \"lat_sum\": %llu, ",
-               i ? ", " : "", (unsigned)cards[i], (unsigned)each[i].count, (unsigned)each[i].outstanding,
-               (unsigned)r.completed, (unsigned long long)r.cycles, (unsigned)r.errors, (unsigned)r.bus_errors,
-               (unsigned)r.lat_min, (unsigned)r.lat_max, (unsigned long long)r.lat_sum);
+        printf("%s{\"card\": %u, \"count\": %u, \"outstanding\": %u, ", i ? ", " : "", (unsigned)cards[i],
+               (unsigned)each[i].count, (unsigned)each[i].outstanding);
+        print_pbb_run(&r);
+        printf(", ");
         print_samples("hist", r.hist, PBB_BUCKETS);
         printf("}");
     }
@@ -191,10 +190,10 @@ static void cmd_pool(struct args *a) {
  * second's. */
 static void cmd_switch(struct args *a) {
     static char message[120];
-    const char *card = arg_str(a, "link", NULL), *port = arg_str(a, "port", NULL), *setup = arg_str(a, "setup", NULL);
+    const char *link = arg_str(a, "link", NULL), *port = arg_str(a, "port", NULL), *setup = arg_str(a, "setup", NULL);
     uint32_t c = arg_u32(a, "link", 0), p = SWITCH_NO_CIRCUIT;
-    if (!card != !port) { error("link= and port= go together: the link whose circuit moves and its new port"); return; }
-    if (card && c >= POOL_SWITCH_CARDS) {
+    if (!link != !port) { error("link= and port= go together: the link whose circuit moves and its new port"); return; }
+    if (link && c >= POOL_SWITCH_CARDS) {
         snprintf(message, sizeof message, "link must be 0..%u (the switch's card ports)", POOL_SWITCH_CARDS - 1);
         error(message); return;
     }
@@ -214,7 +213,7 @@ static void cmd_switch(struct args *a) {
         }
     }
     if (setup) switch_set_setup(arg_u32(a, "setup", 0));
-    if (card) switch_connect(c, p);
+    if (link) switch_connect(c, p);
     printf("{\"setup\": %u, \"ports\": %u, \"circuits\": [", (unsigned)switch_setup(), (unsigned)POOL_SWITCH_PORTS);
     for (uint32_t i = 0; i < POOL_SWITCH_CARDS; i++) {
         uint32_t at = switch_circuit(i);

@@ -33,6 +33,9 @@ void print_faults(uint32_t before);   /* "fault" (the counter moved since `befor
 struct pbb_settings;
 const char *pbb_parse(struct args *a, struct pbb_settings *s, const char **op, const char **pattern);
 const char *pbb_run_error(const struct pbb_settings *s);   /* count and outstanding, which pool sets a card */
+/* A run's figures, "completed" to "lat_sum" (`pbb`, `pool`, `move`; each adds its own around them). */
+struct pbb_result;
+void print_pbb_run(const struct pbb_result *r);
 
 /* One command line: parsed, dispatched, answered (an error answer when it is not `command key=value ...`). */
 void console_line(char *line);

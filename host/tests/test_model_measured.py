@@ -20,11 +20,18 @@ def bandwidth(gbps, lanes=8, profile="ours", placement="remote"):
             "result": {"bandwidth_GBps": gbps}}
 
 
+def pool(aggregate, profile="ours"):
+    return {"point": {"benchmark": "pool", "requesters": 4, "distance_m": 8, "lanes": 8, "rate_gbps": 15.0,
+                      "profile": profile, "memory": "ddr4", "placement": "remote", "target": "sim", "rep": 0},
+            "result": {"together": {"aggregate_GBps": aggregate}}}
+
+
 # Reads on 300 + 5 d ns, writes on 400 + 7 d; the monet profile and local memory are not our link.
 STORE = [latency(0, 300.0), latency(8, 340.0), latency(36, 480.0), latency(8, 900.0, profile="monet"),
          latency(0, 400.0, op="write"), latency(36, 652.0, op="write"),
          latency(8, 100.0, placement="local"), bandwidth(3.4, lanes=2), bandwidth(12.0),
-         bandwidth(20.0, profile="monet"), bandwidth(30.0, placement="local")]
+         bandwidth(20.0, profile="monet"), bandwidth(30.0, placement="local"), pool(9.5), pool(10.25),
+         pool(40.0, profile="monet")]
 
 
 def test_our_link_figures():
@@ -32,6 +39,7 @@ def test_our_link_figures():
     assert measured.read_latency_ns(STORE, "k") == 340.0
     assert measured.read_latency_ns(STORE, "k", distance_m=30) == 480.0
     assert measured.best_bandwidth_point(STORE, "k")["result"]["bandwidth_GBps"] == 12.0
+    assert measured.pooled_memory_GBps(STORE, "k") == 10.25
 
 
 def test_a_stored_store_averages_the_repetitions_at_the_nearest_distance():
@@ -50,6 +58,16 @@ def test_the_topology_takes_a_channel_and_a_metre_from_the_store():
     assert config["physics"] == taken
 
 
+def test_the_topology_takes_a_pooled_memory_cards_aggregate_and_serves_circuits_on_that_many_channels():
+    taken = {"memory_card_GBps": 10.25}
+    config = {"physics": {"memory_card_GBps": "measured"}}
+    assert topology.with_measured(config, STORE)[1] == taken == {"memory_card_GBps": 10.25}
+    result = topology.run({**config, "topology": {"cards_per_tray": 8, "trays": 2}, "power_vs_cards": [],
+                           "workload": {"requests": 40, "repeats": 1}}, records=STORE)
+    assert result["measured_from_results"] == taken and result["memory_card_channels"] == 5   # 10.25 / 1.875
+    assert "a memory card serves 10.25 GB/s: circuits on 5 of its 8 channels at most" in topology.summary(result)
+
+
 def test_the_fmu_takes_bandwidth_and_a_read():
     p = fmu.parameters_from({"fmu": {"bandwidth_GBps": "measured", "ocm_latency_ns": "measured"}}, STORE)["parameters"]
     assert p.fmu_bandwidth_Bps == pytest.approx(12e9) and p.ocm_latency_s == pytest.approx(340e-9)
@@ -60,6 +78,8 @@ def test_the_fmu_takes_bandwidth_and_a_read():
     (lambda: measured.ns_per_m([latency(8, 340.0)], "physics.fibre_ns_per_m"), "latency series over two"),
     (lambda: measured.read_latency_ns([bandwidth(1.0)], "fmu.ocm_latency_ns"), "no remote read latency point"),
     (lambda: measured.best_bandwidth_point([latency(8, 1.0)], "physics.link_GBps"), "no remote bandwidth point"),
+    (lambda: measured.pooled_memory_GBps([bandwidth(1.0), pool(9.0, profile="monet")], "physics.memory_card_GBps"),
+     "physics.memory_card_GBps: 'measured' found no pooled memory card's aggregate .* campaigns/pooling.yaml"),
 ])
 def test_a_store_without_the_figure_is_named(call, named):
     with pytest.raises(ModelInputError, match=named):

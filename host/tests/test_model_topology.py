@@ -314,6 +314,25 @@ def test_a_memory_card_without_free_ports_is_a_memory_drop():
     assert list(hops) == [1, 0] and reasons == {"cpu": 0, "memory": 1, "network": 0}
 
 
+@pytest.mark.parametrize("served, channels", [(None, 8), (10.25, 5), (7.5, 4), (100.0, 8), (0.5, 1)])
+def test_a_memory_cards_bandwidth_is_the_channels_it_serves(served, channels):
+    topo = {"switch_planes": 8}
+    assert topology.memory_channels(topo, {**PHYSICS, "memory_card_GBps": served}) == channels
+
+
+def test_a_memory_card_serving_fewer_channels_takes_fewer_circuits():
+    """One CPU card and one memory card: 2-channel VMs. Unbounded, the memory card's 8 ports take four; serving
+    5 channels' worth, two fit and the third is a memory drop (the CPU card still has ports and cores)."""
+    topo = {"cards_per_tray": 2, "trays": 1, "switch_planes": 8, "radix": 16, "cpu_fraction": 0.5}
+    arch, _ = topology.build("monet", topo, PHYSICS)
+    stream = requests([(t, 1e9, 1, 1, 2) for t in range(3)])
+    assert list(topology.simulate(arch, one_pair_cards(), stream, 8)[0]) == [1, 1, 1]
+    hops, reasons, _ = topology.simulate(arch, one_pair_cards(), stream, 8, memory_ports=5)
+    assert list(hops) == [1, 1, 0] and reasons == {"cpu": 0, "memory": 1, "network": 0}
+    pool = Pool(one_pair_cards(), arch.domain_size, 8, 5)
+    assert [int(p) for p in pool.ports[:2]] == [0xFF, 0x1F]
+
+
 def some_pair_fits(arch, pool, cores, gb, channels):
     """Exhaustive: any CPU card and memory card that fit with `channels` free paths."""
     for x in np.flatnonzero(pool.is_cpu & (pool.cores >= cores)):
@@ -379,6 +398,9 @@ def test_a_mid_size_system_runs_to_completion_within_3_hops():
     ({"workload": {"vm_cores": [3, 1]}}, r"workload\.vm_cores: \[3, 1\] .*low <= high"),
     ({"workload": {"vm_ram_gb": [1, 32]}}, r"workload\.vm_ram_gb: \[1, 32\] .*\(16 GB\)"),
     ({"workload": {"vm_bandwidth_GBps": [1, 20]}}, r"workload\.vm_bandwidth_GBps: \[1\.0, 20\.0\] exceeds .* 15 GB/s"),
+    ({"physics": {"memory_card_GBps": "unbounded"}}, r"physics\.memory_card_GBps: 'unbounded' .*or null"),
+    ({"physics": {"memory_card_GBps": 5.0}}, r"memory_card_GBps: 5 GB/s serves 2 channel\(s\) .* needs 5; give "
+                                             r"memory_card_GBps >= 9\.375"),
     ({"workload": {"workload_copies": 0.5}}, r"workload\.workload_copies: 0\.5 .*'auto' or a number >= 1"),
     ({"workload": {"repeats": 0}}, r"workload\.repeats: 0 .*'auto' or an integer >= 1"),
     ({"workload": {"repeats": 2.5}}, r"workload\.repeats: 2\.5 "),

@@ -280,9 +280,10 @@ def test_the_report_section_has_a_row_a_point():
     records.append({"point": {"benchmark": "latency"}, "result": {}})
     ((title, header, rows, image, note),) = pool.sections(records, None)
     assert len(rows) == 2 and len(header) == len(rows[0]) and image is None
-    assert rows[0][1] == "1:1:1:1" and rows[1][1] == "4:2:1:1" and rows[0][-1] == rows[1][-1] == "yes"
-    assert rows[0][8] == "1.000" and rows[0][11] == "1264 / 1264"
-    assert rows[0][5] == "9.60" and rows[0][6] == "9.92" and rows[0][7] == "96.7%"
+    assert [row[1:3] for row in rows] == [["round robin", "1:1:1:1"], ["weighted", "4:2:1:1"]]
+    assert rows[0][-1] == rows[1][-1] == "yes"
+    assert rows[0][9] == "1.000" and rows[0][12] == "1264 / 1264"
+    assert rows[0][6] == "9.60" and rows[0][7] == "9.92" and rows[0][8] == "96.7%"
     assert pool.sections(records[2:], None) == []
 
 

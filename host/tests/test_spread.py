@@ -94,3 +94,19 @@ def test_a_soc_without_a_second_link_is_refused_and_so_is_hmc():
     with pytest.raises(SpreadError, match="second link"):
         REGISTRY["spread"].run(FakeTwoCards(second_link=0), _point())
     assert "SRAM and DDR4" in REGISTRY["spread"].refuse_point(_point(memory="hmc"))
+
+
+def test_one_memory_card_alone_is_the_baseline_and_the_report_shows_both_kinds_of_point(capsys, tmp_path):
+    spread = REGISTRY["spread"]
+    one_point, two_point = _point(count=2000, memory_cards=1), _point(count=2000)
+    cards = FakeTwoCards(rate=0.1)
+    alone = spread.run(cards, one_point)
+    assert [run[0] for run in cards.runs] == [(TARGET_REMOTE0, 1)]
+    assert alone["two"] is None and alone["ratio"] is None and spread.verdicts(one_point, alone) == []
+    spread.show(one_point, alone)
+    assert "x; the compute card's path" not in capsys.readouterr().out
+    both = spread.run(FakeTwoCards(rate=0.1), two_point)
+    (title, header, rows, *_), = spread.sections([{"point": one_point, "result": alone},
+                                                  {"point": two_point, "result": both}], tmp_path)
+    assert header[2] == "memory cards"
+    assert rows == [["mixed", "random", 1, "1.60", "-", "-", "-"], ["mixed", "random", 2, "1.60", "3.20", "2.00", "yes"]]

@@ -40,6 +40,15 @@ def memory_stages(link):
     return timer
 
 
+def memory_end(retry_depth):
+    """A memory card's link end, built on a lane count of its own (`lanes_log2`, 8 lanes at power-up) for its
+    channel or a circuit switch to drive."""
+    lanes = Signal(2, reset=3)
+    link_m = LinkEndpoint(lanes, retry_depth=retry_depth)
+    link_m.lanes_log2 = lanes
+    return link_m
+
+
 def join_port(link_m, ports, i):
     """Statements joining a memory-card link end `link_m` to port `i` of MemoryPorts `ports`."""
     return [
@@ -81,13 +90,11 @@ class RequesterPath(LiteXModule):
         # as well as by ReMAT's tags: the credit loop is a round trip, so the limit must cover bandwidth x
         # round trip like the tags do (LINK_CREDITS, the most the trailer's credits count).
         link_c = LinkEndpoint(channel.lanes_log2, retry_depth=retry_depth, credit_limit=credits)
-        lanes  = Signal(2, reset=3)
-        link_m = LinkEndpoint(lanes, retry_depth=retry_depth)
-        link_m.lanes_log2 = lanes
+        link_m = memory_end(retry_depth)
         self.comb += [link_c.rx_up.eq(channel.a_up), *link_c.connect_phy(channel.a_sink, channel.a_sources)]
         if not switched:
             self.comb += [
-                lanes.eq(channel.lanes_log2),
+                link_m.lanes_log2.eq(channel.lanes_log2),
                 link_m.rx_up.eq(channel.b_up),
                 *link_m.connect_phy(channel.b_sink, channel.b_sources),
             ]
@@ -133,10 +140,10 @@ class RemoteMemoryPath(RequesterPath):
     requesters > 1 (the pooled model): the memory card's MemoryPorts (`ports`, 2 cycles more: 1 each way) take
     this path's link on port 0; ports 1 to requesters - 1 are for TrafficCards (`connect_port`). The links are
     switched (the SoC's CircuitSwitch joins each channel to a memory-card port), and a second memory card
-    (`memcard1`, SRAM and DDR4 like the first, no HMC) has MemoryPorts of its own (`ports1`): port 0 faces this card's second link
-    (`channel1`, `link1_c`, `link1_m`: ReMAT's target 2, TARGET_REMOTE1, whose answers wait in a FIFO while
-    the first link's go first, 1 cycle more), port 1 (`spare_m`) no card at power-up: a circuit moved there
-    (`monet bench move`) reaches it.
+    (`memcard1`, SRAM and DDR4 like the first, no HMC) has MemoryPorts of its own (`ports1`): port 0 faces
+    this card's second link (`channel1`, `link1_c`, `link1_m`: ReMAT's target 2, TARGET_REMOTE1, whose
+    answers wait in a FIFO while the first link's go first, 1 cycle more), port 1 (`spare_m`) no card at
+    power-up: a circuit moved there (`monet bench move`) reaches it.
 
     `remat.ports` are the `n_ports` master ports; CSR blocks come with add_control().
     """
@@ -180,9 +187,7 @@ class RemoteMemoryPath(RequesterPath):
         (see the class)."""
         clk_ps = self.link_settings["clk_ps"]
         self.channel1, self.link1_c, self.link1_m = self.add_link(**self.link_settings)
-        spare_lanes = Signal(2, reset=3)
-        self.spare_m = LinkEndpoint(spare_lanes, retry_depth=self.retry_depth)
-        self.spare_m.lanes_log2 = spare_lanes
+        self.spare_m = memory_end(self.retry_depth)
         self.answers1 = answers1 = stream.SyncFIFO(txn_layout, tags)   # never full: tags bound the answers
         self.memcard1 = memcard1 = MemoryCard(size=memcard_size, max_outstanding=tags, with_ddr4=with_ddr4,
                                               clk_freq=1e12 / clk_ps)

@@ -6,7 +6,7 @@ the card made before, during and after is checked; the move's time is printed as
 switch's set-up time."""
 
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.benchmarks.pool import pooled_memory_refusal
+from monet.benchmarks.pool import own_sections, pooled_memory_refusal, port_ranges, put_ranges
 from monet.link import model as link_model
 from monet.report.tables import fmt, print_table
 from monet.sim.link_setup import configure_link, link_record
@@ -45,11 +45,10 @@ def set_up(target, link, span):
     if span > section:
         raise MoveError(f"span {span} is more than a section ({section} bytes): a card moves one section")
     links = [link_record(configure_link(target, link, card=card)) for card in (0, MOVED)]
-    ranges = {port: (p["first"], p["last"]) for port, p in enumerate(fw.ports()["ports"]) if port in (0, MOVED)}
-    lines = section // LINE_BYTES
-    fw.set_bfct(0, card=MOVED, en=1, r=1, w=1, target=TARGET_REMOTE0, base=HOME)
-    fw.ports(port=MOVED, first=HOME * lines, last=(HOME + 1) * lines - 1)
-    fw.ports(port=0, first=0, last=(HOME + 1) * lines - 1)      # the compute card reads the card's section
+    ranges = port_ranges(target, (0, MOVED))
+    own_sections(target, MOVED, section, [HOME])
+    # The compute card reads the card's section (the copy's source).
+    fw.ports(port=0, first=0, last=(HOME + 1) * section // LINE_BYTES - 1)
     fw.set_bfct(SRC, en=1, r=1, w=1, target=TARGET_REMOTE0, base=HOME)
     fw.set_bfct(DST, en=1, r=1, w=1, target=TARGET_REMOTE1, base=NEW)
     written = fw.pbb(card=MOVED, op="write", pattern="seq", addr=0, span=span, count=span // LINE_BYTES,
@@ -64,8 +63,7 @@ def put_back(target, home_port, ranges):
     sections off: the next point starts from the model's power-up circuits and ranges."""
     fw = target.fw
     fw.switch(link=MOVED, port=home_port)
-    for port, (first, last) in ranges.items():
-        fw.ports(port=port, first=first, last=last)
+    put_ranges(target, ranges)
     fw.set_bfct(0, card=MOVED, en=1, r=1, w=1, target=TARGET_REMOTE0, base=HOME)
     for idx in (SRC, DST):
         fw.set_bfct(idx, en=0, r=0, w=0, target=TARGET_REMOTE0, base=0)

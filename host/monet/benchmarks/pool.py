@@ -56,6 +56,11 @@ class WeightsParam(Param):
         return isinstance(value, str)
 
 
+def arbiter(weights):
+    """How MemoryPorts' arbiter runs with `weights`: equal shares are round robin, others weighted turns."""
+    return "round robin" if len(set(weights)) == 1 else "weighted"
+
+
 def jain_index(values):
     """Jain's fairness index of `values`: 1 when all are equal, 1/n when one has everything."""
     total = sum(values)
@@ -113,6 +118,18 @@ def own_sections(target, card, section, sections):
         target.fw.set_bfct(idx, card=card, en=1, r=1, w=1, target=TARGET_REMOTE0, base=base)
     lines = section // LINE_BYTES
     target.fw.ports(port=card, first=sections[0] * lines, last=(sections[-1] + 1) * lines - 1)
+
+
+def port_ranges(target, ports):
+    """{port: (first, last)}: the ranges of the first memory card's `ports` as they are, for put_ranges."""
+    answer = target.fw.ports()["ports"]
+    return {port: (answer[port]["first"], answer[port]["last"]) for port in ports}
+
+
+def put_ranges(target, ranges):
+    """The ports' ranges as port_ranges gave them."""
+    for port, (first, last) in ranges.items():
+        target.fw.ports(port=port, first=first, last=last)
 
 
 def pooled_memory_refusal(point):
@@ -255,8 +272,9 @@ class Pool(Benchmark):
     smallest = {"count": [400]}
 
     def refuse_point(self, point):
-        if pooled_memory_refusal(point):
-            return pooled_memory_refusal(point)
+        refusal = pooled_memory_refusal(point)
+        if refusal:
+            return refusal
         if len(parse_weights(point["weights"], point["requesters"])) != point["requesters"]:
             return f"weights {point['weights']} name {len(parse_weights(point['weights']))} requesters, not " \
                    f"{point['requesters']}: give one weight a requester"
@@ -292,7 +310,7 @@ class Pool(Benchmark):
         return out
 
     def show(self, point, result):
-        print(f"pooled memory card ({point['memory']}): {result['requesters']} requesters, weights "
+        print(f"pooled memory card ({point['memory']}): {result['requesters']} requesters, {arbiter(result['weights'])} "
               f"{':'.join(map(str, result['weights']))}, {result['op']}s, {result['pattern']}, "
               f"{result['outstanding']} in flight each, at most {result['in_flight']} at the memory card, "
               f"{point['distance_m']:g} m, {point['lanes']} x {point['rate_gbps']:g} Gb/s")
@@ -319,7 +337,7 @@ class Pool(Benchmark):
         for r in rs:
             p, res = r["point"], r["result"]
             lat, iso = res["latency_ns"], res["isolation"]
-            rows.append([p["requesters"], p["weights"], p["in_flight"], p["pattern"], fmt(p["distance_m"], 0),
+            rows.append([p["requesters"], arbiter(res["weights"]), p["weights"], p["in_flight"], p["pattern"], fmt(p["distance_m"], 0),
                          fmt(res["together"]["aggregate_GBps"], 2), fmt(res["alone"]["bandwidth_GBps"], 2),
                          f"{res['aggregate_share']:.1%}", fmt(res["jain_index"], 3),
                          f"{max(abs(e) for e in res['weight_errors']):.1%}",
@@ -327,7 +345,7 @@ class Pool(Benchmark):
                          f"{fmt(lat['loaded']['p50'], 0)} / {fmt(lat['loaded']['p99'], 0)}",
                          "yes" if isolated(iso) else "NO"])
         return [("Memory pooling: several requesters on one memory card",
-                 ["requesters", "weights", "in flight", "pattern", "distance (m)", "aggregate GB/s",
+                 ["requesters", "arbiter", "weights", "in flight", "pattern", "distance (m)", "aggregate GB/s",
                   "one requester GB/s", "of it", "Jain", "worst share error", "lone read p50 / p99 ns, unloaded",
                   "under load", "isolated"], rows, None,
                  "The compute card and traffic cards saturate one memory card through its ports (doc/pooling.md): "

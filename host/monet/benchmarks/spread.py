@@ -5,7 +5,7 @@ it only where the memory, not the compute card's path, is the limit: ReMAT answe
 link carries its payload capacity; the point says whether it is such a point."""
 
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.benchmarks.pool import bandwidth_GBps, pooled_memory_refusal
+from monet.benchmarks.pool import bandwidth_GBps, pooled_memory_refusal, port_ranges, put_ranges
 from monet.link import model as link_model
 from monet.report.tables import fmt, print_table
 from monet.sim.link_setup import configure_link, link_record
@@ -41,10 +41,10 @@ def set_up(target, link):
         raise SpreadError("two memory cards need the pooled model's second link and memory card; this SoC has none "
                           "(monet sim build --model pooled)")
     links = [link_record(configure_link(target, link, card=card)) for card in (0, second)]
-    port = fw.ports()["ports"][0]
+    ranges = port_ranges(target, (0,))
     section = info["section_bytes"]
     fw.ports(port=0, first=0, last=SECTIONS * section // LINE_BYTES - 1)
-    return links, (port["first"], port["last"]), section
+    return links, ranges, section
 
 
 def run_over(target, memory_cards, op, pattern, span, count, outstanding):
@@ -60,23 +60,25 @@ def run_over(target, memory_cards, op, pattern, span, count, outstanding):
     return run
 
 
-def measure(target, link, op="mixed", pattern="random", count=20000, outstanding=256):
+def measure(target, link, op="mixed", pattern="random", count=20000, outstanding=256, memory_cards=2):
     """The compute card's `count` accesses (`op`, `pattern`, `outstanding` in flight) over two sections, on one
-    memory card, then on two: each one's bandwidth, the ratio, and the path's limit over two links."""
-    links, home_range, section = set_up(target, link)
+    memory card, then (memory_cards 2) on two: each one's bandwidth, the ratio (None with one card), and the
+    path's limit over two links."""
+    links, ranges, section = set_up(target, link)
     fw = target.fw
     fw.set_bfct(0, en=1, r=1, w=1, target=TARGET_REMOTE0, base=0)
     try:
-        runs = {cards: run_over(target, cards, op, pattern, SECTIONS * section, count, outstanding) for cards in (1, 2)}
+        runs = {cards: run_over(target, cards, op, pattern, SECTIONS * section, count, outstanding)
+                for cards in range(1, memory_cards + 1)}
     finally:
         fw.set_bfct(1, en=1, r=1, w=1, target=TARGET_REMOTE0, base=1)
-        fw.ports(port=0, first=home_range[0], last=home_range[1])
-    one, two = (bandwidth_GBps(runs[cards]["completed"], runs[cards]["cycles"]) for cards in (1, 2))
+        put_ranges(target, ranges)
+    figures = {cards: {"cycles": run["cycles"], "bandwidth_GBps": bandwidth_GBps(run["completed"], run["cycles"])}
+               for cards, run in runs.items()}
     return {
         "op": op, "pattern": pattern, "count": count, "outstanding": outstanding, "section_bytes": section,
-        "one": {"cycles": runs[1]["cycles"], "bandwidth_GBps": one},
-        "two": {"cycles": runs[2]["cycles"], "bandwidth_GBps": two},
-        "ratio": two / one,
+        "memory_cards": memory_cards, "one": figures[1], "two": figures.get(2),
+        "ratio": figures[2]["bandwidth_GBps"] / figures[1]["bandwidth_GBps"] if 2 in figures else None,
         "path_limit_GBps": path_limit_GBps(op, link.lanes, link.rate_gbps),
         "clock_hz": link_model.NOMINAL_CLK_HZ,
         "links": links,
@@ -102,6 +104,8 @@ class Spread(Benchmark):
               default="random"),
         Param("count", "the compute card's line accesses a run", low=400, high=2**24, integer=True, default=20000),
         Param("outstanding", "its accesses in flight", low=1, high=REMOTE_TAGS, integer=True, default=256),
+        Param("memory_cards", "the memory cards its two sections are on: 1 (both on the first) or 2 (one on each, "
+              "measured beside 1 for the ratio)", choices=(1, 2), default=2, flag="--memory-cards"),
     )
     errors = (SpreadError,)
     smallest = {"count": [400]}
@@ -110,12 +114,15 @@ class Spread(Benchmark):
         return pooled_memory_refusal(point)
 
     def sim_cycles(self, point):
-        return 2 * 8 * point["count"] + 40_000
+        return point["memory_cards"] * 8 * point["count"] + 40_000
 
     def run(self, target, point, log=None):
-        return measure(target, self.link(point), point["op"], point["pattern"], point["count"], point["outstanding"])
+        return measure(target, self.link(point), point["op"], point["pattern"], point["count"], point["outstanding"],
+                       point["memory_cards"])
 
     def verdicts(self, point, result):
+        if result["two"] is None:
+            return []   # one memory card alone: the baseline, no goal
         one, two = result["one"]["bandwidth_GBps"], result["two"]["bandwidth_GBps"]
         limited = memory_limited(result)
         text = (f"two memory cards {two:.2f} GB/s, {result['ratio']:.2f}x one's {one:.2f} GB/s (target >= "
@@ -127,23 +134,30 @@ class Spread(Benchmark):
 
     def show(self, point, result):
         accesses = {"read": "reads", "write": "writes", "mixed": "reads and writes"}[result["op"]]
-        print(f"one compute card over two memory cards ({point['memory']}): {accesses}, {result['pattern']}, "
-              f"{result['count']} accesses, {result['outstanding']} in flight, {point['distance_m']:g} m, "
+        print(f"one compute card's two sections on {result['memory_cards']} memory card(s) ({point['memory']}): "
+              f"{accesses}, {result['pattern']}, {result['count']} accesses, {result['outstanding']} in flight, {point['distance_m']:g} m, "
               f"{point['lanes']} x {point['rate_gbps']:g} Gb/s")
         print_table([[cards, result[key]["cycles"], fmt(result[key]["bandwidth_GBps"], 2)]
-                     for cards, key in ((1, "one"), (2, "two"))], ["memory cards", "cycles", "GB/s"])
-        print(f"{result['ratio']:.2f}x; the compute card's path carries {result['path_limit_GBps']:.1f} GB/s over "
-              f"two links (ReMAT one line a cycle, each link its payload capacity)")
+                     for cards, key in ((1, "one"), (2, "two")) if result[key]], ["memory cards", "cycles", "GB/s"])
+        if result["ratio"] is not None:
+            print(f"{result['ratio']:.2f}x; the compute card's path carries {result['path_limit_GBps']:.1f} GB/s over "
+                  f"two links (ReMAT one line a cycle, each link its payload capacity)")
 
     def sections(self, records, out):
         rs = [r for r in records if r["point"]["benchmark"] == self.name]
         if not rs:
             return []
-        rows = [[r["point"]["op"], r["point"]["pattern"], fmt(r["result"]["one"]["bandwidth_GBps"], 2),
-                 fmt(r["result"]["two"]["bandwidth_GBps"], 2), fmt(r["result"]["ratio"], 2),
-                 "yes" if memory_limited(r["result"]) else "no"] for r in rs]
+        rows = []
+        for r in rs:
+            res, two = r["result"], r["result"]["two"]
+            # Results stored before the memory_cards axis measured both.
+            rows.append([r["point"]["op"], r["point"]["pattern"], res.get("memory_cards", 2),
+                         fmt(res["one"]["bandwidth_GBps"], 2), fmt(two["bandwidth_GBps"], 2) if two else "-",
+                         fmt(res["ratio"], 2) if two else "-",
+                         ("yes" if memory_limited(res) else "no") if two else "-"])
         return [("One compute card over two memory cards",
-                 ["op", "pattern", "one card GB/s", "two cards GB/s", "ratio", "memory the limit"], rows, None,
+                 ["op", "pattern", "memory cards", "one card GB/s", "two cards GB/s", "ratio", "memory the limit"],
+                 rows, None,
                  "The compute card's accesses over two window sections, both on one memory card, then one on each "
                  f"(its second link); the goal of {SPREAD_GOAL}x applies where the memory, not the compute card's "
                  "path (ReMAT's one line a cycle, the links' capacity), is the limit (doc/pooling.md).")]

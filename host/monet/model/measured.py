@@ -31,6 +31,18 @@ def best_bandwidth_point(records, key):
     return max(points, key=lambda r: r["result"]["bandwidth_GBps"])
 
 
+def pooled_memory_GBps(records, key):
+    """The most a pooled memory card served several requesters together: the highest aggregate bandwidth of the
+    pool points (monet bench pool, campaigns/pooling.yaml)."""
+    _require(records, key)
+    points = [r for r in _remote_ours(records) if r["point"].get("benchmark") == "pool"
+              and r["result"].get("together")]
+    if not points:
+        raise ModelInputError(f"{key}: 'measured' found no pooled memory card's aggregate (a pool point) in the "
+                              "results store; run campaigns/pooling.yaml or give a number")
+    return max(r["result"]["together"]["aggregate_GBps"] for r in points)
+
+
 def read_latency_ns(records, key, distance_m=8):
     """The mean remote read latency at the stored distance nearest `distance_m`."""
     _require(records, key)

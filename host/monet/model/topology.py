@@ -29,7 +29,15 @@ not a mean; the mean follows from the hop split (0.77 x 15 + 0.23 x 95 = 33.4 ns
 `physics.fibre_ns_per_m: measured` takes the latency per metre our link measured (Eq. 1's slope, our remote
 series' mean) and `physics.link_GBps: measured` one channel's bandwidth (our best remote bandwidth over its
 lanes); the defaults are the derivation above and the paper's top lane rate, 15 Gb/s = 1.875 GB/s. Our
-campaigns have no switch, so hop_latency_ns stays a number.
+switch is the sim's channel model (zero cycles), so hop_latency_ns stays a number.
+
+Contention at a memory card (`physics.memory_card_GBps`): the paper's model lets a memory card serve every
+circuit it holds at full rate. Given a figure, a memory card holds circuits on at most floor(memory_card_GBps /
+link_GBps) of its channels (at least one, at most its planes), so VMs that would share a card past what its
+memory serves go elsewhere or are dropped (`memory`). `measured` takes the highest aggregate bandwidth our
+pooled memory card served several requesters (`monet bench pool`, campaigns/pooling.yaml); the default, null,
+is the paper's unbounded card. The latency a VM's accesses see behind the others' (the pool benchmark's loaded
+p50/p99) is reported there, not modelled here: the model's latency is the network's round trip.
 
 Topology (ours where the paper is silent):
 - MONet: each intra-tray OSM has cards_per_tray ports down and as many up (1:1), so radix >= 2 x cards_per_tray.
@@ -114,6 +122,7 @@ Input (YAML; every key optional, the defaults are the paper's where it has them)
       fibre_ns_per_m: 5.0
       hop_latency_ns: 5.0       # derived above; a measured figure with --from
       link_GBps: 1.875          # 15 Gb/s per channel; a measured figure with --from
+      memory_card_GBps: null    # unbounded (the paper's); a measured figure with --from
       port_power_W: 5.0
     workload:
       requests: 1000
@@ -197,6 +206,10 @@ SCHEMA = {
                                                     "a measured figure with --from"),
         "link_GBps": Param(1.875, "positive", "15 Gb/s per channel, the paper's top lane rate (s.4.C); "
                                               "a measured figure with --from"),
+        "memory_card_GBps": Param(None, "positive_or_unbounded",
+                                  "ours: what one memory card serves its circuits together; null (unbounded): all of "
+                                  "its channels, the paper's assumption; a measured figure with --from (a pooled "
+                                  "memory card's aggregate under several requesters, monet bench pool)"),
         "port_power_W": Param(5.0, "nonnegative", "s.5.A: measured per-port power of a 48-port Polatis OCS [14]"),
     },
     "workload": {
@@ -246,6 +259,8 @@ def _check_value(where, value, kind):
         return float(value)
     if kind == "nonnegative" and _is_number(value) and value >= 0:
         return float(value)
+    if kind == "positive_or_unbounded" and (value is None or (_is_number(value) and value > 0)):
+        return None if value is None else float(value)
     if kind == "fraction" and _is_number(value) and 0 <= value <= 1:
         return float(value)
     if kind == "copies" and (value == "auto" or (_is_number(value) and value >= 1)):
@@ -258,7 +273,8 @@ def _check_value(where, value, kind):
         if element_ok(lo) and element_ok(hi) and 0 < lo <= hi:
             return [lo, hi] if kind == "int_range" else [float(lo), float(hi)]
     wanted = {"count": "an integer >= 1", "seed": "an integer >= 0", "positive": "a number > 0",
-              "nonnegative": "a number >= 0", "fraction": "a number from 0 to 1", "copies": "'auto' or a number >= 1",
+              "nonnegative": "a number >= 0", "positive_or_unbounded": "a number > 0, or null (unbounded)",
+              "fraction": "a number from 0 to 1", "copies": "'auto' or a number >= 1",
               "repeats": "'auto' or an integer >= 1",
               "int_range": "[low, high], integers with 0 < low <= high",
               "range": "[low, high], numbers with 0 < low <= high"}[kind]
@@ -333,10 +349,26 @@ def _check_consistency(p):
         raise ModelInputError(f"workload.vm_bandwidth_GBps: {w['vm_bandwidth_GBps']} exceeds a card's "
                               f"{t['switch_planes']} channels x {ph['link_GBps']} GB/s = {most:g} GB/s; give a "
                               f"high end <= {most:g}")
+    served, biggest_vm = memory_channels(t, ph), math.ceil(w["vm_bandwidth_GBps"][1] / ph["link_GBps"] - 1e-9)
+    if served < biggest_vm:
+        raise ModelInputError(f"physics.memory_card_GBps: {ph['memory_card_GBps']:g} GB/s serves {served} channel(s) "
+                              f"of {ph['link_GBps']:g} GB/s, and workload.vm_bandwidth_GBps {w['vm_bandwidth_GBps']} "
+                              f"needs {biggest_vm}; give memory_card_GBps >= {biggest_vm * ph['link_GBps']:g}, null, "
+                              f"or a lower bandwidth high end")
     cpus = sum(1 for i in range(c) if _is_cpu_slot(i, t["cpu_fraction"]))
     if not 0 < cpus < c:
         raise ModelInputError(f"topology.cpu_fraction: {t['cpu_fraction']} leaves a tray of {c} cards with "
                               f"{cpus} CPU cards; give a fraction that leaves both CPU and memory cards")
+
+
+def memory_channels(topology, physics):
+    """The channels a memory card's circuits may hold at once: all its planes, or as many of link_GBps as its
+    memory_card_GBps serves (a card serving less than its links carry takes fewer circuits: the contention
+    measured at a pooled memory card, instead of none)."""
+    planes = topology["switch_planes"]
+    if physics["memory_card_GBps"] is None:
+        return planes
+    return max(1, min(planes, math.floor(physics["memory_card_GBps"] / physics["link_GBps"] + 1e-9)))
 
 
 def _workload_copies(w, cards):
@@ -420,11 +452,11 @@ def make_requests(workload, link_gbps, copies, rng):
 
 
 class Pool:
-    """Free cores, GB and card ports, laid out as 1-hop domains (rows) of `domain_size` cards; padding cards
-    have nothing. For each k, each domain keeps the most free cores (GB) of its cards with k free ports or more,
+    """Free cores, GB and card ports (a memory card's first `memory_ports` of them), laid out as 1-hop domains
+    (rows) of `domain_size` cards; padding cards have nothing. For each k, each domain keeps the most free cores (GB) of its cards with k free ports or more,
     so the allocator knows from the domains alone whether a card fits and where."""
 
-    def __init__(self, cards, domain_size, ports_per_card):
+    def __init__(self, cards, domain_size, ports_per_card, memory_ports=None):
         self.domain_size = domain_size
         self.domains = -(-cards.count // domain_size)
         padded = self.domains * domain_size
@@ -432,7 +464,8 @@ class Pool:
         self.gb = np.zeros(padded, dtype=np.int64)
         self.ports = np.zeros(padded, dtype=np.uint64)
         self.cores[:cards.count], self.gb[:cards.count] = cards.cores, cards.memory_gb
-        self.ports[:cards.count] = _all_bits(ports_per_card)
+        self.ports[:cards.count] = np.where(cards.is_cpu, _all_bits(ports_per_card),
+                                            _all_bits(ports_per_card if memory_ports is None else memory_ports))
         self.is_cpu = np.zeros(padded, dtype=bool)
         self.is_cpu[:cards.count] = cards.is_cpu
         self.is_memory = np.zeros(padded, dtype=bool)
@@ -869,10 +902,12 @@ def _reserve(pool, arch, circuit, cores, gb, sign):
 # ---------------------------------------------------------------------------------------------------------
 # Simulation and metrics
 
-def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, progress=None, label=None):
+def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, progress=None, label=None,
+             memory_ports=None):
     """Run the request stream through `arch`: per-VM hops (0 when dropped), drop reasons and time averages
-    (over the time to the last arrival). The allocator's random draws come from `seed`."""
-    pool = Pool(cards, arch.domain_size, ports_per_card)
+    (over the time to the last arrival). The allocator's random draws come from `seed`; a memory card holds
+    circuits on `memory_ports` of its ports at most (None: all)."""
+    pool = Pool(cards, arch.domain_size, ports_per_card, memory_ports)
     rng = np.random.default_rng(seed)
     hops = np.zeros(requests.count, dtype=np.int64)
     reasons = {"cpu": 0, "memory": 0, "network": 0}
@@ -1051,9 +1086,10 @@ def checks(result):
 
 
 def with_measured(config, records):
-    """`config` with physics.fibre_ns_per_m: measured (the mean Eq. 1 slope of our remote latency series) and
-    physics.link_GBps: measured (our best remote bandwidth over its lanes: one channel's) taken from a results
-    store's `records`; and what was taken."""
+    """`config` with physics.fibre_ns_per_m: measured (the mean Eq. 1 slope of our remote latency series),
+    physics.link_GBps: measured (our best remote bandwidth over its lanes: one channel's) and
+    physics.memory_card_GBps: measured (a pooled memory card's best aggregate under several requesters) taken
+    from a results store's `records`; and what was taken."""
     physics = config.get("physics") if isinstance(config, dict) else None
     if not isinstance(physics, dict):
         return config, {}
@@ -1063,6 +1099,8 @@ def with_measured(config, records):
     if physics.get("link_GBps") == "measured":
         best = measured.best_bandwidth_point(records, "physics.link_GBps")
         taken["link_GBps"] = best["result"]["bandwidth_GBps"] / best["point"]["lanes"]
+    if physics.get("memory_card_GBps") == "measured":
+        taken["memory_card_GBps"] = measured.pooled_memory_GBps(records, "physics.memory_card_GBps")
     return {**config, "physics": {**physics, **taken}}, taken
 
 
@@ -1077,6 +1115,7 @@ def run(config, progress=None, records=None):
     copies = _workload_copies(workload, n_cards)
     seeds = [workload["seed"] + r for r in range(_repeats(workload, n_cards))]
     result = {"model": "topology", "cards": n_cards, "workload_copies": copies, "seeds": seeds,
+              "memory_card_channels": memory_channels(topology, physics),
               "parameters": {section: {key: {"value": p[section][key], "source": SCHEMA[section][key].source}
                                        for key in SCHEMA[section]} for section in SCHEMA},
               "measured_from_results": taken,
@@ -1099,7 +1138,8 @@ def run(config, progress=None, records=None):
             arch = archs[name] = build(name, topology, physics)[0]
             label = f"{arch.name} requests" + (f", seed {seed}" if len(seeds) > 1 else "")
             runs[name].append(SeedRun(seed, cards, *simulate(arch, cards, requests, topology["switch_planes"],
-                                                             p["allocator"], seed, progress, label)))
+                                                             p["allocator"], seed, progress, label,
+                                                             memory_channels(topology, physics))))
             walls[name] += time.time() - t0
     for name, seed_runs in runs.items():
         result["architectures"][name] = dict(metrics(archs[name], seed_runs, physics), wall_s=walls[name])
@@ -1141,6 +1181,10 @@ def summary(result):
                      fmt(a["power_W"] / 1000, 2), fmt(a["lit_power_W"] / 1000, 2)])
     lines = [f"{result['cards']} cards, workload x {result['workload_copies']:.2f}, {_seeds(result['seeds'])}"
              + (" pooled (each seed's range in brackets)" if len(result["seeds"]) > 1 else "")]
+    served = result["parameters"]["physics"]["memory_card_GBps"]["value"]
+    if served is not None:
+        lines.append(f"a memory card serves {served:.2f} GB/s: circuits on {result['memory_card_channels']} of its "
+                     f"{result['parameters']['topology']['switch_planes']['value']} channels at most")
     lines += table_lines(rows, ["architecture", "accepted", "drop %", "hops", "mean RTT ns", "max RTT ns",
                                 "CPU use %", "power kW", "lit kW"])
     lines += check_lines(result["checks"])
