@@ -307,6 +307,9 @@ def cmd_model(args):
         print(json.dumps(result, indent=1))
     else:
         runner.print_summary(args.model, result)
+    if args.from_results and result.get("measured_from_results") == {}:
+        print(f"monet: --from {args.from_results}: the input set no key to 'measured', so nothing was taken from it "
+              "(doc/models.md lists the keys that take one)", file=sys.stderr)
     print(f"model {args.model}: {result['wall_s']:.1f} s, stored in {path}", file=sys.stderr)
     return _write_report(results, None) if args.report else 0
 

@@ -2,6 +2,8 @@
 models use it: a store laid out by hand, so each figure is known."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -84,3 +86,22 @@ def test_the_fmu_takes_bandwidth_and_a_read():
 def test_a_store_without_the_figure_is_named(call, named):
     with pytest.raises(ModelInputError, match=named):
         call()
+
+
+SMALL = "topology: {cards_per_tray: 8, trays: 2}\nworkload: {requests: 40, repeats: 1}\npower_vs_cards: []\n"
+
+
+@pytest.mark.parametrize("physics, taken", [("physics: {memory_card_GBps: measured}\n", {"memory_card_GBps": 10.25}),
+                                            ("", {})])
+def test_the_command_takes_what_the_input_asks_from_the_store_and_says_when_it_asks_nothing(tmp_path, physics, taken):
+    results = tmp_path / "campaign"
+    results.mkdir()
+    (results / "results.jsonl").write_text("\n".join(json.dumps(r) for r in STORE) + "\n")
+    (tmp_path / "in.yaml").write_text(SMALL + physics)
+    r = subprocess.run([sys.executable, "-m", "monet.cli", "model", "topology", str(tmp_path / "in.yaml"), "--from",
+                        str(results), "--results", str(tmp_path / "model")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "model" / "model-topology.json").read_text())["measured_from_results"] == taken
+    assert ("set no key to 'measured', so nothing was taken" in r.stderr) == (not taken)
+    assert ("a memory card serves 10.25 GB/s" in r.stdout) == bool(taken)

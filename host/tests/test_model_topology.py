@@ -330,7 +330,27 @@ def test_a_memory_card_serving_fewer_channels_takes_fewer_circuits():
     hops, reasons, _ = topology.simulate(arch, one_pair_cards(), stream, 8, memory_ports=5)
     assert list(hops) == [1, 1, 0] and reasons == {"cpu": 0, "memory": 1, "network": 0}
     pool = Pool(one_pair_cards(), arch.domain_size, 8, 5)
-    assert [int(p) for p in pool.ports[:2]] == [0xFF, 0x1F]
+    assert [int(p) for p in pool.ports[:2]] == [0xFF, 0xFF] and list(pool.room[:2]) == [8, 5]
+
+
+def test_a_memory_card_serving_fewer_channels_takes_them_on_any_of_its_planes():
+    """Two CPU cards and a memory card serving 2 channels: the first CPU card's VM takes planes 0 and 1 of both;
+    the second CPU card, its planes 0 and 1 taken by an earlier circuit to nowhere, still reaches the memory
+    card when the first VM has left, on planes 2 and 3 (the card's room, not its first planes, is the limit)."""
+    topo = {"cards_per_tray": 3, "trays": 1, "switch_planes": 8, "radix": 16, "cpu_fraction": 0.5}
+    arch, _ = topology.build("monet", topo, PHYSICS)
+    cards = topology.CardSet(is_cpu=np.array([True, True, False]), cores=np.array([4, 4, 0]),
+                             memory_gb=np.array([0, 0, 16]))
+    pool = Pool(cards, arch.domain_size, 8, 2)
+    pool.ports[1] = np.uint64(0xFC)                       # the second CPU card: planes 0 and 1 busy
+    pool.refresh(0)
+    first = arch.connect(pool, 0, 2, 2, 1)
+    topology._reserve(pool, arch, first, 1, 1, -1)
+    assert list(pool.room) == [6, 8, 0] and topology.allocate(arch, pool, 1, 1, 1, 1e9, "joint", None) == "memory"
+    topology._reserve(pool, arch, first, 1, 1, +1)
+    assert topology.allocate(arch, pool, 1, 1, 2, 1e9, "joint", None) in ((0, 2, 1), (1, 2, 1))
+    second = arch.connect(pool, 1, 2, 2, 1)
+    assert second.ports_b == 0b1100
 
 
 def some_pair_fits(arch, pool, cores, gb, channels):

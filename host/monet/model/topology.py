@@ -362,9 +362,9 @@ def _check_consistency(p):
 
 
 def memory_channels(topology, physics):
-    """The channels a memory card's circuits may hold at once: all its planes, or as many of link_GBps as its
-    memory_card_GBps serves (a card serving less than its links carry takes fewer circuits: the contention
-    measured at a pooled memory card, instead of none)."""
+    """The channels a memory card's circuits may hold at once (on any of its planes): all its planes, or as
+    many of link_GBps as its memory_card_GBps serves (a card serving less than its links carry takes fewer
+    circuits: the contention measured at a pooled memory card, instead of none)."""
     planes = topology["switch_planes"]
     if physics["memory_card_GBps"] is None:
         return planes
@@ -452,9 +452,10 @@ def make_requests(workload, link_gbps, copies, rng):
 
 
 class Pool:
-    """Free cores, GB and card ports (a memory card's first `memory_ports` of them), laid out as 1-hop domains
-    (rows) of `domain_size` cards; padding cards have nothing. For each k, each domain keeps the most free cores (GB) of its cards with k free ports or more,
-    so the allocator knows from the domains alone whether a card fits and where."""
+    """Free cores, GB and card ports, and the channels each card may still take (`room`: a memory card's
+    `memory_ports` at most, on any of its ports), laid out as 1-hop domains (rows) of `domain_size` cards;
+    padding cards have nothing. For each k, each domain keeps the most free cores (GB) of its cards with k free
+    channels or more, so the allocator knows from the domains alone whether a card fits and where."""
 
     def __init__(self, cards, domain_size, ports_per_card, memory_ports=None):
         self.domain_size = domain_size
@@ -464,23 +465,29 @@ class Pool:
         self.gb = np.zeros(padded, dtype=np.int64)
         self.ports = np.zeros(padded, dtype=np.uint64)
         self.cores[:cards.count], self.gb[:cards.count] = cards.cores, cards.memory_gb
-        self.ports[:cards.count] = np.where(cards.is_cpu, _all_bits(ports_per_card),
-                                            _all_bits(ports_per_card if memory_ports is None else memory_ports))
+        self.ports[:cards.count] = _all_bits(ports_per_card)
+        self.room = np.zeros(padded, dtype=np.int64)
+        self.room[:cards.count] = np.where(cards.is_cpu, ports_per_card,
+                                           ports_per_card if memory_ports is None else memory_ports)
         self.is_cpu = np.zeros(padded, dtype=bool)
         self.is_cpu[:cards.count] = cards.is_cpu
         self.is_memory = np.zeros(padded, dtype=bool)
         self.is_memory[:cards.count] = ~cards.is_cpu
         self.port_levels = np.arange(ports_per_card + 1)
-        # best_cores[k, d]: the most free cores on a CPU card of domain d with >= k free ports (GB alike).
-        free = _popcount(self.ports).reshape(self.domains, domain_size, 1) >= self.port_levels
+        # best_cores[k, d]: the most free cores on a CPU card of domain d with >= k free channels (GB alike).
+        free = self.free_channels(slice(None)).reshape(self.domains, domain_size, 1) >= self.port_levels
         self.best_cores = (self.cores.reshape(self.domains, domain_size, 1) * free).max(axis=1).T.copy()
         self.best_gb = (self.gb.reshape(self.domains, domain_size, 1) * free).max(axis=1).T.copy()
 
     def refresh(self, domain):
         cut = slice(domain * self.domain_size, (domain + 1) * self.domain_size)
-        free = _popcount(self.ports[cut])[:, None] >= self.port_levels
+        free = self.free_channels(cut)[:, None] >= self.port_levels
         self.best_cores[:, domain] = (self.cores[cut, None] * free).max(axis=0)
         self.best_gb[:, domain] = (self.gb[cut, None] * free).max(axis=0)
+
+    def free_channels(self, cards):
+        """The channels `cards` may still take: their free ports, at most their room."""
+        return np.minimum(_popcount(self.ports[cards]), self.room[cards])
 
     def grid(self, array, domains):
         return array.reshape(self.domains, self.domain_size)[domains]
@@ -804,13 +811,13 @@ def _cards_that_fit(pool, domains, need, channels, cpu):
     cards = pool.cards_of(domains)
     enough = (pool.is_cpu[cards] & (pool.cores[cards] >= need)) if cpu else \
         (pool.is_memory[cards] & (pool.gb[cards] >= need))
-    return cards[enough & (_popcount(pool.ports[cards]) >= channels)]
+    return cards[enough & (pool.free_channels(cards) >= channels)]
 
 
 def _first_local_pair(arch, pool, domains, cores, gb, channels):
     """The first (cpu card, memory card) in `domains` that fit with `channels` free 1-hop paths, or None."""
     ports = pool.grid(pool.ports, domains)
-    free = _popcount(ports)
+    free = pool.free_channels(pool.cards_of(domains)).reshape(len(domains), pool.domain_size)
     cpu = pool.grid(pool.is_cpu, domains) & (pool.grid(pool.cores, domains) >= cores) & (free >= channels)
     mem = pool.grid(pool.is_memory, domains) & (pool.grid(pool.gb, domains) >= gb) & (free >= channels)
     fits = cpu[:, :, None] & mem[:, None, :] & (arch.local_channels(ports[:, :, None], ports[:, None, :]) >= channels)
@@ -887,10 +894,11 @@ def _cpu_cards_from(arch, pool, domains, first, memory_domains, cores, channels)
 
 
 def _reserve(pool, arch, circuit, cores, gb, sign):
-    """Take (sign -1) or give back (+1) a circuit's cores, GB, card ports and uplinks."""
+    """Take (sign -1) or give back (+1) a circuit's cores, GB, card ports, room and uplinks."""
     a, b = circuit.card_a, circuit.card_b
     pool.cores[a] += sign * cores
     pool.gb[b] += sign * gb
+    pool.room[[a, b]] += sign * circuit.channels
     for card, bits in ((a, circuit.ports_a), (b, circuit.ports_b)):
         pool.ports[card] = np.uint64(int(pool.ports[card]) ^ bits)
     for array, index, bit in circuit.uplinks:
