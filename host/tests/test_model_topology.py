@@ -458,3 +458,41 @@ def test_summary_and_report_sections(paper_run, tmp_path, plotted):
     assert [tuple(c[0]) for c in cdfs] == [(0.0, 0.0)] * 2 and [tuple(c[-1]) for c in cdfs] == [(95.0, 1.0), (315.0, 1.0)]
     assert (tmp_path / "topology_rtt_cdf.png").stat().st_size > 0
     assert (tmp_path / "topology_power.png").stat().st_size > 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What the summary says and the workload's own figures
+
+def small_run(**workload):
+    return topology.run({"topology": {"cards_per_tray": 8, "trays": 2}, "power_vs_cards": [],
+                         "workload": {"requests": 200, "interarrival_mean": 1, **workload}})
+
+
+@pytest.mark.parametrize("repeats, seeds, pooled", [(1, "seed 1", False), (2, "seeds 1-2", True)])
+def test_the_summary_names_the_seeds_the_split_and_the_lit_power(repeats, seeds, pooled):
+    result = small_run(repeats=repeats)
+    lines = "\n".join(topology.summary(result))
+    assert seeds in lines and ("pooled (each seed's range in brackets)" in lines) == pooled
+    monet = result["architectures"]["monet"]
+    assert f"1:{100 * monet['hop_share']['1']:.1f}%" in lines
+    assert f" {monet['lit_power_W'] / 1000:.2f} " in lines
+    # Requests arrive faster than they leave: some are dropped, and the rate says how many.
+    assert 0 < monet["drop_rate"] == monet["dropped"] / monet["requests"]
+    assert result["architectures"]["monet"]["switch_modules"]["intra_tray"] == 2 * 8
+
+
+def test_the_paper_checks_are_there_when_monet_is_built(paper_run):
+    assert [c["figure"] for c in paper_run["checks"]][:3] == [
+        "MONet traffic within 1 hop (s.5.A)", "MONet traffic within 3 hops (s.5.A)",
+        "MONet round-trip network latency, ns (s.5.A; the 3-hop round trip)"]
+
+
+def test_copies_of_the_stream_arrive_that_many_times_as_often_and_a_demand_is_whole_channels():
+    rng = np.random.default_rng(1)
+    config = {"workload": {"workload_copies": 1.5, "vm_bandwidth_GBps": [3.75, 3.75]}}
+    workload = topology.parameters(config)["workload"]
+    requests = topology.make_requests(workload, 1.875, 4.0, rng)
+    assert requests.count == 4000
+    assert np.diff(requests.arrival).mean() == pytest.approx(10 / 4, rel=0.05)
+    assert set(requests.channels) == {2}                                  # 3.75 GB/s: exactly two channels
+    assert set(topology.make_requests({**workload, "vm_bandwidth_GBps": [4.0, 4.0]}, 1.875, 1.0, rng).channels) == {3}

@@ -26,19 +26,23 @@ class FakeSwitchedPool:
         self.bfct = [{} for _ in range(traffic_cards + 1)]
         self.circuits, self.setup, self.moves = [0, 1, 2, 3, 4], 6250, []
         self.ranges = [(0, 2**36 - 1)] * 6
+        self.calls = []   # (command, its settings), in order
         self.fw = self
 
     def facts(self):
         return {"traffic_cards": self.traffic_cards, "section_bytes": SECTION}
 
     def link(self, card=None, **settings):
+        self.calls.append(("link", card))
         return dict(settings)
 
     def set_bfct(self, idx, card=None, en=None, r=None, w=None, target=None, base=None):
+        self.calls.append(("bfct", card or 0, idx, en, r, w))
         self.bfct[card or 0][idx] = (target, base) if en else None
 
     def ports(self, port=None, first=None, last=None, **others):
         if port is not None:
+            self.calls.append(("ports", port, first, last))
             self.ranges[port] = (first, last)
         return {"ports": [{"first": first, "last": last} for first, last in self.ranges]}
 
@@ -54,6 +58,7 @@ class FakeSwitchedPool:
 
     def pbb(self, card=None, op=None, pattern=None, addr=None, span=None, count=None, outstanding=None, seed=None,
             check=None):
+        self.calls.append(("pbb", card, op, pattern, addr, span, count, check))
         errors = 0
         for k in range(count):
             memory, line = self._line(card, addr + (k * 64) % span)
@@ -72,6 +77,7 @@ class FakeSwitchedPool:
 
     def move(self, card, port, section, base, src, dst, bytes, op, pattern, span, count, outstanding, seed, check,
              timeout, wait, addr=0):
+        assert timeout == 200_000_000 and wait == max(600, count // 20)
         self.moves.append({"card": card, "port": port, "section": section, "base": base, "src": src, "dst": dst,
                            "bytes": bytes, "count": count, "outstanding": outstanding, "check": check})
         for offset in range(0, bytes, 64) if self.copy else ():
@@ -117,6 +123,7 @@ def test_a_move_copies_remaps_and_switches_and_every_read_is_right(capsys):
     move.show(point, result)
     out = capsys.readouterr().out
     assert "with the real switch's set-up" in out and "25 ms real / 1000" in out
+    assert "once taken took 27.00 us at most" in out                      # lat_max: 6,750 cycles
 
 
 @pytest.mark.parametrize("broken", ["copy", "remap"])
@@ -140,3 +147,49 @@ def test_the_card_moves_to_the_port_no_circuit_holds_and_a_soc_without_the_switc
     move = REGISTRY["move"]
     assert "not whole lines" in move.refuse_point(_point(span=100))
     assert "memory sram or ddr4" in move.refuse_point(_point(memory="hmc"))
+
+
+def test_what_a_move_programs_the_cards_it_links_and_the_reads_after_it():
+    pool = FakeSwitchedPool()
+    REGISTRY["move"].run(pool, _point(span=4096, count=2000))
+    assert [c[1] for c in pool.calls if c[0] == "link"] == [0, MOVED]
+    # The compute card's port reaches the moved card's section (the copy's source), set before the copy ...
+    assert ("ports", 0, 0, (HOME + 1) * SECTION // 64 - 1) in pool.calls
+    # ... its copy sections read and written, on both memory cards; put back off afterwards.
+    copy_sections = [c[3:] for c in pool.calls if c[:2] == ("bfct", 0) and c[2] in (SRC, DST)]
+    assert copy_sections == [(1, 1, 1)] * 2 + [(0, 0, 0)] * 2
+    # The moved card's lines written in order, then all read back once after the move.
+    pbbs = [c[1:] for c in pool.calls if c[0] == "pbb"]
+    assert pbbs[0] == (MOVED, "write", "seq", 0, 4096, 64, None) and pbbs[-1] == (MOVED, "read", "seq", 0, 4096, 64, 1)
+
+
+def test_the_port_a_card_moves_to_is_the_last_free_one_and_the_cost_counts_copy_reads_and_set_up():
+    assert free_port({"ports": 6, "circuits": [{"port": p} for p in (0, 1, 2, 3)]}) == 5
+    move = REGISTRY["move"]
+    point = _point(span=4096, count=2000, outstanding=8, compression=1000)
+    assert move.sim_cycles(point) == pytest.approx(200 * 64 + 40 * 2000 // 8 + 6250)
+    assert move.param["span"].default == 64 << 10 and not move.param["count"].check(99)
+    assert not move.param["count"].check(100.5) and move.param["compression"].check(10**6)
+    assert not move.param["compression"].check(10**6 + 1) and move.param["span"].check(1 << 20)
+    assert move.param["outstanding"].check(1) and not move.param["outstanding"].check(0)
+
+
+def test_reads_that_end_with_the_move_did_not_go_on_through_it():
+    class EndsWithTheMove(FakeSwitchedPool):
+        def move(self, **kw):
+            answer = super().move(**kw)
+            answer["run"]["cycles"] = answer["copy_cycles"] + answer["held_cycles"]
+            return answer
+    move = REGISTRY["move"]
+    point = _point(span=4096, count=2000)
+    result = move.run(EndsWithTheMove(), point)
+    assert not result["run_lasted"] and not move.verdicts(point, result)[1].passed
+
+
+def test_the_report_has_a_row_a_move_and_nothing_without_one(tmp_path):
+    move = REGISTRY["move"]
+    point = _point(span=4096, count=2000)
+    result = move.run(FakeSwitchedPool(), point)
+    assert move.sections([{"point": {"benchmark": "pool"}, "result": {}}], tmp_path) == []
+    (title, header, rows, *_), = move.sections([{"point": point, "result": result}], tmp_path)
+    assert rows == [[4096, "8", 2000, "0.133", "57.3", "25.03", "26.6", "yes"]]

@@ -35,12 +35,12 @@ class FakeTwoCards:
         return dict(settings)
 
     def set_bfct(self, idx, card=None, en=None, r=None, w=None, target=None, base=None):
-        assert card is None and en and r and w
+        assert card is None and (en, r, w) == (1, 1, 1)
         self.bfct[idx] = (target, base)
 
     def ports(self, port=None, first=None, last=None, **others):
         if port is not None:
-            assert port == 0
+            assert port == 0 and isinstance(last, int)
             self.range = (first, last)
         return {"ports": [{"first": self.range[0], "last": self.range[1]}]}
 
@@ -48,6 +48,7 @@ class FakeTwoCards:
             wait=None):
         assert addr == 0 and span == 2 * SECTION and self.range == (0, span // LINE_BYTES - 1)
         cards = {self.bfct[0][0], self.bfct[1][0]}
+        assert timeout == 2_000_000 + 64 * count and wait == max(300, count // 50)
         self.runs.append((self.bfct[1], op, count, outstanding))
         return {"timed_out": False, "completed": count, "bus_errors": 0, "cycles": round(count / len(cards) / self.rate)}
 
@@ -110,3 +111,11 @@ def test_one_memory_card_alone_is_the_baseline_and_the_report_shows_both_kinds_o
                                                   {"point": two_point, "result": both}], tmp_path)
     assert header[2] == "memory cards"
     assert rows == [["mixed", "random", 1, "1.60", "-", "-", "-"], ["mixed", "random", 2, "1.60", "3.20", "2.00", "yes"]]
+
+
+def test_the_memory_cards_axis_takes_1_and_2_and_a_point_costs_a_run_a_card():
+    spread = REGISTRY["spread"]
+    assert spread.param["memory_cards"].check(1) and spread.param["memory_cards"].check(2)
+    assert not spread.param["memory_cards"].check(3) and spread.param["count"].check(2**24)
+    assert spread.sim_cycles(_point(count=2000, memory_cards=1)) == 8 * 2000 + 40_000
+    assert spread.sim_cycles(_point(count=2000)) == 2 * 8 * 2000 + 40_000

@@ -69,7 +69,7 @@ def put_back(target, home_port, ranges):
         fw.set_bfct(idx, en=0, r=0, w=0, target=TARGET_REMOTE0, base=0)
 
 
-def measure(target, link, span=64 << 10, count=40000, outstanding=8, compression=SWITCH_COMPRESSION):
+def measure(target, link, span, count, outstanding, compression):
     """Moves card MOVED's `span` bytes while it reads them at random (`count` checked reads, `outstanding` in
     flight), the switch's set-up time compressed `compression` times; then reads them all back once more."""
     links, ranges = set_up(target, link, span)
