@@ -310,10 +310,10 @@ class Pool(Benchmark):
         return out
 
     def show(self, point, result):
-        print(f"pooled memory card ({point['memory']}): {result['requesters']} requesters, {arbiter(result['weights'])} "
-              f"{':'.join(map(str, result['weights']))}, {result['op']}s, {result['pattern']}, "
-              f"{result['outstanding']} in flight each, at most {result['in_flight']} at the memory card, "
-              f"{point['distance_m']:g} m, {point['lanes']} x {point['rate_gbps']:g} Gb/s")
+        print(f"pooled memory card ({point['memory']}): {result['requesters']} requesters, "
+              f"{arbiter(result['weights'])} {':'.join(map(str, result['weights']))}, {result['op']}s, "
+              f"{result['pattern']}, {result['outstanding']} in flight each, at most {result['in_flight']} at the "
+              f"memory card, {point['distance_m']:g} m, {point['lanes']} x {point['rate_gbps']:g} Gb/s")
         together = result["together"]
         total = sum(together["lines"])
         rows = [[card, "compute" if card == 0 else "traffic", weight, lines, f"{lines / total:.1%}",
@@ -337,7 +337,8 @@ class Pool(Benchmark):
         for r in rs:
             p, res = r["point"], r["result"]
             lat, iso = res["latency_ns"], res["isolation"]
-            rows.append([p["requesters"], arbiter(res["weights"]), p["weights"], p["in_flight"], p["pattern"], fmt(p["distance_m"], 0),
+            rows.append([p["requesters"], arbiter(res["weights"]), p["weights"], p["in_flight"], p["pattern"],
+                         fmt(p["distance_m"], 0),
                          fmt(res["together"]["aggregate_GBps"], 2), fmt(res["alone"]["bandwidth_GBps"], 2),
                          f"{res['aggregate_share']:.1%}", fmt(res["jain_index"], 3),
                          f"{max(abs(e) for e in res['weight_errors']):.1%}",

@@ -135,8 +135,8 @@ class Spread(Benchmark):
     def show(self, point, result):
         accesses = {"read": "reads", "write": "writes", "mixed": "reads and writes"}[result["op"]]
         print(f"one compute card's two sections on {result['memory_cards']} memory card(s) ({point['memory']}): "
-              f"{accesses}, {result['pattern']}, {result['count']} accesses, {result['outstanding']} in flight, {point['distance_m']:g} m, "
-              f"{point['lanes']} x {point['rate_gbps']:g} Gb/s")
+              f"{accesses}, {result['pattern']}, {result['count']} accesses, {result['outstanding']} in flight, "
+              f"{point['distance_m']:g} m, {point['lanes']} x {point['rate_gbps']:g} Gb/s")
         print_table([[cards, result[key]["cycles"], fmt(result[key]["bandwidth_GBps"], 2)]
                      for cards, key in ((1, "one"), (2, "two")) if result[key]], ["memory cards", "cycles", "GB/s"])
         if result["ratio"] is not None:

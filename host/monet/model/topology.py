@@ -914,7 +914,7 @@ def simulate(arch, cards, requests, ports_per_card, policy="locality", seed=0, p
              memory_ports=None):
     """Run the request stream through `arch`: per-VM hops (0 when dropped), drop reasons and time averages
     (over the time to the last arrival). The allocator's random draws come from `seed`; a memory card holds
-    circuits on `memory_ports` of its ports at most (None: all)."""
+    at most `memory_ports` channels at once, on any of its ports (None: all of them)."""
     pool = Pool(cards, arch.domain_size, ports_per_card, memory_ports)
     rng = np.random.default_rng(seed)
     hops = np.zeros(requests.count, dtype=np.int64)
@@ -1122,8 +1122,9 @@ def run(config, progress=None, records=None):
     n_cards = topology["cards_per_tray"] * topology["trays"]
     copies = _workload_copies(workload, n_cards)
     seeds = [workload["seed"] + r for r in range(_repeats(workload, n_cards))]
+    memory_ports = memory_channels(topology, physics)
     result = {"model": "topology", "cards": n_cards, "workload_copies": copies, "seeds": seeds,
-              "memory_card_channels": memory_channels(topology, physics),
+              "memory_card_channels": memory_ports,
               "parameters": {section: {key: {"value": p[section][key], "source": SCHEMA[section][key].source}
                                        for key in SCHEMA[section]} for section in SCHEMA},
               "measured_from_results": taken,
@@ -1147,7 +1148,7 @@ def run(config, progress=None, records=None):
             label = f"{arch.name} requests" + (f", seed {seed}" if len(seeds) > 1 else "")
             runs[name].append(SeedRun(seed, cards, *simulate(arch, cards, requests, topology["switch_planes"],
                                                              p["allocator"], seed, progress, label,
-                                                             memory_channels(topology, physics))))
+                                                             memory_ports)))
             walls[name] += time.time() - t0
     for name, seed_runs in runs.items():
         result["architectures"][name] = dict(metrics(archs[name], seed_runs, physics), wall_s=walls[name])
