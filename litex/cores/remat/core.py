@@ -65,7 +65,7 @@ class ReMAT(LiteXModule):
     while the link's go first.
     """
     def __init__(self, n_sections, section_bits, tags, n_ports=2, timeout=4_000_000, n_targets=1, with_hold=False):
-        assert tags <= 2**TAG_BITS
+        assert tags <= 2**TAG_BITS, f"tags: at most {2**TAG_BITS} (the link's tag field), not {tags}"
         self.ports   = [RematPort() for _ in range(n_ports)]
         self.sources = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # requests to each target
         self.sinks   = [stream.Endpoint(txn_layout) for _ in range(n_targets)]   # their answers

@@ -6,7 +6,7 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.remat.codes import FAULT_REMOTE, FAULT_TARGET, FAULT_TIMEOUT, TARGET_LOCAL
+from monet.cores.remat.codes import FAULT_REMOTE, FAULT_TARGET, FAULT_TIMEOUT, FAULT_UNMAPPED, TARGET_LOCAL
 from monet.cores.remat.core import ReMAT
 from monet.cores.tests.verilog_sim import run_simulation
 
@@ -44,27 +44,27 @@ def run(dut, requests, responder_delay=6, cycles=400, refuse=(), also=(), first_
     return responses, on_link, peak[0]
 
 
-@pytest.mark.parametrize("tags", [16, 32])
-def test_two_ports_round_robin_and_many_outstanding(tags):
-    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=tags)
+@pytest.mark.parametrize("tags,n_ports", [(16, 2), (32, 2), (16, 3)])
+def test_ports_round_robin_and_many_outstanding(tags, n_ports):
+    dut = ReMAT(n_ports=n_ports, n_sections=8, section_bits=12, tags=tags)
     rng = random.Random(tags)
     size = 1 << 12
     # Port p uses section p only, so the link address tells which port a request came from.
-    reqs = {p: [(p * size + 64 * rng.randrange(64), 0, 0) for _ in range(20)] for p in (0, 1)}
+    reqs = {p: [(p * size + 64 * rng.randrange(64), 0, 0) for _ in range(20)] for p in range(n_ports)}
     # The ports' ids are the highest a port has (the top bit of TAG_BITS set): each comes back whole.
     first_id = 2**TAG_BITS - 20
     responses, on_link, peak = run(dut, reqs, responder_delay=40, first_id=first_id)
-    for p in (0, 1):
+    for p in range(n_ports):
         assert [r[0] for r in sorted(responses[p])] == list(range(first_id, 2**TAG_BITS))
         assert not any(err for _, err, _ in responses[p])
         # A read of a never-written line returns its remote line address: BFCT moved section s to s + 8.
         for (addr, _, _), (_, _, data) in zip(reqs[p], sorted(responses[p])):
             assert data == ((addr // size + 8) * size + addr % size) // 64
     assert peak >= 16
-    # Round robin: while both ports wait, grants alternate.
+    # Round robin: while the ports wait, grants go round.
     ports = [(laddr * 64) // size - 8 for _, _, laddr in on_link]
-    assert len(on_link) == 40
-    assert all(a != b for a, b in zip(ports[:16], ports[1:16]))
+    assert len(on_link) == 20 * n_ports
+    assert ports[:15] == [p % n_ports for p in range(ports[0], ports[0] + 15)]
 
 
 def test_a_hold_keeps_requests_at_the_ports_untranslated_until_it_ends():
@@ -206,6 +206,62 @@ def test_the_timeout_scan_covers_every_group_of_tags():
 def test_the_defaults_are_two_ports_and_the_link_first():
     dut = ReMAT(n_sections=8, section_bits=12, tags=16, n_targets=2)
     assert len(dut.ports) == 2 and dut.source is dut.sources[0] and dut.sink is dut.sinks[0]
+    assert dut.window_size == 8 * 4096     # the SoC's remote region: n_sections of 2**section_bits bytes
+
+
+def test_a_timeout_of_0_lets_every_access_wait_for_its_answer():
+    # More accesses than tags, answered after 100 cycles: with no timeout none ends in an error, in flight or
+    # waiting for a tag, and each goes out once.
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=4, timeout=0)
+    responses, on_link, _ = run(dut, {0: [(64 * i, 0, 0) for i in range(8)]}, responder_delay=100, cycles=500)
+    assert sorted(responses[0]) == [(i, 0, 512 + i) for i in range(8)]
+    assert [laddr for _, _, laddr in on_link] == list(range(512, 520))
+
+
+def test_an_access_waiting_in_stage_a_times_out_two_cycles_after_its_timeout():
+    # The link takes nothing: the access waits in stage A and is answered with a timeout error `timeout` + 2
+    # cycles after the cycle it was taken (its wait compared a cycle late, the answer stage's register).
+    timeout, cycles = 30, {}
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=16, timeout=timeout)
+
+    def stalled_link():
+        yield dut.source.ready.eq(0)
+        for cycle in range(100):
+            if (yield dut.taken):
+                cycles["taken"] = cycle
+            if (yield dut.ports[0].rsp.valid):
+                cycles["answered"] = cycle
+                cycles["kind"] = yield dut.fault_kind
+            yield
+
+    def issue():
+        for _ in range(8):
+            yield
+        yield from offer(dut.ports[0].req, [dict(addr=0x40, we=0, data=0, mask=FULL, id=0)])
+
+    run_simulation(dut, [program_bfct(dut.bfct, {0: 0b111 | (8 << 8)}), stalled_link(), issue()])
+    assert cycles["answered"] - cycles["taken"] == timeout + 2
+
+
+def test_a_faulting_access_kept_past_its_timeout_by_answers_still_never_reaches_the_link():
+    # 32 reads time out (timeout 20, answers at 100); their late answers hold the answer stage for 32 cycles in
+    # a row. A read of an unmapped section taken as they begin waits behind them past its timeout: it is
+    # answered with its fault, and never sent (a timeout must not clear a fault).
+    dut = ReMAT(n_ports=2, n_sections=8, section_bits=12, tags=32, timeout=20)
+    latched = {}
+
+    def unmapped_read_as_late_answers_come():
+        while not (yield dut.sink.valid):
+            yield
+        yield from offer(dut.ports[1].req, [dict(addr=6 << 12, we=0, data=0, mask=FULL, id=7)])
+        for _ in range(60):
+            yield
+        latched["kind"] = yield dut.fault_kind
+
+    responses, on_link, _ = run(dut, {0: [(64 * i, 0, 0) for i in range(32)], 1: []}, responder_delay=100,
+                                cycles=300, also=[unmapped_read_as_late_answers_come()])
+    assert len(on_link) == 32 and [(i, err) for i, err, _ in responses[1]] == [(7, 1)]
+    assert latched["kind"] == FAULT_UNMAPPED
 
 
 def test_late_answers_free_the_tags():
@@ -411,8 +467,8 @@ def test_paced_requests_leave_exactly_as_the_token_bucket_fills(rate):
 
 
 def test_more_tags_than_the_tag_field_holds_are_refused():
-    with pytest.raises(AssertionError):
-        ReMAT(n_sections=8, section_bits=12, tags=2**TAG_BITS + 1)
+    with pytest.raises(AssertionError, match="the link's tag field"):
+        ReMAT(n_sections=8, section_bits=12, tags=2**(TAG_BITS + 1))    # a power of two, as tags must be
     ReMAT(n_sections=8, section_bits=12, tags=2**TAG_BITS)
 
 

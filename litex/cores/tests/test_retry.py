@@ -10,8 +10,8 @@ import pytest
 from migen import *
 
 from monet.cores.common.layouts import *
-from monet.cores.link.retry import (CONTROL_DELAY, DELIVERED_LEAD_MAX, UNIT_BYTES_LINE, CreditGate, CreditReturn,
-                                     ReorderStore, RetryBuffer, SequenceChecker)
+from monet.cores.link.retry import (CONTROL_DELAY, DELIVERED_LEAD_MAX, FRAME_TXNS_MAX, UNIT_BYTES_LINE, CreditGate,
+                                     CreditReturn, ReorderStore, RetryBuffer, SequenceChecker)
 from monet.cores.tests.verilog_sim import run_simulation
 
 
@@ -547,6 +547,21 @@ def test_a_frame_in_sequence_is_dropped_and_counted_only_without_room_in_the_reo
     rows = trace(rx, script, 30, {"ack": rx.ack, "ok": rx.seq_ok, "dup": rx.duplicates, "ooo": rx.out_of_order})
     assert rows[19]["ack"] == 40 and rows[20]["ok"] == room and rows[-1]["ack"] == 40 + 2 * room
     assert (rows[-1]["ooo"], rows[-1]["dup"]) == (int(not room), 0)      # dropped for room, not as a duplicate
+
+
+@pytest.mark.parametrize("seq,kept", [(64 - FRAME_TXNS_MAX - 1, 1), (64 - FRAME_TXNS_MAX, 0)])
+def test_an_early_frame_is_kept_only_while_its_start_leaves_a_frame_of_room_in_the_reorder_store(seq, kept):
+    """The store (64 deep) has delivered nothing and the ack is at 0: an early frame is kept if it starts less
+    than 64 less a frame past the store's next; one that starts a transaction later is dropped, counted out of
+    order, and asks for the gap all the same."""
+    rx = SequenceChecker(store_depth=64)
+    script = {0: {rx.timeout: 1000, rx.selective: 1},
+              10: {rx.frame_end: 1, rx.frame_ok: 1, rx.frame_seq: seq, rx.frame_txns: 2},
+              11: {rx.frame_end: 0, rx.frame_ok: 0}}
+    rows = trace(rx, script, 20, {"ok": rx.seq_ok, "held": rx.held, "any": rx.held_any, "ooo": rx.out_of_order,
+                                  "naks": rx.naks, "ack": rx.ack})
+    assert rows[10]["ok"] == kept and rows[-1]["held"] == kept and rows[-1]["any"] == kept
+    assert rows[-1]["ooo"] == 1 - kept and rows[-1]["naks"] == 1 and rows[-1]["ack"] == 0
 
 
 def test_the_default_timeouts_are_the_registers_and_a_lowered_one_fires_at_once():
