@@ -37,9 +37,10 @@ def other(benchmark, result):
 # Reads on 300 + 5 d ns, writes on 400 + 7 d; the monet profile and local memory are not our link.
 STORE = [latency(0, 300.0), latency(8, 340.0), latency(36, 480.0), latency(8, 900.0, profile="monet"),
          latency(0, 400.0, op="write"), latency(36, 652.0, op="write"),
-         latency(36, 1500.0, profile="monet"), latency(8, 100.0, placement="local"), bandwidth(3.4, lanes=2), bandwidth(12.0),
-         bandwidth(20.0, profile="monet"), bandwidth(30.0, placement="local"), pool(9.5), pool(10.25),
-         pool(40.0, profile="monet"), other("stream", {"bandwidth_GBps": 50.0, "together": {"aggregate_GBps": 50.0}})]
+         latency(36, 1500.0, profile="monet"), latency(8, 100.0, placement="local"), bandwidth(3.4, lanes=2),
+         bandwidth(12.0), bandwidth(20.0, profile="monet"), bandwidth(30.0, placement="local"), pool(9.5),
+         pool(10.25), pool(40.0, profile="monet"),
+         other("stream", {"bandwidth_GBps": 50.0, "together": {"aggregate_GBps": 50.0}})]
 
 
 def test_our_link_figures():

@@ -145,13 +145,18 @@ class PoolError(RuntimeError):
     """A pool point that cannot run on this SoC (the message names what it needs)."""
 
 
+def run_budget(lines):
+    """A run of `lines` lines in all over the pooled memory card: the console's timeout (2 million cycles and 64 a
+    line) and the host's wait for its answer (300 s at least, a second for 50 lines)."""
+    return {"timeout": 2_000_000 + 64 * lines, "wait": max(300, lines // 50)}
+
+
 def pool_run(target, cards, op, pattern, span, count, outstanding, shift, seed=1):
     """The `pool` command's run of `cards` together (count and outstanding: one a card); RuntimeError naming the
     cards when it times out or a card's accesses failed."""
     lines = max(count) if isinstance(count, list) else count
     answer = target.fw.pool(cards=cards, op=op, pattern=pattern, addr=0, span=span, count=count,
-                            outstanding=outstanding, seed=seed, shift=shift, timeout=2_000_000 + 64 * lines * len(cards),
-                            wait=max(300, lines * len(cards) // 50))
+                            outstanding=outstanding, seed=seed, shift=shift, **run_budget(lines * len(cards)))
     failed = [r["card"] for r in answer["runs"] if r["completed"] != r["count"] or r["errors"] or r["bus_errors"]]
     if answer["timed_out"] or failed:
         raise RuntimeError(f"pool run of cards {cards}: " + ("timed out" if answer["timed_out"] else

@@ -5,7 +5,7 @@ it only where the memory, not the compute card's path, is the limit: ReMAT answe
 link carries its payload capacity; the point says whether it is such a point."""
 
 from monet.benchmarks import Benchmark, Param, Verdict, register
-from monet.benchmarks.pool import bandwidth_GBps, pooled_memory_refusal, port_ranges, put_ranges
+from monet.benchmarks.pool import bandwidth_GBps, pooled_memory_refusal, port_ranges, put_ranges, run_budget
 from monet.link import model as link_model
 from monet.report.tables import fmt, print_table
 from monet.sim.link_setup import configure_link, link_record
@@ -53,7 +53,7 @@ def run_over(target, memory_cards, op, pattern, span, count, outstanding):
     second = memory_cards == 2
     target.fw.set_bfct(1, en=1, r=1, w=1, target=TARGET_REMOTE1 if second else TARGET_REMOTE0, base=0 if second else 1)
     run = target.fw.pbb(op=op, pattern=pattern, addr=0, span=span, count=count, outstanding=outstanding, seed=SEED,
-                        timeout=2_000_000 + 64 * count, wait=max(300, count // 50))
+                        **run_budget(count))
     if run["timed_out"] or run["completed"] != count or run["bus_errors"]:
         raise RuntimeError(f"spread: the compute card's run over {memory_cards} memory card(s) did not complete "
                            f"cleanly ({run['completed']} of {count}, {run['bus_errors']} bus errors)")

@@ -223,8 +223,8 @@ LANES_CHECKED = (0, MAX_LANES - 1)
                                 40: (0, 0), 42: (0, 1), 44: (1, NO_CIRCUIT), 45: (0, 0)}),
     # Three cards on four ports with no set-up time (a cycle dark all the same); a card moved onto its own port;
     # a card that does not exist onto a free port.
-    (3, 4, [2, 0, NO_CIRCUIT], 0, {1: (5, 3), 2: (2, 2), 4: (2, 3), 6: (0, 0), 8: (0, 1), 9: (1, 1), 11: (1, 2), 13: (2, 2),
-                                   20: (1, 1), 25: (0, 0)}),
+    (3, 4, [2, 0, NO_CIRCUIT], 0, {1: (5, 3), 2: (2, 2), 4: (2, 3), 6: (0, 0), 8: (0, 1), 9: (1, 1), 11: (1, 2),
+                                   13: (2, 2), 20: (1, 1), 25: (0, 0)}),
 ])
 def test_the_switch_carries_each_lit_circuit_and_nothing_else_cycle_by_cycle(n_cards, n_ports, circuits, setup,
                                                                              commands):
